@@ -1,0 +1,215 @@
+/*
+ * libaudiod — the client library of the audiod sound server.
+ *
+ * A player connects once (audiod_connect), creates one playback stream per
+ * audio output it needs (audiod_stream_create) and writes interleaved frames
+ * into it. Audio travels through a lock-free ring in shared memory that the
+ * server reads on its own clock; the socket carries only control requests.
+ *
+ * Blocking. Every call that can wait takes a timeout in milliseconds and never
+ * waits longer than that (plus scheduling noise): 0 means "do not wait", a
+ * negative value means "the library's default", which is
+ * AUDIOD_DEFAULT_TIMEOUT_MS for requests to the server and, for
+ * audiod_stream_write, as long as it takes the server to consume the data at
+ * the stream's nominal rate plus AUDIOD_DEFAULT_TIMEOUT_MS. No call waits
+ * forever.
+ *
+ * Errors. Functions return 0 (or a non-negative count) on success and a
+ * negative AUDIOD_E_* code on failure; audiod_strerror() turns a code into
+ * text, and audiod_last_error() gives the server's own message for the last
+ * request that failed on a context.
+ *
+ * Threads. A context and its streams may be used from several threads, but
+ * one stream must not be written from two threads at once. Requests to the
+ * server (create, pause, resume, close, volume) are serialised per context.
+ *
+ * Socket. The server's control socket is $AUDIOD_SOCKET if set, else
+ * $XDG_RUNTIME_DIR/audiod/socket, else /tmp/audiod-$UID/socket.
+ */
+#ifndef AUDIOD_AUDIOD_H
+#define AUDIOD_AUDIOD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Version of this library, as "MAJOR.MINOR.PATCH". */
+const char* audiod_version(void);
+
+/* ---- errors ------------------------------------------------------------ */
+
+enum audiod_error {
+    AUDIOD_OK = 0,
+    AUDIOD_E_INVALID = -1,      /**< an argument is out of range or NULL */
+    AUDIOD_E_NOSERVER = -2,     /**< no server is listening on the socket */
+    AUDIOD_E_TIMEOUT = -3,      /**< the call's deadline passed */
+    AUDIOD_E_PROTOCOL = -4,     /**< the server sent something this library does not understand */
+    AUDIOD_E_DISCONNECTED = -5, /**< the connection to the server was lost */
+    AUDIOD_E_NOTSUPPORTED = -6, /**< format, rate or channel count not supported */
+    AUDIOD_E_NOENTITY = -7,     /**< no such sink or stream */
+    AUDIOD_E_NOMEM = -8,        /**< out of memory */
+    AUDIOD_E_BUSY = -9,         /**< the server is too busy to take the request now */
+    AUDIOD_E_AGAIN = -10,       /**< the call would have to wait and was told not to */
+    AUDIOD_E_SYSTEM = -11,      /**< a system call failed (see errno) */
+    AUDIOD_E_BADSTATE = -12,    /**< the stream is in a state that does not allow this */
+    AUDIOD_E_REFUSED = -13,     /**< the server refused the request (see audiod_last_error) */
+    AUDIOD_E_VERSION = -14,     /**< the server speaks an incompatible protocol version */
+};
+
+/** Text for an AUDIOD_E_* code (or for 0). Never NULL; the string is static. */
+const char* audiod_strerror(int code);
+
+/* ---- sample formats ---------------------------------------------------- */
+
+/** Sample formats. Frames are interleaved, little-endian. */
+enum audiod_format {
+    AUDIOD_FORMAT_INVALID = 0,
+    AUDIOD_FORMAT_U8 = 1,
+    AUDIOD_FORMAT_S16LE = 2,
+    AUDIOD_FORMAT_S24LE = 3,   /**< 24-bit samples in the low bits of 32-bit containers */
+    AUDIOD_FORMAT_S24_3LE = 4, /**< packed 24-bit samples, 3 bytes each */
+    AUDIOD_FORMAT_S32LE = 5,
+    AUDIOD_FORMAT_F32LE = 6, /**< float, full scale is [-1.0, 1.0] */
+};
+
+/** Name of a format ("s16le", ...), or "invalid". */
+const char* audiod_format_name(int format);
+
+/** Format from its name ("s16le", "s16", "f32le", "float", ...), or AUDIOD_FORMAT_INVALID. */
+int audiod_format_from_name(const char* name);
+
+/** Bytes per sample of a format, or 0 for an invalid one. */
+unsigned audiod_format_sample_bytes(int format);
+
+/* ---- connection -------------------------------------------------------- */
+
+typedef struct audiod_context audiod_context;
+typedef struct audiod_stream audiod_stream;
+
+/** Default deadline for requests to the server, in milliseconds. */
+#define AUDIOD_DEFAULT_TIMEOUT_MS 2000
+
+/**
+ * Connects to the server.
+ * app_name: the application name the server files this client's streams
+ *   under (per-application volume); NULL uses the executable's name.
+ * timeout_ms: how long to wait for the server's greeting (negative: default).
+ * May block up to timeout_ms. On success stores a new context in *out.
+ */
+int audiod_connect(const char* app_name, int timeout_ms, audiod_context** out);
+
+/**
+ * Closes the connection, closing any stream still open on it. Never blocks
+ * for longer than AUDIOD_DEFAULT_TIMEOUT_MS. ctx may be NULL.
+ */
+void audiod_disconnect(audiod_context* ctx);
+
+/**
+ * The server's rate and channel count (what its sinks run at). Streams in
+ * this format need no conversion. Never blocks.
+ */
+int audiod_server_format(const audiod_context* ctx, uint32_t* rate, uint32_t* channels);
+
+/** The server's message for the last request that failed on ctx (empty if none). */
+const char* audiod_last_error(const audiod_context* ctx);
+
+/* ---- playback streams -------------------------------------------------- */
+
+/** What a new playback stream carries and where it goes. */
+typedef struct audiod_stream_params {
+    int format;          /**< an AUDIOD_FORMAT_* */
+    uint32_t rate;       /**< frames per second; must equal the sink's rate for now */
+    uint32_t channels;   /**< must equal the sink's channel count for now */
+    uint32_t latency_ms; /**< buffer length to keep queued; 0 = default (100 ms) */
+    const char* sink;    /**< sink name, or NULL/"" for the default sink */
+    float volume;        /**< initial linear gain, 1.0 = unity; negative = unity */
+} audiod_stream_params;
+
+/** Fills params with defaults: s16le, 48000 Hz, 2 channels, 100 ms, default sink, unity gain. */
+void audiod_stream_params_init(audiod_stream_params* params);
+
+/**
+ * Creates a playback stream. May block up to AUDIOD_DEFAULT_TIMEOUT_MS.
+ * AUDIOD_E_NOTSUPPORTED if the server cannot take the format, rate or
+ * channels; AUDIOD_E_NOENTITY if the named sink does not exist.
+ */
+int audiod_stream_create(audiod_context* ctx, const audiod_stream_params* params,
+                         audiod_stream** out);
+
+/** The server's id for the stream (the one audioctl shows). */
+uint32_t audiod_stream_id(const audiod_stream* stream);
+
+/** Size of the stream's buffer in frames. */
+uint32_t audiod_stream_buffer_frames(const audiod_stream* stream);
+
+/**
+ * Writes up to `frames` interleaved frames. Returns how many frames were
+ * taken (possibly fewer than asked if the deadline passed), or a negative
+ * error. Waits for buffer space for at most timeout_ms; with timeout 0 it
+ * never waits and returns AUDIOD_E_AGAIN when the buffer is full.
+ */
+long audiod_stream_write(audiod_stream* stream, const void* data, size_t frames, int timeout_ms);
+
+/** How many frames can be written right now without waiting. Never blocks. */
+long audiod_stream_writable(const audiod_stream* stream);
+
+/**
+ * A file descriptor that becomes readable when the stream has room for at
+ * least its wake-up threshold of frames (half the buffer by default) or has
+ * played everything it had. Use it with poll(2), then call
+ * audiod_stream_ack_wakeup() before writing. Valid until the stream is closed.
+ */
+int audiod_stream_fd(const audiod_stream* stream);
+
+/** Clears the wake-up signalled on audiod_stream_fd(). Never blocks. */
+void audiod_stream_ack_wakeup(audiod_stream* stream);
+
+/** Sets the free-space threshold (frames) at which the server wakes the client. Never blocks. */
+int audiod_stream_set_wakeup_frames(audiod_stream* stream, uint32_t frames);
+
+/**
+ * Waits until everything written has been played (consumed by the sink and
+ * through the sink's own latency). Returns AUDIOD_E_TIMEOUT after timeout_ms
+ * (negative: the buffered duration plus AUDIOD_DEFAULT_TIMEOUT_MS).
+ */
+int audiod_stream_drain(audiod_stream* stream, int timeout_ms);
+
+/** Pauses playback; buffered frames stay buffered. Blocks up to timeout_ms. */
+int audiod_stream_pause(audiod_stream* stream, int timeout_ms);
+
+/** Resumes a paused stream. Blocks up to timeout_ms. */
+int audiod_stream_resume(audiod_stream* stream, int timeout_ms);
+
+/** Sets the stream's own linear gain (1.0 = unity). Blocks up to timeout_ms. */
+int audiod_stream_set_volume(audiod_stream* stream, float volume, int timeout_ms);
+
+/** Timing of a stream, read from shared memory without a round trip. */
+typedef struct audiod_stream_timing {
+    uint64_t written;      /**< frames written by the client so far */
+    uint64_t consumed;     /**< frames the server has taken out of the buffer */
+    uint64_t played;       /**< frames played out: consumed minus the sink's latency */
+    uint64_t delay_frames; /**< frames between the next write and the speaker */
+    uint64_t
+        sink_start_frame; /**< sink frame at which the stream's first frame played, or UINT64_MAX */
+    uint64_t underruns;   /**< cycles in which the server found the buffer short */
+    uint32_t rate;        /**< the stream's rate, to turn frames into time */
+} audiod_stream_timing;
+
+/** Fills *timing. Never blocks. */
+int audiod_stream_get_timing(const audiod_stream* stream, audiod_stream_timing* timing);
+
+/**
+ * Closes the stream and frees it: frames not yet played are dropped (call
+ * audiod_stream_drain first to hear them). Blocks up to
+ * AUDIOD_DEFAULT_TIMEOUT_MS. stream may be NULL.
+ */
+int audiod_stream_close(audiod_stream* stream);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* AUDIOD_AUDIOD_H */

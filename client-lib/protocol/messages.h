@@ -1,0 +1,338 @@
+// The control protocol between audiod and its clients (players, audioctl).
+//
+// Transport: a unix SOCK_SEQPACKET socket, one message per packet. A message
+// is an envelope (type, sequence number) followed by the body of that type.
+// Clients send requests with increasing sequence numbers; the server answers
+// each with exactly one reply carrying the same number: the type-specific
+// reply, `Ok`, or `Error`. File descriptors travel as SCM_RIGHTS ancillary
+// data on `StreamCreated` only.
+//
+// Versioning: `Hello` carries kProtocolVersion; the server refuses a
+// different major version with an Error before anything else happens. Fields
+// are only ever appended at the end of a body, with a version bump.
+//
+// Every decode is for hostile input: it fails on truncation, trailing bytes,
+// over-long strings or lists and invalid booleans (see wire.h); semantic
+// checks (known formats, sane rates) are the receiver's job.
+#pragma once
+
+#include "wire.h"
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+namespace audiod::proto {
+
+inline constexpr uint32_t kProtocolVersion = 1;
+
+enum class MsgType : uint32_t {
+    hello = 1,
+    hello_reply = 2,
+    ok = 3,
+    error = 4,
+    create_stream = 10,
+    stream_created = 11,
+    stream_command = 12,
+    set_volume = 13,
+    list_sinks = 20,
+    sink_list = 21,
+    list_streams = 22,
+    stream_list = 23,
+    get_info = 24,
+    server_info = 25,
+};
+
+struct Hello {
+    static constexpr MsgType kType = MsgType::hello;
+    uint32_t version = kProtocolVersion;
+    std::string app_name; // empty: the server uses the peer's executable name
+};
+
+struct HelloReply {
+    static constexpr MsgType kType = MsgType::hello_reply;
+    uint32_t version = kProtocolVersion;
+    uint32_t client_id = 0;
+    std::string server_version;
+    uint32_t rate = 0;
+    uint32_t channels = 0;
+    uint32_t quantum = 0;
+};
+
+struct Ok {
+    static constexpr MsgType kType = MsgType::ok;
+};
+
+struct Error {
+    static constexpr MsgType kType = MsgType::error;
+    int32_t code = 0; // an AUDIOD_E_* value
+    std::string message;
+};
+
+struct CreateStream {
+    static constexpr MsgType kType = MsgType::create_stream;
+    uint32_t format = 0; // SampleFormat
+    uint32_t rate = 0;
+    uint32_t channels = 0;
+    uint32_t buffer_frames = 0;
+    std::string sink; // empty: default sink
+    float volume = 1.0f;
+};
+
+// Carries two descriptors: the ring's memfd, then the wake-up eventfd.
+struct StreamCreated {
+    static constexpr MsgType kType = MsgType::stream_created;
+    uint32_t stream_id = 0;
+    uint64_t capacity_frames = 0;
+    uint64_t memory_bytes = 0;
+    uint32_t quantum = 0;
+    std::string sink;
+};
+
+enum class StreamOp : uint32_t { pause = 1, resume = 2, close = 3 };
+
+struct StreamCommand {
+    static constexpr MsgType kType = MsgType::stream_command;
+    uint32_t stream_id = 0;
+    uint32_t op = 0; // StreamOp
+};
+
+enum class VolumeTarget : uint32_t { stream = 1, sink = 2 };
+enum class VolumeMode : uint32_t { absolute = 0, relative_linear = 1, relative_db = 2 };
+
+struct SetVolume {
+    static constexpr MsgType kType = MsgType::set_volume;
+    uint32_t target = 0; // VolumeTarget
+    uint32_t stream_id = 0;
+    std::string name;  // sink name for VolumeTarget::sink
+    uint32_t mode = 0; // VolumeMode
+    float value = 1.0f;
+};
+
+struct ListSinks {
+    static constexpr MsgType kType = MsgType::list_sinks;
+};
+
+struct SinkInfo {
+    std::string name;
+    std::string type;
+    uint32_t rate = 0;
+    uint32_t channels = 0;
+    uint32_t quantum = 0;
+    uint32_t format = 0;
+    float volume = 1.0f;
+    bool muted = false;
+    bool is_default = false;
+    uint64_t frames = 0;
+    uint64_t xruns = 0;
+    uint32_t streams = 0;
+    std::string state;
+};
+
+struct SinkList {
+    static constexpr MsgType kType = MsgType::sink_list;
+    std::vector<SinkInfo> sinks;
+};
+
+struct ListStreams {
+    static constexpr MsgType kType = MsgType::list_streams;
+};
+
+struct StreamInfo {
+    uint32_t id = 0;
+    uint32_t client_id = 0;
+    uint32_t pid = 0;
+    std::string app;
+    std::string sink;
+    std::string state;
+    float volume = 1.0f;
+    bool muted = false;
+    uint64_t underruns = 0;
+    uint32_t format = 0;
+    uint32_t rate = 0;
+    uint32_t channels = 0;
+    uint64_t buffer_frames = 0;
+    uint64_t position = 0;
+};
+
+struct StreamList {
+    static constexpr MsgType kType = MsgType::stream_list;
+    std::vector<StreamInfo> streams;
+};
+
+struct GetInfo {
+    static constexpr MsgType kType = MsgType::get_info;
+};
+
+struct ServerInfo {
+    static constexpr MsgType kType = MsgType::server_info;
+    std::string version;
+    uint32_t protocol = kProtocolVersion;
+    uint32_t pid = 0;
+    uint32_t rate = 0;
+    uint32_t channels = 0;
+    uint32_t quantum = 0;
+    uint64_t uptime_ms = 0;
+    std::string scheduling;
+    std::string default_sink;
+    uint32_t clients = 0;
+    uint32_t streams = 0;
+    uint32_t sinks = 0;
+};
+
+// ---- field descriptions (one per type, used for both directions) ----------
+
+template <class V, class M>
+void visit(V&, M&) requires(std::is_empty_v<std::remove_const_t<M>>) {}
+
+template <class V, class M>
+void visit(V& v, M& m) requires std::is_same_v<std::remove_const_t<M>, Hello> {
+    v.u32(m.version);
+    v.str(m.app_name);
+}
+
+template <class V, class M>
+void visit(V& v, M& m) requires std::is_same_v<std::remove_const_t<M>, HelloReply> {
+    v.u32(m.version);
+    v.u32(m.client_id);
+    v.str(m.server_version);
+    v.u32(m.rate);
+    v.u32(m.channels);
+    v.u32(m.quantum);
+}
+
+template <class V, class M>
+void visit(V& v, M& m) requires std::is_same_v<std::remove_const_t<M>, Error> {
+    v.i32(m.code);
+    v.str(m.message);
+}
+
+template <class V, class M>
+void visit(V& v, M& m) requires std::is_same_v<std::remove_const_t<M>, CreateStream> {
+    v.u32(m.format);
+    v.u32(m.rate);
+    v.u32(m.channels);
+    v.u32(m.buffer_frames);
+    v.str(m.sink);
+    v.f32(m.volume);
+}
+
+template <class V, class M>
+void visit(V& v, M& m) requires std::is_same_v<std::remove_const_t<M>, StreamCreated> {
+    v.u32(m.stream_id);
+    v.u64(m.capacity_frames);
+    v.u64(m.memory_bytes);
+    v.u32(m.quantum);
+    v.str(m.sink);
+}
+
+template <class V, class M>
+void visit(V& v, M& m) requires std::is_same_v<std::remove_const_t<M>, StreamCommand> {
+    v.u32(m.stream_id);
+    v.u32(m.op);
+}
+
+template <class V, class M>
+void visit(V& v, M& m) requires std::is_same_v<std::remove_const_t<M>, SetVolume> {
+    v.u32(m.target);
+    v.u32(m.stream_id);
+    v.str(m.name);
+    v.u32(m.mode);
+    v.f32(m.value);
+}
+
+template <class V, class M>
+void visit(V& v, M& m) requires std::is_same_v<std::remove_const_t<M>, SinkInfo> {
+    v.str(m.name);
+    v.str(m.type);
+    v.u32(m.rate);
+    v.u32(m.channels);
+    v.u32(m.quantum);
+    v.u32(m.format);
+    v.f32(m.volume);
+    v.boolean(m.muted);
+    v.boolean(m.is_default);
+    v.u64(m.frames);
+    v.u64(m.xruns);
+    v.u32(m.streams);
+    v.str(m.state);
+}
+
+template <class V, class M>
+void visit(V& v, M& m) requires std::is_same_v<std::remove_const_t<M>, SinkList> {
+    v.list(m.sinks, [](auto& vv, auto& item) { visit(vv, item); });
+}
+
+template <class V, class M>
+void visit(V& v, M& m) requires std::is_same_v<std::remove_const_t<M>, StreamInfo> {
+    v.u32(m.id);
+    v.u32(m.client_id);
+    v.u32(m.pid);
+    v.str(m.app);
+    v.str(m.sink);
+    v.str(m.state);
+    v.f32(m.volume);
+    v.boolean(m.muted);
+    v.u64(m.underruns);
+    v.u32(m.format);
+    v.u32(m.rate);
+    v.u32(m.channels);
+    v.u64(m.buffer_frames);
+    v.u64(m.position);
+}
+
+template <class V, class M>
+void visit(V& v, M& m) requires std::is_same_v<std::remove_const_t<M>, StreamList> {
+    v.list(m.streams, [](auto& vv, auto& item) { visit(vv, item); });
+}
+
+template <class V, class M>
+void visit(V& v, M& m) requires std::is_same_v<std::remove_const_t<M>, ServerInfo> {
+    v.str(m.version);
+    v.u32(m.protocol);
+    v.u32(m.pid);
+    v.u32(m.rate);
+    v.u32(m.channels);
+    v.u32(m.quantum);
+    v.u64(m.uptime_ms);
+    v.str(m.scheduling);
+    v.str(m.default_sink);
+    v.u32(m.clients);
+    v.u32(m.streams);
+    v.u32(m.sinks);
+}
+
+// ---- envelopes --------------------------------------------------------------
+
+struct Envelope {
+    MsgType type{};
+    uint32_t seq = 0;
+    std::span<const uint8_t> body;
+};
+
+inline constexpr size_t kEnvelopeBytes = 8;
+
+// Splits a received packet into envelope and body; nullopt if it is too short.
+[[nodiscard]] std::optional<Envelope> parse_envelope(std::span<const uint8_t> packet) noexcept;
+
+template <class M>
+[[nodiscard]] std::vector<uint8_t> encode(uint32_t seq, const M& message) {
+    WireWriter w;
+    w.u32(static_cast<uint32_t>(M::kType));
+    w.u32(seq);
+    visit(w, message);
+    return w.take();
+}
+
+// Decodes a body whose envelope said M::kType; false if malformed.
+template <class M>
+[[nodiscard]] bool decode(std::span<const uint8_t> body, M& out) {
+    WireReader r(body);
+    visit(r, out);
+    return r.finished();
+}
+
+} // namespace audiod::proto

@@ -1,0 +1,67 @@
+// The client end of the control socket: sends a request and waits, within a
+// deadline, for the reply carrying the same sequence number. Shared by
+// libaudiod and audioctl. Not thread-safe: callers serialise (libaudiod holds
+// a mutex per context).
+#pragma once
+
+#include "deadline.h"
+#include "messages.h"
+#include "packet_socket.h"
+#include "unique_fd.h"
+
+#include <string>
+
+namespace audiod::proto {
+
+class RequestChannel {
+public:
+    RequestChannel() = default;
+    explicit RequestChannel(UniqueFd fd)
+        : fd_(std::move(fd)) {}
+
+    // Connects to the socket at `path`. Returns 0 or an AUDIOD_E_* code.
+    [[nodiscard]] int connect(const std::string& path);
+
+    [[nodiscard]] int fd() const noexcept { return fd_.get(); }
+    // True once the connection has failed; every later call fails at once.
+    [[nodiscard]] bool lost() const noexcept { return lost_; }
+    // The server's message for the last Error reply ("" if the last call succeeded).
+    [[nodiscard]] const std::string& last_error() const noexcept { return last_error_; }
+
+    // Sends `request`; waits until `deadline` for the reply. Returns 0 with
+    // the reply's packet in *reply (may be null), or an AUDIOD_E_* code: the
+    // code of an Error reply, AUDIOD_E_TIMEOUT, AUDIOD_E_DISCONNECTED, ...
+    template <class Request>
+    [[nodiscard]] int call(const Request& request, MsgType reply_type, Packet* reply,
+                           const Deadline& deadline) {
+        const uint32_t seq = next_seq_++;
+        return call_encoded(encode(seq, request), seq, reply_type, reply, deadline);
+    }
+
+    // call() and decode the reply body into *out.
+    template <class Request, class Reply>
+    [[nodiscard]] int call_for(const Request& request, Reply* out, const Deadline& deadline) {
+        Packet packet;
+        const int rc = call(request, Reply::kType, &packet, deadline);
+        if (rc != 0) {
+            return rc;
+        }
+        const auto envelope = parse_envelope(packet.bytes);
+        return envelope && decode(envelope->body, *out) ? 0 : protocol_error();
+    }
+
+private:
+    int call_encoded(const std::vector<uint8_t>& bytes, uint32_t seq, MsgType reply_type,
+                     Packet* reply, const Deadline& deadline);
+    static int protocol_error() noexcept;
+
+    UniqueFd fd_;
+    uint32_t next_seq_ = 1;
+    bool lost_ = false;
+    std::string last_error_;
+};
+
+// Maps an errno-style transport failure to an AUDIOD_E_* code.
+[[nodiscard]] int error_from_errno(int negative_errno) noexcept;
+
+} // namespace audiod::proto

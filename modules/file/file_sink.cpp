@@ -1,0 +1,198 @@
+// The file sink: writes the sink's mix to a WAV file, paced by a timer like a
+// sound card. The RT thread only copies each quantum into a lock-free queue;
+// a writer thread of the module's own moves it to disk and rewrites the WAV
+// header after every flush, so the file is valid after a clean stop and
+// readable up to the last flush (at most kFlushInterval old) after a crash.
+#include "audiod/audiod.h"
+#include "audiod/module.h"
+#include "sink_options.h"
+#include "spsc_queue.h"
+#include "timer_clock.h"
+#include "wav.h"
+
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <memory>
+#include <new>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace {
+
+using audiod::SampleFormat;
+using audiod::TimerClock;
+
+constexpr auto kFlushInterval = std::chrono::milliseconds(20);
+// The queue absorbs disk stalls of up to this long before frames are dropped.
+constexpr uint32_t kQueueSeconds = 4;
+
+struct FileSink {
+    FileSink(const audiod_sink_config& config, audiod::WavWriter&& w, uint32_t frame_bytes)
+        : clock(config.rate, config.quantum)
+        , writer(std::move(w))
+        , queue(size_t{config.rate} * kQueueSeconds * frame_bytes)
+        , frame_bytes(frame_bytes)
+        , name(config.name) {}
+
+    TimerClock clock;
+    audiod::WavWriter writer;
+    audiod::SpscQueue<uint8_t> queue;
+    uint32_t frame_bytes;
+    std::string name;
+    const audiod_host* host = nullptr;
+    std::thread thread;
+    std::atomic<bool> stopping{false};
+    std::atomic<uint64_t> dropped_frames{0};
+    std::atomic<uint64_t> overflows{0};
+
+    void log(int level, const std::string& message) const {
+        if (host != nullptr && host->log != nullptr) {
+            host->log(level, "file-sink", (name + ": " + message).c_str());
+        }
+    }
+
+    // Thread: the writer thread.
+    void run_writer() {
+        std::vector<uint8_t> chunk(64 * 1024);
+        bool failed = false;
+        for (;;) {
+            const bool last = stopping.load(std::memory_order_acquire);
+            size_t moved = 0;
+            while (const size_t n = queue.try_pop_n(chunk.data(), chunk.size())) {
+                moved += n;
+                if (!failed) {
+                    if (const int rc = writer.append(chunk.data(), n); rc != 0) {
+                        failed = true;
+                        log(AUDIOD_LOG_ERROR,
+                            std::string("writing stopped: ") + std::strerror(-rc));
+                    }
+                }
+            }
+            if (moved > 0 && !failed) {
+                if (const int rc = writer.flush_header(); rc != 0) {
+                    failed = true;
+                    log(AUDIOD_LOG_ERROR,
+                        std::string("header update failed: ") + std::strerror(-rc));
+                }
+            }
+            if (last) {
+                return;
+            }
+            std::this_thread::sleep_for(kFlushInterval);
+        }
+    }
+};
+
+std::optional<SampleFormat> parse_output_format(const std::string& text) {
+    const auto format = audiod::parse_format(text);
+    if (format == SampleFormat::s16le || format == SampleFormat::s32le ||
+        format == SampleFormat::f32le) {
+        return format;
+    }
+    return std::nullopt;
+}
+
+int file_open(const audiod_host* host, const audiod_sink_config* config, void** instance,
+              audiod_sink_info* info, char* error, size_t error_size) {
+    const audiod::SinkOptions options(*config);
+    if (const auto key = options.unknown_key({"path", "format"})) {
+        audiod::set_error(error, error_size,
+                          "the file sink has no option '" + *key + "' (it takes path and format)");
+        return -EINVAL;
+    }
+    const auto path = options.get("path");
+    if (!path || path->empty()) {
+        audiod::set_error(error, error_size, "the file sink needs path = \"FILE.wav\"");
+        return -EINVAL;
+    }
+    const auto format = parse_output_format(options.get("format").value_or("s16le"));
+    if (!format) {
+        audiod::set_error(error, error_size,
+                          "format '" + options.get("format").value_or("") +
+                              "' is not one of s16le, s32le, f32le");
+        return -EINVAL;
+    }
+    auto created = audiod::WavWriter::create(
+        *path, audiod::WavFormat{*format, config->rate, config->channels});
+    if (auto* message = std::get_if<std::string>(&created)) {
+        audiod::set_error(error, error_size, *path + ": " + *message);
+        return -EIO;
+    }
+    const uint32_t frame_bytes = audiod::sample_bytes(*format) * config->channels;
+    auto* sink = new (std::nothrow)
+        FileSink(*config, std::move(std::get<audiod::WavWriter>(created)), frame_bytes);
+    if (sink == nullptr) {
+        return -ENOMEM;
+    }
+    sink->host = host;
+    try {
+        sink->thread = std::thread([sink] { sink->run_writer(); });
+    } catch (const std::system_error&) {
+        delete sink;
+        audiod::set_error(error, error_size, "cannot start the writer thread");
+        return -EAGAIN;
+    }
+    *instance = sink;
+    info->format = static_cast<int>(*format);
+    info->latency_frames = 0;
+    return 0;
+}
+
+int file_start(void* instance) {
+    static_cast<FileSink*>(instance)->clock.start();
+    return 0;
+}
+
+int file_wait(void* instance) {
+    return static_cast<FileSink*>(instance)->clock.wait();
+}
+
+int file_write(void* instance, const void* frames, uint32_t count) {
+    auto* sink = static_cast<FileSink*>(instance);
+    const size_t bytes = size_t{count} * sink->frame_bytes;
+    // Whole frames or nothing, so the file never tears a frame in half.
+    if (sink->queue.capacity() - sink->queue.size_approx() < bytes) {
+        sink->dropped_frames.fetch_add(count, std::memory_order_relaxed);
+        sink->overflows.fetch_add(1, std::memory_order_relaxed);
+        return 0;
+    }
+    sink->queue.try_push_n(static_cast<const uint8_t*>(frames), bytes);
+    return 0;
+}
+
+void file_stop(void*) {}
+
+void file_close(void* instance) {
+    auto* sink = static_cast<FileSink*>(instance);
+    sink->stopping.store(true, std::memory_order_release);
+    if (sink->thread.joinable()) {
+        sink->thread.join();
+    }
+    if (const int rc = sink->writer.finish(); rc != 0) {
+        sink->log(AUDIOD_LOG_ERROR, std::string("closing the file: ") + std::strerror(-rc));
+    }
+    if (const uint64_t dropped = sink->dropped_frames.load()) {
+        sink->log(AUDIOD_LOG_WARNING,
+                  "the disk fell behind; dropped " + std::to_string(dropped) + " frames");
+    }
+    delete sink;
+}
+
+uint64_t file_xruns(void* instance) {
+    const auto* sink = static_cast<FileSink*>(instance);
+    return sink->clock.xruns() + sink->overflows.load(std::memory_order_relaxed);
+}
+
+constexpr audiod_sink_ops kOps = {file_open, file_start, file_wait, file_write,
+                                  file_stop, file_close, file_xruns};
+constexpr audiod_module kModule = {AUDIOD_MODULE_ABI_VERSION, "file",
+                                   "writes the mix to a WAV file, paced by a timer", &kOps};
+
+} // namespace
+
+extern "C" __attribute__((visibility("default"))) const audiod_module* audiod_module_entry(void) {
+    return &kModule;
+}

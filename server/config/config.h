@@ -1,0 +1,60 @@
+// The server's configuration file (TOML):
+//
+//   [server]
+//   rate = 48000          # Hz, 8000..192000
+//   channels = 2          # 1..8
+//   quantum = 256         # frames per cycle, 16..8192
+//   default-sink = "speakers"
+//   rt-priority = 20      # SCHED_FIFO priority when permitted; 0 disables
+//
+//   [sinks.speakers]      # one table per sink; the name is the table's key
+//   type = "auto"         # a module name: null, file, alsa ..., or "auto"
+//   path = "/tmp/x.wav"   # any further keys are options for the module
+//
+// Every error names the file, the line and the reason; unknown keys in
+// [server] and unknown top-level tables are errors, not silently ignored.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <variant>
+#include <vector>
+
+namespace audiod {
+
+struct SinkConfig {
+    std::string name;
+    std::string type;
+    std::vector<std::pair<std::string, std::string>> options; // in file order
+    unsigned line = 0;
+};
+
+struct ServerConfig {
+    std::string source; // file it came from, for messages
+    uint32_t rate = 48000;
+    uint32_t channels = 2;
+    uint32_t quantum = 256;
+    int rt_priority = 20;
+    std::string default_sink;
+    std::vector<SinkConfig> sinks;
+};
+
+// Parses configuration text; `source` names it in error messages. Returns
+// the configuration or "SOURCE:LINE: reason". Never throws.
+[[nodiscard]] std::variant<ServerConfig, std::string> parse_config(std::string_view text,
+                                                                   const std::string& source);
+
+// Reads and parses a file.
+[[nodiscard]] std::variant<ServerConfig, std::string> load_config(const std::string& path);
+
+// The configuration used when no file is found: one "auto" sink.
+[[nodiscard]] ServerConfig builtin_config();
+
+// Where to look when no --config is given, in order:
+// $XDG_CONFIG_HOME/audiod/audiod.conf (default ~/.config), then the
+// installed EXE_DIR/../share/audiod/audiod.conf. Returns "" if none exists.
+[[nodiscard]] std::string find_config_file();
+
+} // namespace audiod

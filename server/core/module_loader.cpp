@@ -1,0 +1,93 @@
+#include "module_loader.h"
+
+#include <cstdlib>
+#include <dlfcn.h>
+#include <limits.h>
+#include <unistd.h>
+
+namespace audiod {
+
+namespace {
+
+bool is_safe_type_name(const std::string& type) {
+    if (type.empty() || type.size() > 64) {
+        return false;
+    }
+    for (const char c : type) {
+        const bool ok = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '_';
+        if (!ok) {
+            return false;
+        }
+    }
+    return true;
+}
+
+} // namespace
+
+ModuleLoader::~ModuleLoader() {
+    for (auto& [type, entry] : loaded_) {
+        ::dlclose(entry.first);
+    }
+}
+
+std::variant<const audiod_module*, std::string> ModuleLoader::load(const std::string& type) {
+    if (auto it = loaded_.find(type); it != loaded_.end()) {
+        return it->second.second;
+    }
+    // The type comes from a config file or a client: never let it name a
+    // path outside the module directory.
+    if (!is_safe_type_name(type)) {
+        return std::string("invalid sink type '") + type + "'";
+    }
+    const std::string path = directory_ + "/" + type + ".so";
+    if (::access(path.c_str(), R_OK) != 0) {
+        return std::string("unknown sink type '") + type + "' (no module " + path + ")";
+    }
+    void* handle = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (handle == nullptr) {
+        return std::string("cannot load ") + path + ": " + ::dlerror();
+    }
+    auto entry =
+        reinterpret_cast<audiod_module_entry_fn>(::dlsym(handle, AUDIOD_MODULE_ENTRY_SYMBOL));
+    const audiod_module* module = entry != nullptr ? entry() : nullptr;
+    std::string problem;
+    if (module == nullptr) {
+        problem = "has no " AUDIOD_MODULE_ENTRY_SYMBOL "()";
+    } else if (module->abi_version != AUDIOD_MODULE_ABI_VERSION) {
+        problem = "was built for module ABI " + std::to_string(module->abi_version) + ", not " +
+                  std::to_string(AUDIOD_MODULE_ABI_VERSION);
+    } else if (module->name == nullptr || type != module->name) {
+        problem = "names itself '" + std::string(module->name ? module->name : "") + "'";
+    } else if (module->sink == nullptr || module->sink->open == nullptr ||
+               module->sink->start == nullptr || module->sink->wait == nullptr ||
+               module->sink->write == nullptr || module->sink->stop == nullptr ||
+               module->sink->close == nullptr) {
+        problem = "does not provide a complete sink";
+    }
+    if (!problem.empty()) {
+        ::dlclose(handle);
+        return "module " + path + " " + problem;
+    }
+    loaded_.emplace(type, std::make_pair(handle, module));
+    return module;
+}
+
+std::string executable_directory() {
+    char buffer[PATH_MAX] = {};
+    const ssize_t n = ::readlink("/proc/self/exe", buffer, sizeof buffer - 1);
+    if (n <= 0) {
+        return ".";
+    }
+    std::string path(buffer, static_cast<size_t>(n));
+    const auto slash = path.rfind('/');
+    return slash == std::string::npos ? "." : path.substr(0, slash);
+}
+
+std::string default_module_directory() {
+    if (const char* dir = std::getenv("AUDIOD_MODULE_DIR"); dir != nullptr && *dir != '\0') {
+        return dir;
+    }
+    return executable_directory() + "/../lib/audiod/modules";
+}
+
+} // namespace audiod

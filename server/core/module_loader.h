@@ -1,0 +1,40 @@
+// Finds and loads sink modules (see audiod/module.h for the ABI).
+#pragma once
+
+#include "audiod/module.h"
+
+#include <map>
+#include <memory>
+#include <string>
+#include <variant>
+
+namespace audiod {
+
+class ModuleLoader {
+public:
+    explicit ModuleLoader(std::string directory)
+        : directory_(std::move(directory)) {}
+    ModuleLoader(const ModuleLoader&) = delete;
+    ModuleLoader& operator=(const ModuleLoader&) = delete;
+    ~ModuleLoader();
+
+    // Loads DIRECTORY/TYPE.so once and checks its descriptor. The module stays
+    // loaded for the loader's lifetime. Thread: control.
+    std::variant<const audiod_module*, std::string> load(const std::string& type);
+
+    [[nodiscard]] const std::string& directory() const noexcept { return directory_; }
+
+private:
+    std::string directory_;
+    std::map<std::string, std::pair<void*, const audiod_module*>> loaded_;
+};
+
+// The module directory for the running executable: $AUDIOD_MODULE_DIR if set,
+// else EXE_DIR/../lib/audiod/modules (the same in the build tree and in an
+// installed tree).
+[[nodiscard]] std::string default_module_directory();
+
+// Directory holding the running executable (from /proc/self/exe).
+[[nodiscard]] std::string executable_directory();
+
+} // namespace audiod

@@ -1,0 +1,118 @@
+// Sink: the control-thread side (open, start, stop, queues).
+// The RT cycle lives in sink_rt.cpp.
+#include "sink.h"
+#include "stream.h"
+
+#include <cerrno>
+#include <cstring>
+#include <future>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+namespace audiod {
+
+namespace {
+
+// Queue sizes: commands and events are rare (a few per client request), so
+// these are generous; the bound matters only if the RT thread stops.
+constexpr size_t kCommandQueueSize = 1024;
+constexpr size_t kEventQueueSize = 4 * Sink::kMaxStreams;
+
+bool is_output_format(SampleFormat format) {
+    return format == SampleFormat::s16le || format == SampleFormat::s32le ||
+           format == SampleFormat::f32le;
+}
+
+} // namespace
+
+Sink::Sink(const audiod_module& module, SinkOpenRequest request)
+    : module_(module)
+    , request_(std::move(request))
+    , commands_(kCommandQueueSize)
+    , events_(kEventQueueSize) {}
+
+std::variant<std::unique_ptr<Sink>, std::string>
+Sink::open(const audiod_module& module, const audiod_host& host, SinkOpenRequest request) {
+    std::unique_ptr<Sink> sink(new Sink(module, std::move(request)));
+    const SinkOpenRequest& req = sink->request_;
+
+    std::vector<audiod_option> options;
+    options.reserve(req.options.size());
+    for (const auto& [key, value] : req.options) {
+        options.push_back({key.c_str(), value.c_str()});
+    }
+    const audiod_sink_config config{req.name.c_str(),   req.format.rate, req.format.channels,
+                                    req.format.quantum, options.data(),  options.size()};
+    char error[512] = {};
+    const int rc =
+        module.sink->open(&host, &config, &sink->instance_, &sink->info_, error, sizeof error);
+    if (rc != 0) {
+        return std::string(error[0] != '\0' ? error : std::strerror(-rc));
+    }
+    sink->sample_format_ = static_cast<SampleFormat>(sink->info_.format);
+    if (!is_output_format(sink->sample_format_)) {
+        // The module is ours or a third party's; either way refuse cleanly.
+        return std::string("module '") + module.name + "' asked for unsupported output format " +
+               std::string(format_name(sink->sample_format_));
+    }
+
+    sink->event_fd_.reset(::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC));
+    if (!sink->event_fd_) {
+        return std::string("eventfd: ") + std::strerror(errno);
+    }
+    const size_t samples = size_t{req.format.quantum} * req.format.channels;
+    sink->active_ = std::make_unique<Stream*[]>(kMaxStreams);
+    sink->bus_.assign(samples, 0.0f);
+    sink->output_.assign(samples * sample_bytes(sink->sample_format_), 0);
+    sink->ramp_frames_ = std::max<uint32_t>(1, req.format.rate * kRampMs / 1000);
+    return sink;
+}
+
+Sink::~Sink() {
+    stop();
+    if (instance_ != nullptr) {
+        module_.sink->close(instance_);
+    }
+}
+
+std::string Sink::start() {
+    if (thread_.joinable()) {
+        return {};
+    }
+    stop_requested_.store(false);
+    // The thread raises its own priority, then reports what it got before it
+    // enters the cycle; waiting for that here is brief and keeps
+    // `scheduling_` a plain string owned by the control thread.
+    std::promise<std::string> scheduling;
+    auto reported = scheduling.get_future();
+    try {
+        thread_ = std::thread([this, p = std::move(scheduling)]() mutable { rt_main(p); });
+    } catch (const std::system_error& e) {
+        return std::string("cannot start the sink's thread: ") + e.what();
+    }
+    scheduling_ = reported.get();
+    return {};
+}
+
+void Sink::stop() {
+    if (thread_.joinable()) {
+        stop_requested_.store(true, std::memory_order_release);
+        thread_.join();
+    }
+}
+
+bool Sink::send(const RtCommand& command) noexcept {
+    return commands_.try_push(command);
+}
+
+size_t Sink::take_events(RtEvent* out, size_t max) noexcept {
+    uint64_t count = 0;
+    [[maybe_unused]] const ssize_t r = ::read(event_fd_.get(), &count, sizeof count);
+    return events_.try_pop_n(out, max);
+}
+
+uint64_t Sink::xruns() const noexcept {
+    return module_.sink->xruns != nullptr ? module_.sink->xruns(instance_) : 0;
+}
+
+} // namespace audiod

@@ -1,0 +1,136 @@
+// A sink: one output device (or file, or nothing) driven by its own clock,
+// and the real-time thread that mixes the streams attached to it.
+//
+// Design. The sink's module owns the clock: `wait` returns when the device
+// wants the next quantum. Each cycle the RT thread applies queued commands,
+// pulls at most one quantum from every attached stream's ring (a short ring
+// gives silence and an underrun for that stream alone — the thread never
+// waits for a client), mixes in float32 with ramped gains, applies the sink
+// gain, converts to the device format and writes. The control thread talks to
+// the RT thread only through two bounded SPSC queues of fixed-size messages
+// (rt_messages.h); the RT thread wakes the control thread through an eventfd
+// only when it has posted an event.
+//
+// The RT thread must never: allocate or free, lock a mutex, log, do blocking
+// I/O, or wait on a client. Everything it touches is allocated in open().
+#pragma once
+
+#include "audiod/module.h"
+#include "gain_ramp.h"
+#include "rt_messages.h"
+#include "sample_format.h"
+#include "spsc_queue.h"
+#include "unique_fd.h"
+
+#include <atomic>
+#include <future>
+#include <memory>
+#include <string>
+#include <thread>
+#include <utility>
+#include <variant>
+#include <vector>
+
+namespace audiod {
+
+struct Stream;
+
+struct SinkFormat {
+    uint32_t rate = 48000;
+    uint32_t channels = 2;
+    uint32_t quantum = 256;
+};
+
+struct SinkOpenRequest {
+    std::string name;
+    std::string type;
+    SinkFormat format;
+    std::vector<std::pair<std::string, std::string>> options;
+    int rt_priority = 0; // SCHED_FIFO priority to ask for; 0: none
+};
+
+class Sink {
+public:
+    static constexpr size_t kMaxStreams = 256;
+    // Gain changes ramp over this long: short enough to feel immediate, long
+    // enough that a step from full scale to silence does not click.
+    static constexpr uint32_t kRampMs = 5;
+
+    // Opens the device through its module. Thread: control.
+    static std::variant<std::unique_ptr<Sink>, std::string>
+    open(const audiod_module& module, const audiod_host& host, SinkOpenRequest request);
+
+    Sink(const Sink&) = delete;
+    Sink& operator=(const Sink&) = delete;
+    // Stops the RT thread if it runs and closes the device. Streams still
+    // attached are not freed here: the Engine owns them. Thread: control.
+    ~Sink();
+
+    // Starts the RT thread. Thread: control.
+    [[nodiscard]] std::string start();
+    // Asks the RT thread to finish its cycle and stop, and joins it. Thread: control.
+    void stop();
+
+    // Queues a command for the RT thread; false if the queue is full (the RT
+    // thread is not keeping up). Thread: control.
+    [[nodiscard]] bool send(const RtCommand& command) noexcept;
+    // Readable when the RT thread has posted events. Thread: control.
+    [[nodiscard]] int event_fd() const noexcept { return event_fd_.get(); }
+    // Takes posted events and clears the eventfd. Thread: control.
+    size_t take_events(RtEvent* out, size_t max) noexcept;
+
+    [[nodiscard]] const std::string& name() const noexcept { return request_.name; }
+    [[nodiscard]] const std::string& type() const noexcept { return request_.type; }
+    [[nodiscard]] const SinkFormat& format() const noexcept { return request_.format; }
+    [[nodiscard]] SampleFormat sample_format() const noexcept { return sample_format_; }
+    [[nodiscard]] uint32_t latency_frames() const noexcept { return info_.latency_frames; }
+    [[nodiscard]] uint64_t frames_played() const noexcept {
+        return frames_.load(std::memory_order_relaxed);
+    }
+    [[nodiscard]] uint64_t xruns() const noexcept;
+    [[nodiscard]] bool failed() const noexcept { return failed_.load(std::memory_order_relaxed); }
+    [[nodiscard]] const std::string& scheduling() const noexcept { return scheduling_; }
+
+    // Control-side bookkeeping. Thread: control.
+    float volume = 1.0f;
+    bool muted = false;
+    size_t attached_streams = 0;
+
+private:
+    Sink(const audiod_module& module, SinkOpenRequest request);
+
+    // ---- Thread: rt ------------------------------------------------------
+    void rt_main(std::promise<std::string>& scheduling) noexcept;
+    void rt_apply_commands() noexcept;
+    void rt_mix_cycle() noexcept;
+    void rt_pull_stream(Stream& stream, uint64_t sink_frame) noexcept;
+    void rt_remove(size_t index) noexcept;
+    void rt_post(const RtEvent& event) noexcept;
+
+    const audiod_module& module_;
+    SinkOpenRequest request_;
+    void* instance_ = nullptr;
+    audiod_sink_info info_{};
+    SampleFormat sample_format_ = SampleFormat::invalid;
+    uint32_t ramp_frames_ = 0;
+
+    SpscQueue<RtCommand> commands_;
+    SpscQueue<RtEvent> events_;
+    UniqueFd event_fd_;
+    bool events_posted_in_cycle_ = false;
+
+    // Preallocated in open(); owned by the RT thread while it runs.
+    std::unique_ptr<Stream*[]> active_;
+    size_t active_count_ = 0;
+    std::vector<float> bus_;
+    std::vector<uint8_t> output_;
+    GainRamp sink_gain_;
+
+    std::thread thread_;
+    std::string scheduling_ = "not started";
+    std::atomic<bool> stop_requested_{false};
+    std::atomic<bool> failed_{false};
+    std::atomic<uint64_t> frames_{0};
+};
+
+} // namespace audiod

@@ -1,0 +1,263 @@
+// Sink: the real-time cycle. Everything in this file runs on the sink's RT
+// thread and obeys the rule in sink.h: no allocation, no locks, no logging,
+// no blocking call other than the module's `wait`, no waiting on clients.
+#include "mix_kernels.h"
+#include "rt_guard.h"
+#include "rt_scheduling.h"
+#include "sink.h"
+#include "stream.h"
+
+#include <algorithm>
+#include <cstring>
+#include <pthread.h>
+#include <unistd.h>
+
+namespace audiod {
+
+namespace {
+
+void wake(int fd) noexcept {
+    const uint64_t one = 1;
+    // Non-blocking eventfd: this can only fail if the counter is about to
+    // overflow, i.e. the reader is long gone; dropping the wake-up is right.
+    [[maybe_unused]] const ssize_t r = ::write(fd, &one, sizeof one);
+}
+
+// Mixes `frames` frames of a stream's ring starting at ring frame `offset`
+// (no wrap inside) into `bus`, advancing the stream's gain ramp.
+void mix_span(float* bus, const uint8_t* src, SampleFormat format, uint32_t frames,
+              unsigned channels, GainRamp& gain) noexcept {
+    const size_t samples = size_t{frames} * channels;
+    uint32_t done = 0;
+    if (gain.ramping()) {
+        const uint32_t ramp = std::min(frames, gain.frames_left());
+        if (format == SampleFormat::s16le) {
+            mix::accumulate_s16_ramp(bus, reinterpret_cast<const int16_t*>(src), ramp, channels,
+                                     gain.current(), gain.step());
+        } else {
+            mix::accumulate_f32_ramp(bus, reinterpret_cast<const float*>(src), ramp, channels,
+                                     gain.current(), gain.step());
+        }
+        gain.advance(ramp);
+        done = ramp;
+    }
+    if (done == frames) {
+        return;
+    }
+    const size_t offset = size_t{done} * channels;
+    if (format == SampleFormat::s16le) {
+        mix::accumulate_s16(bus + offset, reinterpret_cast<const int16_t*>(src) + offset,
+                            samples - offset, gain.current());
+    } else {
+        mix::accumulate_f32(bus + offset, reinterpret_cast<const float*>(src) + offset,
+                            samples - offset, gain.current());
+    }
+}
+
+} // namespace
+
+void Sink::rt_main(std::promise<std::string>& scheduling) noexcept {
+    char thread_name[16] = {};
+    std::snprintf(thread_name, sizeof thread_name, "rt:%s", request_.name.c_str());
+    pthread_setname_np(pthread_self(), thread_name);
+    scheduling.set_value(raise_current_thread_priority(request_.rt_priority));
+
+    const audiod_sink_ops& ops = *module_.sink;
+    int rc = ops.start(instance_);
+    while (rc == 0 && !stop_requested_.load(std::memory_order_acquire)) {
+        rc = ops.wait(instance_);
+        if (rc != 0) {
+            break;
+        }
+        {
+            RtScope in_cycle;
+            rt_apply_commands();
+            rt_mix_cycle();
+            rc = ops.write(instance_, output_.data(), request_.format.quantum);
+            frames_.fetch_add(request_.format.quantum, std::memory_order_relaxed);
+            if (events_posted_in_cycle_) {
+                events_posted_in_cycle_ = false;
+                wake(event_fd_.get());
+            }
+        }
+    }
+    if (rc != 0) {
+        failed_.store(true, std::memory_order_relaxed);
+        rt_post({RtEvent::Kind::sink_failed, nullptr, rc});
+        wake(event_fd_.get());
+    }
+    ops.stop(instance_);
+}
+
+void Sink::rt_post(const RtEvent& event) noexcept {
+    // The event queue holds four events per possible stream and each stream
+    // posts at most one terminal event, so a terminal event always fits.
+    if (events_.try_push(event)) {
+        events_posted_in_cycle_ = true;
+    }
+}
+
+void Sink::rt_remove(size_t index) noexcept {
+    active_[index] = active_[active_count_ - 1];
+    --active_count_;
+}
+
+void Sink::rt_apply_commands() noexcept {
+    RtCommand command;
+    while (commands_.try_pop(command)) {
+        Stream* stream = command.stream;
+        switch (command.kind) {
+        case RtCommand::Kind::attach:
+            if (active_count_ < kMaxStreams) {
+                active_[active_count_++] = stream;
+            } else {
+                // The control thread keeps count and never sends more; if it
+                // did, hand the stream straight back rather than lose it.
+                rt_post({RtEvent::Kind::detached, stream, 0});
+            }
+            break;
+        case RtCommand::Kind::detach:
+            for (size_t i = 0; i < active_count_; ++i) {
+                if (active_[i] == stream) {
+                    rt_remove(i);
+                    break;
+                }
+            }
+            rt_post({RtEvent::Kind::detached, stream, 0});
+            break;
+        case RtCommand::Kind::stream_gain:
+            if (stream->rt.started) {
+                stream->rt.gain.set_target(command.gain, ramp_frames_);
+            } else {
+                stream->rt.gain.reset(command.gain);
+            }
+            break;
+        case RtCommand::Kind::pause:
+            stream->rt.paused = true;
+            break;
+        case RtCommand::Kind::resume:
+            stream->rt.paused = false;
+            break;
+        case RtCommand::Kind::sink_gain:
+            sink_gain_.set_target(command.gain, ramp_frames_);
+            break;
+        }
+    }
+}
+
+void Sink::rt_mix_cycle() noexcept {
+    const SinkFormat& fmt = request_.format;
+    const size_t samples = size_t{fmt.quantum} * fmt.channels;
+    std::fill(bus_.begin(), bus_.end(), 0.0f);
+
+    const uint64_t sink_frame = frames_.load(std::memory_order_relaxed);
+    for (size_t i = 0; i < active_count_;) {
+        Stream& stream = *active_[i];
+        rt_pull_stream(stream, sink_frame);
+        if (stream.rt.broken) {
+            rt_remove(i);
+            rt_post({RtEvent::Kind::broken, &stream, 0});
+            continue;
+        }
+        ++i;
+    }
+
+    if (sink_gain_.ramping()) {
+        const uint32_t ramp = std::min(fmt.quantum, sink_gain_.frames_left());
+        mix::scale_ramp(bus_.data(), ramp, fmt.channels, sink_gain_.current(), sink_gain_.step());
+        sink_gain_.advance(ramp);
+        mix::scale(bus_.data() + size_t{ramp} * fmt.channels, samples - size_t{ramp} * fmt.channels,
+                   sink_gain_.current());
+    } else if (sink_gain_.current() != 1.0f) {
+        mix::scale(bus_.data(), samples, sink_gain_.current());
+    }
+
+    switch (sample_format_) {
+    case SampleFormat::s16le:
+        mix::bus_to_s16(reinterpret_cast<int16_t*>(output_.data()), bus_.data(), samples);
+        break;
+    case SampleFormat::s32le:
+        mix::bus_to_s32(reinterpret_cast<int32_t*>(output_.data()), bus_.data(), samples);
+        break;
+    default:
+        mix::bus_to_f32(reinterpret_cast<float*>(output_.data()), bus_.data(), samples);
+        break;
+    }
+}
+
+void Sink::rt_pull_stream(Stream& stream, uint64_t sink_frame) noexcept {
+    Stream::Rt& rt = stream.rt;
+    RingHeader* header = stream.ring.header();
+    const uint64_t capacity = stream.ring.capacity();
+    const uint32_t quantum = request_.format.quantum;
+
+    header->heartbeat.store(sink_frame / quantum, std::memory_order_relaxed);
+
+    // The one read of the client's position this cycle. Unsigned arithmetic
+    // turns a write_pos behind read_pos into a huge value, so one comparison
+    // checks both bounds.
+    const uint64_t write_pos = header->write_pos.load(std::memory_order_acquire);
+    const uint64_t available = write_pos - rt.read_pos;
+    if (available > capacity) {
+        rt.broken = true;
+        return;
+    }
+    const uint32_t flags = header->client_flags.load(std::memory_order_acquire);
+    const bool draining = (flags & kClientFlagDraining) != 0;
+    if (rt.paused) {
+        return;
+    }
+    if (!rt.started) {
+        if ((flags & kClientFlagStarted) == 0 && available < capacity) {
+            return; // still prebuffering
+        }
+        rt.started = true;
+        stream.rt_status.store(RtStreamStatus::playing, std::memory_order_relaxed);
+    }
+
+    const auto frames = static_cast<uint32_t>(std::min<uint64_t>(available, quantum));
+    if (frames > 0) {
+        const uint64_t offset = rt.read_pos % capacity;
+        const auto first = static_cast<uint32_t>(std::min<uint64_t>(frames, capacity - offset));
+        const uint32_t frame_bytes = stream.ring.frame_bytes();
+        const uint8_t* data = stream.ring.data();
+        mix_span(bus_.data(), data + offset * frame_bytes, stream.format, first, stream.channels,
+                 rt.gain);
+        if (first < frames) {
+            mix_span(bus_.data() + size_t{first} * stream.channels, data, stream.format,
+                     frames - first, stream.channels, rt.gain);
+        }
+        if (header->sink_start_frame.load(std::memory_order_relaxed) == kNoFrame) {
+            header->sink_start_frame.store(sink_frame, std::memory_order_release);
+        }
+    }
+    if (frames < quantum) {
+        // Time passes for the gain ramp whether or not there was audio.
+        rt.gain.advance(quantum - frames);
+        if (!draining) {
+            header->underruns.store(stream.underruns.fetch_add(1, std::memory_order_relaxed) + 1,
+                                    std::memory_order_relaxed);
+        }
+    }
+    stream.rt_status.store(
+        draining ? (frames == available ? RtStreamStatus::drained : RtStreamStatus::draining)
+                 : RtStreamStatus::playing,
+        std::memory_order_relaxed);
+
+    const uint64_t free_before = capacity - available;
+    rt.read_pos += frames;
+    header->read_pos.store(rt.read_pos, std::memory_order_release);
+    stream.consumed.store(rt.read_pos, std::memory_order_relaxed);
+
+    // Wake the client only when its free space crosses its threshold, or
+    // when the ring has just run empty (drain waits for that).
+    const uint64_t threshold =
+        std::clamp<uint64_t>(header->wake_free_frames.load(std::memory_order_relaxed), 1, capacity);
+    const uint64_t free_after = free_before + frames;
+    if ((free_before < threshold && free_after >= threshold) ||
+        (frames > 0 && frames == available)) {
+        wake(stream.wake_fd.get());
+    }
+}
+
+} // namespace audiod

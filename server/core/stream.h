@@ -1,0 +1,103 @@
+// A playback stream as the server holds it: the shared ring it reads, the
+// client it belongs to, and the state the RT thread keeps while mixing it.
+//
+// Ownership. The Engine (control thread) owns every Stream. While a stream is
+// attached to a sink, the sink's RT thread also uses it; the hand-over in both
+// directions goes through the sink's command and event queues, whose
+// release/acquire ordering makes the `rt` block safe to touch from whichever
+// thread currently holds the stream. Fields are grouped by which thread may
+// touch them.
+#pragma once
+
+#include "gain_ramp.h"
+#include "ring_layout.h"
+#include "sample_format.h"
+#include "unique_fd.h"
+
+#include <atomic>
+#include <cstdint>
+#include <string>
+#include <variant>
+
+namespace audiod {
+
+class Sink;
+
+// The server's side of one memfd ring. It keeps its own copies of the ring
+// parameters; the copies in the shared header are for the client only.
+class StreamRing {
+public:
+    // Creates, sizes, initialises and seals the memfd. Thread: control.
+    static std::variant<StreamRing, std::string> create(uint32_t stream_id, SampleFormat format,
+                                                        uint32_t rate, uint32_t channels,
+                                                        uint64_t capacity_frames);
+    StreamRing(StreamRing&& other) noexcept;
+    StreamRing& operator=(StreamRing&&) = delete;
+    StreamRing(const StreamRing&) = delete;
+    ~StreamRing();
+
+    [[nodiscard]] RingHeader* header() const noexcept { return header_; }
+    [[nodiscard]] const uint8_t* data() const noexcept { return data_; }
+    [[nodiscard]] uint64_t capacity() const noexcept { return capacity_; }
+    [[nodiscard]] uint32_t frame_bytes() const noexcept { return frame_bytes_; }
+    [[nodiscard]] size_t memory_bytes() const noexcept { return bytes_; }
+    [[nodiscard]] int memfd() const noexcept { return memfd_.get(); }
+    // The client has its copy once it is sent; ours is not needed after that.
+    void close_memfd() noexcept { memfd_.reset(); }
+
+private:
+    StreamRing() = default;
+
+    UniqueFd memfd_;
+    void* mapping_ = nullptr;
+    size_t bytes_ = 0;
+    RingHeader* header_ = nullptr;
+    uint8_t* data_ = nullptr;
+    uint64_t capacity_ = 0;
+    uint32_t frame_bytes_ = 0;
+};
+
+// What the RT thread last saw of a stream, published for `audioctl list`.
+enum class RtStreamStatus : uint8_t { prebuffering, playing, draining, drained };
+
+struct Stream {
+    Stream(StreamRing&& r, UniqueFd&& wake)
+        : ring(std::move(r))
+        , wake_fd(std::move(wake)) {}
+
+    // ---- Thread: control -------------------------------------------------
+    uint32_t id = 0;
+    uint32_t client_id = 0;
+    uint32_t pid = 0;
+    std::string app;
+    Sink* sink = nullptr;
+    SampleFormat format = SampleFormat::invalid;
+    uint32_t rate = 0;
+    uint32_t channels = 0;
+    float volume = 1.0f;
+    bool muted = false;
+    bool paused = false;
+    bool detaching = false; // a detach is on its way to the RT thread
+
+    StreamRing ring;
+    UniqueFd wake_fd; // the server writes, the client polls
+
+    // ---- Thread: the RT thread of the sink it is attached to ------------
+    struct Rt {
+        uint64_t read_pos = 0;
+        GainRamp gain;
+        bool paused = false;
+        bool started = false;
+        bool broken = false;
+    } rt;
+
+    // ---- Thread: any (written by RT, read by control) -------------------
+    std::atomic<uint64_t> underruns{0};
+    std::atomic<uint64_t> consumed{0};
+    std::atomic<RtStreamStatus> rt_status{RtStreamStatus::prebuffering};
+
+    // Gain the RT thread should apply, from volume and mute. Thread: control.
+    [[nodiscard]] float effective_gain() const noexcept { return muted ? 0.0f : volume; }
+};
+
+} // namespace audiod

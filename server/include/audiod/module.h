@@ -1,0 +1,110 @@
+/*
+ * The audiod module ABI: how the server loads sinks from shared objects.
+ *
+ * A module is a shared object in the server's module directory named
+ * TYPE.so (null.so, file.so, alsa.so ...). It exports one C function,
+ * audiod_module_entry(), returning a descriptor whose abi_version must equal
+ * AUDIOD_MODULE_ABI_VERSION; the server refuses any other. Inside, a module
+ * is ordinary C or C++; only this header crosses the boundary, and no C++
+ * exception may cross it.
+ *
+ * Threads. Each sink has one real-time thread. Functions marked "Thread: rt"
+ * are called only on it, and must never allocate or free memory, take a lock
+ * that another thread may hold, do file or network I/O that can block (hand
+ * it to a thread of your own), log, or sleep — except that `wait` blocks
+ * until the device (or the sink's clock) is ready for the next quantum,
+ * which is what drives the cycle. Functions marked "Thread: control" run on
+ * the server's control thread and may do anything, but should return
+ * promptly.
+ *
+ * Errors are negative errno values.
+ */
+#ifndef AUDIOD_MODULE_H
+#define AUDIOD_MODULE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define AUDIOD_MODULE_ABI_VERSION 1u
+#define AUDIOD_MODULE_ENTRY_SYMBOL "audiod_module_entry"
+
+enum audiod_log_level {
+    AUDIOD_LOG_ERROR = 0,
+    AUDIOD_LOG_WARNING = 1,
+    AUDIOD_LOG_INFO = 2,
+    AUDIOD_LOG_DEBUG = 3,
+};
+
+/** Services the server offers a module. */
+typedef struct audiod_host {
+    uint32_t abi_version;
+    /** Logs one line "component: message". Thread: any except rt. */
+    void (*log)(int level, const char* component, const char* message);
+} audiod_host;
+
+/** One `key = value` option from the sink's configuration table. */
+typedef struct audiod_option {
+    const char* key;
+    const char* value;
+} audiod_option;
+
+/** What the server asks of a new sink. */
+typedef struct audiod_sink_config {
+    const char* name;
+    uint32_t rate;
+    uint32_t channels;
+    uint32_t quantum; /**< frames per cycle */
+    const audiod_option* options;
+    size_t option_count;
+} audiod_sink_config;
+
+/** What the sink tells the server once opened. */
+typedef struct audiod_sink_info {
+    int format;              /**< the AUDIOD_FORMAT_* the sink wants written */
+    uint32_t latency_frames; /**< frames between `write` and the listener */
+} audiod_sink_info;
+
+typedef struct audiod_sink_ops {
+    /**
+     * Opens a sink. Unknown or invalid options must fail with a message in
+     * `error` (NUL-terminated, at most error_size bytes), not be ignored.
+     * Thread: control.
+     */
+    int (*open)(const audiod_host* host, const audiod_sink_config* config, void** instance,
+                audiod_sink_info* info, char* error, size_t error_size);
+    /** Called once on the rt thread before the first `wait`. Thread: rt. */
+    int (*start)(void* instance);
+    /**
+     * Blocks until the sink wants the next quantum, for at most about two
+     * quanta. Returns 0, or a negative errno; -ETIMEDOUT counts as an xrun.
+     * Thread: rt.
+     */
+    int (*wait)(void* instance);
+    /** Takes exactly one quantum of frames in the sink's format. Thread: rt. */
+    int (*write)(void* instance, const void* frames, uint32_t frame_count);
+    /** Called once on the rt thread after the last `write`. Thread: rt. */
+    void (*stop)(void* instance);
+    /** Frees the instance; everything written must be flushed. Thread: control. */
+    void (*close)(void* instance);
+    /** Xruns the sink itself has seen (late cycles, device underruns). Thread: any. */
+    uint64_t (*xruns)(void* instance);
+} audiod_sink_ops;
+
+typedef struct audiod_module {
+    uint32_t abi_version; /**< AUDIOD_MODULE_ABI_VERSION */
+    const char* name;     /**< the sink type this module provides, e.g. "file" */
+    const char* description;
+    const audiod_sink_ops* sink;
+} audiod_module;
+
+typedef const audiod_module* (*audiod_module_entry_fn)(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* AUDIOD_MODULE_H */

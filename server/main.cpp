@@ -1,0 +1,211 @@
+// audiod: the server's entry point. Reads the configuration, takes the
+// socket, opens the sinks and runs the control loop until SIGINT/SIGTERM.
+#include "config.h"
+#include "control_server.h"
+#include "engine.h"
+#include "instance_lock.h"
+#include "log.h"
+#include "module_loader.h"
+#include "socket_path.h"
+#include "version.h"
+
+#include <csignal>
+#include <cstdio>
+#include <cstring>
+#include <getopt.h>
+#include <string>
+#include <unistd.h>
+
+namespace {
+
+constexpr const char* kUsage = R"(Usage: audiod [OPTION]...
+Run the audiod sound server in the foreground, logging to standard error.
+
+audiod mixes the audio streams of its clients (players using libaudiod,
+audioplay, the ALSA plugin) into sinks: sound cards, files, or a null sink
+that only keeps time. Each sink runs on its own clock in a real-time thread
+that never waits for a client, so one stalled player cannot disturb others.
+
+Options:
+  -c, --config FILE      read the configuration from FILE. Without it:
+                         $XDG_CONFIG_HOME/audiod/audiod.conf (default
+                         ~/.config/audiod/audiod.conf), then the installed
+                         share/audiod/audiod.conf, then built-in defaults
+                         (one sink, type "auto").
+  -s, --socket PATH      listen on PATH instead of $AUDIOD_SOCKET, or
+                         $XDG_RUNTIME_DIR/audiod/socket, or
+                         /tmp/audiod-$UID/socket.
+  -m, --module-dir DIR   load sink modules from DIR instead of
+                         $AUDIOD_MODULE_DIR or <prefix>/lib/audiod/modules.
+      --check-config     parse the configuration, report, and exit.
+  -v, --verbose          log debugging detail (per-client events).
+  -q, --quiet            log only warnings and errors.
+  -h, --help             show this help and exit.
+  -V, --version          show the version and exit.
+
+Configuration (TOML):
+  [server]
+  rate = 48000           # Hz
+  channels = 2
+  quantum = 256          # frames per mixing cycle (5.3 ms at 48 kHz)
+  default-sink = "main"  # where streams go when they name no sink
+  rt-priority = 20       # SCHED_FIFO priority when permitted; 0 = never
+
+  [sinks.main]           # one table per sink
+  type = "auto"          # ALSA "default" if a sound card exists, else null
+
+  [sinks.recorder]
+  type = "file"          # writes the mix to a WAV file
+  path = "/tmp/mix.wav"
+  format = "s16le"       # s16le, s32le or f32le
+
+Only one server runs per socket; a second one refuses to start. A socket left
+behind by a crashed server is reclaimed. SIGINT and SIGTERM stop the server
+cleanly (file sinks get a complete WAV header).
+
+Exit status: 0 after a clean stop, 1 on a configuration or start-up error,
+2 on a usage error.
+)";
+
+struct Options {
+    std::string config_path;
+    std::string socket_path;
+    std::string module_dir;
+    bool check_only = false;
+};
+
+int parse_options(int argc, char** argv, Options& options) {
+    enum { kCheckConfig = 1000 };
+    const option long_options[] = {
+        {"config", required_argument, nullptr, 'c'},
+        {"socket", required_argument, nullptr, 's'},
+        {"module-dir", required_argument, nullptr, 'm'},
+        {"check-config", no_argument, nullptr, kCheckConfig},
+        {"verbose", no_argument, nullptr, 'v'},
+        {"quiet", no_argument, nullptr, 'q'},
+        {"help", no_argument, nullptr, 'h'},
+        {"version", no_argument, nullptr, 'V'},
+        {nullptr, 0, nullptr, 0},
+    };
+    for (;;) {
+        const int c = getopt_long(argc, argv, "c:s:m:vqhV", long_options, nullptr);
+        if (c == -1) {
+            break;
+        }
+        switch (c) {
+        case 'c':
+            options.config_path = optarg;
+            break;
+        case 's':
+            options.socket_path = optarg;
+            break;
+        case 'm':
+            options.module_dir = optarg;
+            break;
+        case kCheckConfig:
+            options.check_only = true;
+            break;
+        case 'v':
+            audiod::set_log_level(audiod::LogLevel::debug);
+            break;
+        case 'q':
+            audiod::set_log_level(audiod::LogLevel::warning);
+            break;
+        case 'h':
+            std::fputs(kUsage, stdout);
+            return 0;
+        case 'V':
+            std::printf("audiod %s\n", AUDIOD_VERSION_STRING);
+            return 0;
+        default:
+            std::fputs("Try 'audiod --help' for more information.\n", stderr);
+            return 2;
+        }
+    }
+    if (optind < argc) {
+        std::fprintf(stderr, "audiod: unexpected argument '%s'\n", argv[optind]);
+        std::fputs("Try 'audiod --help' for more information.\n", stderr);
+        return 2;
+    }
+    return -1;
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    using namespace audiod;
+    Options options;
+    if (const int rc = parse_options(argc, argv, options); rc >= 0) {
+        return rc;
+    }
+
+    ServerConfig config;
+    std::string config_path =
+        options.config_path.empty() ? find_config_file() : options.config_path;
+    if (config_path.empty()) {
+        config = builtin_config();
+    } else {
+        auto loaded = load_config(config_path);
+        if (auto* error = std::get_if<std::string>(&loaded)) {
+            std::fprintf(stderr, "audiod: bad configuration: %s\n", error->c_str());
+            return 1;
+        }
+        config = std::move(std::get<ServerConfig>(loaded));
+    }
+    if (options.check_only) {
+        std::printf("%s: OK (%zu sink%s, default %s)\n", config.source.c_str(), config.sinks.size(),
+                    config.sinks.size() == 1 ? "" : "s", config.default_sink.c_str());
+        return 0;
+    }
+    log_info("main", "audiod " AUDIOD_VERSION_STRING " config=\"" + config.source + "\"");
+
+    // Block the stop signals before any thread starts, so every thread
+    // inherits the mask and they arrive only through the signalfd.
+    sigset_t mask;
+    sigemptyset(&mask);
+    sigaddset(&mask, SIGINT);
+    sigaddset(&mask, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &mask, nullptr);
+    std::signal(SIGPIPE, SIG_IGN);
+
+    const bool chosen = !options.socket_path.empty() || socket_path_from_environment();
+    const std::string socket_path =
+        options.socket_path.empty() ? default_socket_path() : options.socket_path;
+    if (std::string error = prepare_socket_directory(socket_path, !chosen); !error.empty()) {
+        std::fprintf(stderr, "audiod: %s\n", error.c_str());
+        return 1;
+    }
+    auto lock = InstanceLock::acquire(socket_path);
+    if (auto* error = std::get_if<std::string>(&lock)) {
+        std::fprintf(stderr, "audiod: %s\n", error->c_str());
+        return 1;
+    }
+
+    ModuleLoader modules(options.module_dir.empty() ? default_module_directory()
+                                                    : options.module_dir);
+    Engine engine(std::move(config), modules);
+    if (std::string error = engine.start(); !error.empty()) {
+        std::fprintf(stderr, "audiod: cannot start: %s\n", error.c_str());
+        return 1;
+    }
+    auto listener = listen_on(socket_path);
+    if (auto* error = std::get_if<std::string>(&listener)) {
+        std::fprintf(stderr, "audiod: %s\n", error->c_str());
+        return 1;
+    }
+    log_info("main", "listening socket=" + socket_path);
+
+    std::string error;
+    {
+        ControlServer server(engine, std::move(std::get<UniqueFd>(listener)));
+        error = server.run();
+    }
+    engine.stop();
+    ::unlink(socket_path.c_str());
+    if (!error.empty()) {
+        log_error("main", error);
+        return 1;
+    }
+    log_info("main", "stopped");
+    return 0;
+}

@@ -1,0 +1,75 @@
+#include "helpers.h"
+
+#include "wav.h"
+
+#include <boost/test/unit_test.hpp>
+
+#include <regex>
+#include <thread>
+
+namespace audiod::test {
+
+std::vector<int16_t> read_wav_s16(const std::string& path) {
+    auto opened = WavReader::open_path(path);
+    if (auto* error = std::get_if<std::string>(&opened)) {
+        BOOST_FAIL("cannot read " << path << ": " << *error);
+    }
+    auto& reader = std::get<WavReader>(opened);
+    BOOST_REQUIRE(reader.info().format.format == SampleFormat::s16le);
+    const uint32_t channels = reader.info().format.channels;
+    std::vector<int16_t> samples;
+    std::vector<int16_t> chunk(size_t{4096} * channels);
+    for (;;) {
+        const long n = reader.read_frames(chunk.data(), 4096);
+        BOOST_REQUIRE_GE(n, 0);
+        if (n == 0) {
+            break;
+        }
+        samples.insert(samples.end(), chunk.begin(), chunk.begin() + n * channels);
+    }
+    return samples;
+}
+
+std::optional<uint64_t> json_number(const std::string& json, const std::string& key) {
+    const std::regex pattern("\"" + key + "\":([0-9]+)");
+    std::smatch match;
+    if (!std::regex_search(json, match, pattern)) {
+        return std::nullopt;
+    }
+    return std::stoull(match[1].str());
+}
+
+std::string file_sink_config(const std::string& path, uint32_t quantum, const std::string& extra) {
+    return "[server]\nquantum = " + std::to_string(quantum) +
+           "\nrt-priority = 0\n\n[sinks.out]\ntype = \"file\"\npath = \"" + path + "\"\n" + extra;
+}
+
+ProgramResult run_tool(const std::string& tool, const std::vector<std::string>& args,
+                       std::chrono::milliseconds limit) {
+    std::vector<std::string> argv{bin(tool)};
+    argv.insert(argv.end(), args.begin(), args.end());
+    return run_program(argv, limit);
+}
+
+std::optional<size_t> first_sound(const std::vector<int16_t>& samples, uint32_t channels) {
+    for (size_t f = 0; f < samples.size() / channels; ++f) {
+        if (samples[f * channels] != 0) {
+            return f;
+        }
+    }
+    return std::nullopt;
+}
+
+std::optional<uint32_t> wait_for_stream(std::chrono::milliseconds limit) {
+    const auto deadline = std::chrono::steady_clock::now() + limit;
+    while (std::chrono::steady_clock::now() < deadline) {
+        const auto r = run_tool("audioctl", {"--json", "list", "streams"});
+        if (const auto id = json_number(r.out, "id")) {
+            return static_cast<uint32_t>(*id);
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    return std::nullopt;
+}
+
+} // namespace audiod::test

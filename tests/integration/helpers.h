@@ -1,0 +1,33 @@
+// Small helpers shared by the integration tests.
+#pragma once
+
+#include "process.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace audiod::test {
+
+// The samples of an s16 WAV file (fails the test if unreadable).
+std::vector<int16_t> read_wav_s16(const std::string& path);
+
+// The unsigned integer after "KEY": in a JSON text, or nullopt.
+std::optional<uint64_t> json_number(const std::string& json, const std::string& key);
+
+// A configuration with one file sink NAME writing PATH, plus `extra` TOML.
+std::string file_sink_config(const std::string& path, uint32_t quantum = 256,
+                             const std::string& extra = "");
+
+// Runs a tool from bin/ with arguments; see run_program.
+ProgramResult run_tool(const std::string& tool, const std::vector<std::string>& args,
+                       std::chrono::milliseconds limit = std::chrono::seconds(30));
+
+// Index of the first frame whose first channel is not zero, or nullopt.
+std::optional<size_t> first_sound(const std::vector<int16_t>& samples, uint32_t channels);
+
+// Waits until `audioctl --json list streams` shows a stream; returns its id.
+std::optional<uint32_t> wait_for_stream(std::chrono::milliseconds limit);
+
+} // namespace audiod::test

@@ -1,0 +1,72 @@
+#!/bin/sh
+# The installed tree is complete and relocatable: install, move it elsewhere,
+# then run the moved server (finding its modules and default configuration
+# relative to itself), play through it, and build a C client against it with
+# pkg-config.
+set -eu
+build=$1
+work=$(mktemp -d /tmp/audiod-install-XXXXXX)
+server=""
+cleanup() {
+    [ -n "$server" ] && kill "$server" 2>/dev/null || true
+    rm -rf "$work"
+}
+trap cleanup EXIT
+fail() { echo "install_tree: $*" >&2; exit 1; }
+
+cmake --install "$build" --prefix "$work/first" >/dev/null
+mv "$work/first" "$work/prefix"
+p="$work/prefix"
+for f in bin/audiod bin/audioctl bin/audioplay lib/libaudiod.so include/audiod/audiod.h \
+         include/audiod/module.h lib/pkgconfig/audiod.pc lib/audiod/modules/null.so \
+         lib/audiod/modules/file.so share/audiod/audiod.conf; do
+    [ -e "$p/$f" ] || fail "missing $f"
+done
+soname=$(readelf -d "$p/lib/libaudiod.so" | sed -n 's/.*SONAME.*\[\(.*\)\]/\1/p')
+[ "$soname" = "libaudiod.so.0" ] || fail "unexpected soname '$soname'"
+
+export AUDIOD_SOCKET="$work/socket"
+export XDG_CONFIG_HOME="$work/no-user-config"
+unset AUDIOD_MODULE_DIR || true
+"$p/bin/audiod" >"$work/log" 2>&1 &
+server=$!
+i=0
+until "$p/bin/audioctl" info >/dev/null 2>&1; do
+    i=$((i + 1))
+    [ $i -lt 200 ] || { cat "$work/log" >&2; fail "installed server did not start"; }
+    sleep 0.05
+done
+grep -q "share/audiod/audiod.conf" "$work/log" || fail "default config not found relative to the binary"
+"$p/bin/audioctl" list sinks | grep -q "default \*" || fail "default sink missing"
+"$p/bin/audioplay" --quiet --tone 440 --duration 0.2 || fail "audioplay failed"
+
+cat >"$work/client.c" <<'C'
+#include <audiod/audiod.h>
+#include <stdio.h>
+int main(void) {
+    audiod_context* ctx;
+    audiod_stream* stream;
+    audiod_stream_params params;
+    static short silence[4800 * 2];
+    int rc = audiod_connect("pkg-config-client", -1, &ctx);
+    if (rc != 0) { fprintf(stderr, "connect: %s\n", audiod_strerror(rc)); return 1; }
+    audiod_stream_params_init(&params);
+    rc = audiod_stream_create(ctx, &params, &stream);
+    if (rc != 0) { fprintf(stderr, "create: %s\n", audiod_strerror(rc)); return 1; }
+    if (audiod_stream_write(stream, silence, 4800, -1) != 4800) return 1;
+    if (audiod_stream_drain(stream, -1) != 0) return 1;
+    audiod_stream_close(stream);
+    audiod_disconnect(ctx);
+    printf("played through libaudiod %s\n", audiod_version());
+    return 0;
+}
+C
+flags=$(PKG_CONFIG_PATH="$p/lib/pkgconfig" pkg-config --cflags --libs audiod)
+cc -std=c11 -Wall -Wextra -Wpedantic -Werror -o "$work/client" "$work/client.c" $flags \
+    -Wl,-rpath,"$p/lib" || fail "cannot build a C client with pkg-config"
+"$work/client" || fail "the C client failed"
+
+kill "$server"
+wait "$server" || fail "server did not stop cleanly"
+server=""
+echo "install tree OK"

@@ -1,0 +1,13 @@
+audiod_add_test(test_integration
+  SOURCES integration/test_main.cpp integration/process.cpp integration/helpers.cpp
+          integration/test_playback.cpp integration/test_lifecycle.cpp
+          integration/test_audioctl.cpp
+  LIBS audiod_protocol audiod_common)
+# The programs it runs must be built first.
+add_dependencies(test_integration audiod_bin audioplay audioctl audiod-test-client
+  audiod-evil-client audiod_module_null audiod_module_file)
+set_tests_properties(test_integration PROPERTIES LABELS "integration" TIMEOUT 600)
+
+add_test(NAME install_tree
+  COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/integration/install_tree.sh ${PROJECT_BINARY_DIR})
+set_tests_properties(install_tree PROPERTIES LABELS "integration" TIMEOUT 300)

@@ -1,0 +1,215 @@
+#include "process.h"
+
+#include "packet_socket.h"
+
+#include <boost/test/unit_test.hpp>
+
+#include <cerrno>
+#include <csignal>
+#include <cstdlib>
+#include <fcntl.h>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <sys/wait.h>
+#include <thread>
+#include <unistd.h>
+
+namespace audiod::test {
+
+namespace {
+
+std::string slurp(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+int decode_status(int status) {
+    if (WIFEXITED(status)) {
+        return WEXITSTATUS(status);
+    }
+    if (WIFSIGNALED(status)) {
+        return 128 + WTERMSIG(status);
+    }
+    return -1;
+}
+
+// Waits for `pid` until `deadline`; returns the decoded status or -2 if it
+// is still running.
+int wait_until(pid_t pid, std::chrono::steady_clock::time_point deadline) {
+    for (;;) {
+        int status = 0;
+        const pid_t r = ::waitpid(pid, &status, WNOHANG);
+        if (r == pid) {
+            return decode_status(status);
+        }
+        if (r < 0 && errno != EINTR) {
+            return -1;
+        }
+        if (std::chrono::steady_clock::now() >= deadline) {
+            return -2;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+}
+
+pid_t spawn(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env,
+            int in_fd, int out_fd, int err_fd) {
+    const pid_t pid = ::fork();
+    if (pid == 0) {
+        for (const auto& [k, v] : env) {
+            ::setenv(k.c_str(), v.c_str(), 1);
+        }
+        if (in_fd >= 0) {
+            ::dup2(in_fd, 0);
+        }
+        ::dup2(out_fd, 1);
+        ::dup2(err_fd, 2);
+        // Unblock signals the test runner may have blocked.
+        sigset_t none;
+        sigemptyset(&none);
+        sigprocmask(SIG_SETMASK, &none, nullptr);
+        std::vector<char*> args;
+        for (const auto& a : argv) {
+            args.push_back(const_cast<char*>(a.c_str()));
+        }
+        args.push_back(nullptr);
+        ::execv(args[0], args.data());
+        std::fprintf(stderr, "exec %s: %s\n", args[0], std::strerror(errno));
+        ::_exit(127);
+    }
+    return pid;
+}
+
+std::string temp_file() {
+    char path[] = "/tmp/audiod-out-XXXXXX";
+    const int fd = ::mkstemp(path);
+    ::close(fd);
+    return path;
+}
+
+} // namespace
+
+std::string bin(const std::string& name) {
+    return std::string(AUDIOD_BUILD_DIR) + "/bin/" + name;
+}
+
+ProgramResult run_program(const std::vector<std::string>& argv, std::chrono::milliseconds limit,
+                          const std::map<std::string, std::string>& env) {
+    BackgroundProgram program(argv, env);
+    return program.finish(limit);
+}
+
+BackgroundProgram::BackgroundProgram(const std::vector<std::string>& argv,
+                                     const std::map<std::string, std::string>& env)
+    : out_path_(temp_file())
+    , err_path_(temp_file())
+    , started_(std::chrono::steady_clock::now()) {
+    const int out = ::open(out_path_.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC);
+    const int err = ::open(err_path_.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC);
+    const int in = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+    pid_ = spawn(argv, env, in, out, err);
+    ::close(out);
+    ::close(err);
+    ::close(in);
+}
+
+BackgroundProgram::~BackgroundProgram() {
+    if (!finished_) {
+        finish(std::chrono::milliseconds(0));
+    }
+}
+
+ProgramResult BackgroundProgram::finish(std::chrono::milliseconds limit) {
+    ProgramResult result;
+    result.status = wait_until(pid_, std::chrono::steady_clock::now() + limit);
+    if (result.status == -2) {
+        ::kill(pid_, SIGKILL);
+        wait_until(pid_, std::chrono::steady_clock::now() + std::chrono::seconds(5));
+        result.status = -1;
+    }
+    finished_ = true;
+    result.seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
+    result.out = slurp(out_path_);
+    result.err = slurp(err_path_);
+    ::unlink(out_path_.c_str());
+    ::unlink(err_path_.c_str());
+    return result;
+}
+
+TempDir::TempDir() {
+    char path[] = "/tmp/audiod-test-XXXXXX";
+    BOOST_REQUIRE(::mkdtemp(path) != nullptr);
+    path_ = path;
+}
+
+TempDir::~TempDir() {
+    std::error_code ignored;
+    std::filesystem::remove_all(path_, ignored);
+}
+
+bool wait_for_socket(const std::string& socket, std::chrono::milliseconds limit) {
+    const auto deadline = std::chrono::steady_clock::now() + limit;
+    while (std::chrono::steady_clock::now() < deadline) {
+        const int fd = proto::connect_seqpacket(socket);
+        if (fd >= 0) {
+            ::close(fd);
+            return true;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return false;
+}
+
+ServerProcess::ServerProcess(const std::string& config, const std::string& dir) {
+    if (dir.empty()) {
+        owned_dir_ = std::make_unique<TempDir>();
+        dir_ = owned_dir_->path();
+    } else {
+        dir_ = dir;
+    }
+    socket_ = dir_ + "/socket";
+    { std::ofstream(dir_ + "/audiod.conf") << config; }
+    ::setenv("AUDIOD_SOCKET", socket_.c_str(), 1);
+    const int log =
+        ::open((dir_ + "/audiod.log").c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+    const int in = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+    pid_ = spawn({bin("audiod"), "--config", dir_ + "/audiod.conf"}, {}, in, log, log);
+    ::close(log);
+    ::close(in);
+    if (!wait_for_socket(socket_, std::chrono::seconds(10))) {
+        const std::string text = this->log();
+        stop(SIGKILL);
+        BOOST_FAIL("audiod did not start:\n" << text);
+    }
+}
+
+ServerProcess::~ServerProcess() {
+    if (pid_ > 0) {
+        stop(SIGKILL);
+    }
+}
+
+std::string ServerProcess::log() const {
+    return slurp(dir_ + "/audiod.log");
+}
+
+int ServerProcess::stop(int signal, std::chrono::milliseconds limit) {
+    if (pid_ <= 0) {
+        return -1;
+    }
+    ::kill(pid_, signal);
+    int status = wait_until(pid_, std::chrono::steady_clock::now() + limit);
+    if (status == -2) {
+        ::kill(pid_, SIGKILL);
+        wait_until(pid_, std::chrono::steady_clock::now() + std::chrono::seconds(5));
+        status = -1;
+    }
+    pid_ = -1;
+    return status;
+}
+
+} // namespace audiod::test

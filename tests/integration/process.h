@@ -1,0 +1,91 @@
+// Running real programs from tests: the built audiod in a private directory,
+// and tools or fixtures with their output captured and a time limit.
+#pragma once
+
+#include <chrono>
+#include <map>
+#include <memory>
+#include <string>
+#include <sys/types.h>
+#include <vector>
+
+namespace audiod::test {
+
+// Path of a program in the build tree's bin/.
+std::string bin(const std::string& name);
+
+struct ProgramResult {
+    int status = -1; // exit code, or 128+signal, or -1 if it had to be killed
+    std::string out;
+    std::string err;
+    double seconds = 0;
+};
+
+// Runs argv[0] (a path) with `env` added to this process's environment, and
+// waits up to `limit`; a program still running then is killed.
+ProgramResult run_program(const std::vector<std::string>& argv,
+                          std::chrono::milliseconds limit = std::chrono::seconds(30),
+                          const std::map<std::string, std::string>& env = {});
+
+// A child started in the background; finish() collects it like run_program.
+class BackgroundProgram {
+public:
+    explicit BackgroundProgram(const std::vector<std::string>& argv,
+                               const std::map<std::string, std::string>& env = {});
+    BackgroundProgram(const BackgroundProgram&) = delete;
+    ~BackgroundProgram();
+    pid_t pid() const { return pid_; }
+    ProgramResult finish(std::chrono::milliseconds limit = std::chrono::seconds(30));
+
+private:
+    pid_t pid_ = -1;
+    std::string out_path_;
+    std::string err_path_;
+    std::chrono::steady_clock::time_point started_;
+    bool finished_ = false;
+};
+
+// A temporary directory removed (with its contents) at the end.
+class TempDir {
+public:
+    TempDir();
+    ~TempDir();
+    const std::string& path() const { return path_; }
+    std::string file(const std::string& name) const { return path_ + "/" + name; }
+
+private:
+    std::string path_;
+};
+
+// An audiod process with its own socket, configuration and log, in a
+// TempDir. The socket is exported as AUDIOD_SOCKET to this process, so the
+// tools and clients the test starts find this server.
+class ServerProcess {
+public:
+    // Starts audiod with `config` (TOML text) and waits until it accepts
+    // connections (fails the test after 10 s).
+    explicit ServerProcess(const std::string& config, const std::string& dir = "");
+    ServerProcess(const ServerProcess&) = delete;
+    ~ServerProcess();
+
+    const std::string& dir() const { return dir_; }
+    const std::string& socket() const { return socket_; }
+    pid_t pid() const { return pid_; }
+    std::string log() const;
+
+    // Sends `signal` and waits for exit; returns the exit code (128+signal
+    // if killed), or -1 on timeout.
+    int stop(int signal = 15, std::chrono::milliseconds limit = std::chrono::seconds(10));
+    bool running() const { return pid_ > 0; }
+
+private:
+    std::unique_ptr<TempDir> owned_dir_;
+    std::string dir_;
+    std::string socket_;
+    pid_t pid_ = -1;
+};
+
+// True once something accepts connections on `socket` (waits up to `limit`).
+bool wait_for_socket(const std::string& socket, std::chrono::milliseconds limit);
+
+} // namespace audiod::test

@@ -1,0 +1,169 @@
+// audioctl against a real server: listing, JSON output, volume control and
+// clear failures.
+#include "helpers.h"
+
+#include <boost/test/unit_test.hpp>
+
+#include <cmath>
+#include <csignal>
+#include <thread>
+
+using namespace audiod;
+using namespace audiod::test;
+using namespace std::chrono_literals;
+
+namespace {
+
+// Valid JSON, checked by Python's parser (a test helper, not a dependency of
+// audiod).
+bool is_valid_json(const std::string& text) {
+    TempDir dir;
+    {
+        std::FILE* f = std::fopen(dir.file("j").c_str(), "w");
+        std::fputs(text.c_str(), f);
+        std::fclose(f);
+    }
+    return run_program({"/usr/bin/python3", "-c", "import json,sys; json.load(open(sys.argv[1]))",
+                        dir.file("j")})
+               .status == 0;
+}
+
+bool has_keys(const std::string& json, std::initializer_list<const char*> keys) {
+    bool all = true;
+    for (const char* key : keys) {
+        if (json.find(std::string("\"") + key + "\":") == std::string::npos) {
+            BOOST_ERROR("missing key " << key << " in " << json);
+            all = false;
+        }
+    }
+    return all;
+}
+
+} // namespace
+
+BOOST_AUTO_TEST_SUITE(audioctl)
+
+BOOST_AUTO_TEST_CASE(list_and_info_in_text_and_json) {
+    TempDir dir;
+    ServerProcess server(
+        file_sink_config(dir.file("out.wav"), 128, "\n[sinks.spare]\ntype = \"null\"\n"));
+    BackgroundProgram client({bin("audiod-test-client"), "--signal", "constant", "--frames", "4800",
+                              "--app", "json-app", "--hold-ms", "3000"});
+    BOOST_REQUIRE(wait_for_stream(10s));
+
+    ProgramResult r = run_tool("audioctl", {"--json", "list", "streams"});
+    BOOST_REQUIRE_EQUAL(r.status, 0);
+    BOOST_CHECK(r.out.front() == '[');
+    BOOST_CHECK(is_valid_json(r.out));
+    BOOST_CHECK(has_keys(r.out, {"id", "app", "sink", "state", "volume", "muted", "underruns",
+                                 "format", "rate", "channels"}));
+    BOOST_CHECK(r.out.find("\"app\":\"json-app\"") != std::string::npos);
+    BOOST_CHECK(r.out.find("\"sink\":\"out\"") != std::string::npos);
+    BOOST_CHECK(r.out.find("\"format\":\"s16le\"") != std::string::npos);
+
+    r = run_tool("audioctl", {"list", "sinks", "--json"});
+    BOOST_REQUIRE_EQUAL(r.status, 0);
+    BOOST_CHECK(r.out.front() == '[');
+    BOOST_CHECK(is_valid_json(r.out));
+    BOOST_CHECK(has_keys(
+        r.out, {"name", "type", "rate", "channels", "quantum", "volume", "muted", "default"}));
+    BOOST_CHECK(r.out.find("\"name\":\"spare\"") != std::string::npos);
+    BOOST_CHECK(r.out.find("\"quantum\":128") != std::string::npos);
+
+    r = run_tool("audioctl", {"--json", "list"});
+    BOOST_REQUIRE_EQUAL(r.status, 0);
+    BOOST_CHECK(is_valid_json(r.out));
+
+    r = run_tool("audioctl", {"list"});
+    BOOST_REQUIRE_EQUAL(r.status, 0);
+    BOOST_CHECK(r.out.find("json-app") != std::string::npos);
+    BOOST_CHECK(r.out.find("out *") != std::string::npos);
+
+    r = run_tool("audioctl", {"info"});
+    BOOST_REQUIRE_EQUAL(r.status, 0);
+    BOOST_CHECK(r.out.find("quantum:      128 frames") != std::string::npos);
+    BOOST_CHECK(r.out.find("scheduling:") != std::string::npos);
+    BOOST_CHECK(r.out.find("spare (null") != std::string::npos);
+    r = run_tool("audioctl", {"--json", "info"});
+    BOOST_CHECK(is_valid_json(r.out));
+    BOOST_CHECK(has_keys(r.out, {"version", "rate", "quantum", "sinks", "scheduling"}));
+    BOOST_CHECK_EQUAL(client.finish(30s).status, 0);
+}
+
+BOOST_AUTO_TEST_CASE(set_volume_ramps_to_exact_levels) {
+    TempDir dir;
+    const std::string wav = dir.file("out.wav");
+    ServerProcess server(file_sink_config(wav));
+    BackgroundProgram client({bin("audiod-test-client"), "--signal", "constant", "--value", "10000",
+                              "--frames", "144000"});
+    const auto id = wait_for_stream(10s);
+    BOOST_REQUIRE(id);
+    std::this_thread::sleep_for(500ms);
+    ProgramResult r = run_tool("audioctl", {"set-volume", std::to_string(*id), "50%"});
+    BOOST_REQUIRE_MESSAGE(r.status == 0, r.err);
+    std::this_thread::sleep_for(700ms);
+    r = run_tool("audioctl", {"set-volume", std::to_string(*id), "-6dB"});
+    BOOST_REQUIRE_MESSAGE(r.status == 0, r.err);
+    r = run_tool("audioctl", {"--json", "list", "streams"});
+    BOOST_CHECK(r.out.find("\"volume\":0.501") != std::string::npos);
+    BOOST_CHECK_EQUAL(client.finish(60s).status, 0);
+    BOOST_REQUIRE_EQUAL(server.stop(SIGTERM), 0);
+
+    const auto out = read_wav_s16(wav);
+    // Longest run of each exact level, and the largest step between frames.
+    const int16_t minus6db = static_cast<int16_t>(std::lrint(10000 * std::pow(10.0, -6.0 / 20)));
+    size_t run_full = 0, run_half = 0, run_6db = 0, run = 0;
+    int16_t previous = 0;
+    double worst_step = 0;
+    bool started = false;
+    for (size_t f = 0; f < out.size() / 2; ++f) {
+        const int16_t s = out[f * 2];
+        if (s == 0) {
+            continue;
+        }
+        run = started && s == previous ? run + 1 : 1;
+        if (started) {
+            worst_step = std::max(worst_step, std::abs(double(s) - previous));
+        }
+        started = true;
+        previous = s;
+        if (s == 10000) {
+            run_full = std::max(run_full, run);
+        } else if (s == 5000) {
+            run_half = std::max(run_half, run);
+        } else if (std::abs(s - minus6db) <= 1) {
+            run_6db = std::max(run_6db, run);
+        }
+    }
+    BOOST_CHECK_GT(run_full, 4800u);
+    BOOST_CHECK_GT(run_half, 4800u); // settled exactly at 50 %
+    BOOST_CHECK_GT(run_6db, 4800u);
+    // 5 ms ramp at 48 kHz = 240 frames for a 5000 step: about 21 per frame.
+    BOOST_CHECK_LE(worst_step, 5000.0 / 240 + 2);
+}
+
+BOOST_AUTO_TEST_CASE(bad_targets_and_levels_fail_clearly) {
+    TempDir dir;
+    ServerProcess server(file_sink_config(dir.file("out.wav")));
+    ProgramResult r = run_tool("audioctl", {"set-volume", "999", "50%"});
+    BOOST_CHECK_EQUAL(r.status, 1);
+    BOOST_CHECK_MESSAGE(r.err.find("no stream with id 999") != std::string::npos, r.err);
+    r = run_tool("audioctl", {"set-volume", "sink:ghost", "50%"});
+    BOOST_CHECK_EQUAL(r.status, 1);
+    BOOST_CHECK_MESSAGE(r.err.find("no sink named 'ghost'") != std::string::npos, r.err);
+    r = run_tool("audioctl", {"set-volume", "3", "loud"});
+    BOOST_CHECK_EQUAL(r.status, 2);
+    BOOST_CHECK(r.err.find("invalid volume") != std::string::npos);
+    r = run_tool("audioctl", {"set-volume", "abc", "50%"});
+    BOOST_CHECK_EQUAL(r.status, 2);
+    r = run_tool("audioctl", {"list", "planets"});
+    BOOST_CHECK_EQUAL(r.status, 2);
+    r = run_tool("audioctl", {"frobnicate"});
+    BOOST_CHECK_EQUAL(r.status, 2);
+    r = run_tool("audioctl", {"set-volume", "sink:out", "25%"});
+    BOOST_CHECK_EQUAL(r.status, 0);
+    r = run_tool("audioctl", {"--json", "list", "sinks"});
+    BOOST_CHECK(r.out.find("\"volume\":0.25") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_SUITE_END()

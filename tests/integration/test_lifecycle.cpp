@@ -1,0 +1,136 @@
+// The server as a process: configuration errors, one server per socket,
+// stale sockets, clean and unclean stops, and the tools' --help.
+#include "fixtures/fixture_signals.h"
+#include "helpers.h"
+#include "wav.h"
+
+#include <boost/test/unit_test.hpp>
+
+#include <csignal>
+#include <fstream>
+#include <sys/stat.h>
+#include <thread>
+#include <unistd.h>
+
+using namespace audiod;
+using namespace audiod::test;
+using namespace std::chrono_literals;
+
+BOOST_AUTO_TEST_SUITE(lifecycle)
+
+BOOST_AUTO_TEST_CASE(bad_config_is_refused_with_file_line_and_reason) {
+    TempDir dir;
+    const std::string conf = dir.file("bad.conf");
+    std::ofstream(conf) << "[server]\nrate = 48000\n\nquantum = \"lots\"\n[sinks.a]\ntype = "
+                           "\"null\"\n";
+    const ProgramResult r = run_program({bin("audiod"), "--config", conf}, 10s,
+                                        {{"AUDIOD_SOCKET", dir.file("socket")}});
+    BOOST_CHECK_EQUAL(r.status, 1);
+    BOOST_CHECK_MESSAGE(r.err.find(conf + ":4: quantum must be an integer") != std::string::npos,
+                        r.err);
+    // Nothing was left listening.
+    BOOST_CHECK(::access(dir.file("socket").c_str(), F_OK) != 0);
+
+    // A sink whose module rejects its options is refused too, naming the sink.
+    std::ofstream(conf) << "[sinks.rec]\ntype = \"file\"\ncolour = \"blue\"\n";
+    const ProgramResult r2 = run_program({bin("audiod"), "--config", conf}, 10s,
+                                         {{"AUDIOD_SOCKET", dir.file("socket")}});
+    BOOST_CHECK_EQUAL(r2.status, 1);
+    BOOST_CHECK_MESSAGE(r2.err.find("sink 'rec'") != std::string::npos &&
+                            r2.err.find("colour") != std::string::npos,
+                        r2.err);
+
+    std::ofstream(conf) << "[sinks.x]\ntype = \"warp-drive\"\n";
+    const ProgramResult r3 = run_program({bin("audiod"), "--config", conf}, 10s,
+                                         {{"AUDIOD_SOCKET", dir.file("socket")}});
+    BOOST_CHECK_EQUAL(r3.status, 1);
+    BOOST_CHECK_MESSAGE(r3.err.find("unknown sink type 'warp-drive'") != std::string::npos, r3.err);
+}
+
+BOOST_AUTO_TEST_CASE(one_server_per_socket_and_stale_sockets_reclaimed) {
+    TempDir dir;
+    const std::string config = "[sinks.a]\ntype = \"null\"\n";
+    auto first = std::make_unique<ServerProcess>(config, dir.path());
+    const ProgramResult second = run_program({bin("audiod"), "--config", dir.file("audiod.conf")},
+                                             10s, {{"AUDIOD_SOCKET", first->socket()}});
+    BOOST_CHECK_EQUAL(second.status, 1);
+    BOOST_CHECK_MESSAGE(second.err.find("already serving") != std::string::npos, second.err);
+    BOOST_CHECK_EQUAL(run_tool("audioctl", {"info"}).status, 0); // the first is unharmed
+
+    // A crash leaves the socket file behind; the next server takes it over.
+    BOOST_CHECK_EQUAL(first->stop(SIGKILL), 128 + SIGKILL);
+    struct stat st {};
+    BOOST_REQUIRE(::stat(first->socket().c_str(), &st) == 0);
+    BOOST_CHECK(S_ISSOCK(st.st_mode));
+    first.reset();
+    ServerProcess third(config, dir.path());
+    const ProgramResult info = run_tool("audioctl", {"info"});
+    BOOST_CHECK_EQUAL(info.status, 0);
+    BOOST_CHECK_EQUAL(third.stop(SIGTERM), 0);
+    // A clean stop removes the socket.
+    BOOST_CHECK(::access(third.socket().c_str(), F_OK) != 0);
+}
+
+BOOST_AUTO_TEST_CASE(sigint_stops_cleanly) {
+    TempDir dir;
+    ServerProcess server(file_sink_config(dir.file("out.wav")));
+    std::this_thread::sleep_for(200ms);
+    BOOST_CHECK_EQUAL(server.stop(SIGINT), 0);
+    const auto out = read_wav_s16(dir.file("out.wav"));
+    BOOST_CHECK_GT(out.size(), 0u); // the timer kept running: silence was written
+}
+
+BOOST_AUTO_TEST_CASE(wav_is_readable_up_to_the_last_flush_after_a_crash) {
+    TempDir dir;
+    const std::string wav = dir.file("out.wav");
+    ServerProcess server(file_sink_config(wav));
+    BackgroundProgram client({bin("audiod-test-client"), "--signal", "counter", "--frames",
+                              "240000", "--latency-ms", "200"});
+    std::this_thread::sleep_for(1500ms);
+    BOOST_CHECK_EQUAL(server.stop(SIGKILL), 128 + SIGKILL);
+    client.finish(30s);
+
+    const auto out = read_wav_s16(wav);
+    // At least about a second made it to disk, and every frame there is the
+    // counter in order: the header never claims more than was written.
+    BOOST_CHECK_GT(out.size() / 2, 48000u / 2);
+    const auto start = first_sound(out, 2);
+    BOOST_REQUIRE(start);
+    uint64_t n = 0;
+    for (size_t f = *start; f < out.size() / 2; ++f, ++n) {
+        BOOST_REQUIRE_EQUAL(out[f * 2], counter_value(n));
+    }
+    // And the declared size matches the bytes in the file exactly.
+    auto reader = WavReader::open_path(wav);
+    BOOST_REQUIRE(std::holds_alternative<WavReader>(reader));
+    const WavInfo& info = std::get<WavReader>(reader).info();
+    struct stat st {};
+    BOOST_REQUIRE(::stat(wav.c_str(), &st) == 0);
+    BOOST_CHECK(info.data_bytes_known);
+    BOOST_CHECK_LE(info.data_offset + info.data_bytes, static_cast<uint64_t>(st.st_size));
+}
+
+BOOST_AUTO_TEST_CASE(every_tool_explains_itself) {
+    for (const char* tool : {"audiod", "audioplay", "audioctl"}) {
+        const ProgramResult help = run_tool(tool, {"--help"});
+        BOOST_CHECK_EQUAL(help.status, 0);
+        BOOST_CHECK_MESSAGE(help.out.find("Usage: ") == 0, tool);
+        BOOST_CHECK_MESSAGE(help.out.find("Exit status") != std::string::npos, tool);
+        const ProgramResult bad = run_tool(tool, {"--no-such-option"});
+        BOOST_CHECK_EQUAL(bad.status, 2);
+        BOOST_CHECK(bad.err.find("--help") != std::string::npos);
+    }
+}
+
+BOOST_AUTO_TEST_CASE(clients_report_a_missing_server_at_once) {
+    TempDir dir;
+    const std::map<std::string, std::string> env{{"AUDIOD_SOCKET", dir.file("none")}};
+    const ProgramResult ctl = run_program({bin("audioctl"), "info"}, 10s, env);
+    BOOST_CHECK_EQUAL(ctl.status, 1);
+    BOOST_CHECK_MESSAGE(ctl.err.find("no audiod server is running") != std::string::npos, ctl.err);
+    const ProgramResult play = run_program({bin("audioplay"), "--tone", "440"}, 10s, env);
+    BOOST_CHECK_EQUAL(play.status, 1);
+    BOOST_CHECK_LT(play.seconds, 5.0);
+}
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -1,0 +1,219 @@
+// End to end with real processes: clients play known signals into a file
+// sink, and the WAV that comes out is checked sample for sample.
+#include "fixtures/fixture_signals.h"
+#include "helpers.h"
+#include "wav.h"
+
+#include <boost/test/unit_test.hpp>
+
+#include <algorithm>
+#include <csignal>
+#include <thread>
+
+using namespace audiod;
+using namespace audiod::test;
+using namespace std::chrono_literals;
+
+namespace {
+
+constexpr uint32_t kChannels = 2;
+
+ProgramResult play(const std::vector<std::string>& args) {
+    return run_tool("audiod-test-client", args, 60s);
+}
+
+void check_client_ok(const ProgramResult& r) {
+    BOOST_REQUIRE_MESSAGE(r.status == 0, "client failed: " << r.err);
+}
+
+// Checks that the frames of a counter stream appear in `out` exactly once,
+// in order, with nothing else mixed in; silence may separate them (a pause).
+void check_counter_continuity(const std::vector<int16_t>& out, uint64_t frames) {
+    uint64_t next = 0;
+    for (size_t f = 0; f < out.size() / kChannels; ++f) {
+        const int16_t left = out[f * kChannels];
+        const int16_t right = out[f * kChannels + 1];
+        BOOST_REQUIRE_EQUAL(left, right);
+        if (left == 0) {
+            continue;
+        }
+        BOOST_REQUIRE_MESSAGE(next < frames, "extra sound at frame " << f);
+        BOOST_REQUIRE_MESSAGE(left == counter_value(next), "frame " << f << ": got " << left
+                                                                    << ", expected counter "
+                                                                    << counter_value(next));
+        ++next;
+    }
+    BOOST_CHECK_EQUAL(next, frames);
+}
+
+} // namespace
+
+BOOST_AUTO_TEST_SUITE(playback)
+
+BOOST_AUTO_TEST_CASE(two_clients_mix_sample_for_sample) {
+    TempDir dir;
+    const std::string wav = dir.file("out.wav");
+    ServerProcess server(file_sink_config(wav));
+    // One s16 client and one f32 client, different lengths, started apart.
+    BackgroundProgram a({bin("audiod-test-client"), "--signal", "random", "--seed", "11",
+                         "--frames", "48000", "--app", "alpha"});
+    std::this_thread::sleep_for(150ms);
+    BackgroundProgram b({bin("audiod-test-client"), "--signal", "random", "--seed", "22",
+                         "--frames", "72000", "--format", "f32le", "--app", "beta"});
+    const ProgramResult ra = a.finish(60s);
+    const ProgramResult rb = b.finish(60s);
+    check_client_ok(ra);
+    check_client_ok(rb);
+    BOOST_REQUIRE_EQUAL(server.stop(SIGTERM), 0);
+
+    const auto start_a = json_number(ra.out, "start");
+    const auto start_b = json_number(rb.out, "start");
+    BOOST_REQUIRE(start_a && start_b);
+    BOOST_CHECK_EQUAL(json_number(ra.out, "underruns").value_or(99), 0u);
+    BOOST_CHECK_EQUAL(json_number(rb.out, "underruns").value_or(99), 0u);
+
+    const auto out = read_wav_s16(wav);
+    const auto x = make_signal("random", 48000, kChannels, 11, 0);
+    const auto y = make_signal("random", 72000, kChannels, 22, 0);
+    BOOST_REQUIRE_GE(out.size(), (*start_b + 72000) * kChannels);
+    BOOST_REQUIRE_GE(out.size(), (*start_a + 48000) * kChannels);
+    std::vector<int32_t> expected(out.size(), 0);
+    for (size_t i = 0; i < x.size(); ++i) {
+        expected[*start_a * kChannels + i] += x[i];
+    }
+    for (size_t i = 0; i < y.size(); ++i) {
+        expected[*start_b * kChannels + i] += y[i];
+    }
+    size_t mismatches = 0;
+    for (size_t i = 0; i < out.size(); ++i) {
+        const int32_t want = std::clamp(expected[i], -32768, 32767);
+        if (out[i] != want && mismatches++ < 5) {
+            BOOST_ERROR("sample " << i << ": got " << out[i] << ", expected " << want);
+        }
+    }
+    BOOST_CHECK_EQUAL(mismatches, 0u);
+}
+
+BOOST_AUTO_TEST_CASE(client_with_garbage_positions_is_dropped_others_continue) {
+    TempDir dir;
+    const std::string wav = dir.file("out.wav");
+    ServerProcess server(file_sink_config(wav));
+    BackgroundProgram good({bin("audiod-test-client"), "--signal", "counter", "--frames", "96000"});
+    std::this_thread::sleep_for(300ms);
+    const ProgramResult evil = run_tool("audiod-evil-client", {"garbage-positions"});
+    BOOST_CHECK_MESSAGE(evil.status == 0, evil.err);
+    const ProgramResult r = good.finish(60s);
+    check_client_ok(r);
+    BOOST_CHECK_EQUAL(json_number(r.out, "underruns").value_or(99), 0u);
+    // The server still serves.
+    BOOST_CHECK_EQUAL(run_tool("audioctl", {"info"}).status, 0);
+    BOOST_REQUIRE_EQUAL(server.stop(SIGTERM), 0);
+    BOOST_CHECK(server.log().find("corrupted its ring positions") != std::string::npos);
+    check_counter_continuity(read_wav_s16(wav), 96000);
+}
+
+BOOST_AUTO_TEST_CASE(malformed_requests_drop_only_that_client) {
+    TempDir dir;
+    ServerProcess server(file_sink_config(dir.file("out.wav")));
+    BackgroundProgram good({bin("audiod-test-client"), "--signal", "counter", "--frames", "48000"});
+    for (const char* mode : {"garbage-message", "no-hello"}) {
+        const ProgramResult evil = run_tool("audiod-evil-client", {mode});
+        BOOST_CHECK_MESSAGE(evil.status == 0, mode << ": " << evil.err);
+    }
+    check_client_ok(good.finish(60s));
+    BOOST_CHECK_EQUAL(server.stop(SIGTERM), 0);
+    check_counter_continuity(read_wav_s16(dir.file("out.wav")), 48000);
+}
+
+BOOST_AUTO_TEST_CASE(pause_and_resume_lose_and_alter_nothing) {
+    TempDir dir;
+    const std::string wav = dir.file("out.wav");
+    ServerProcess server(file_sink_config(wav));
+    const ProgramResult r = play({"--signal", "counter", "--frames", "72000", "--latency-ms", "200",
+                                  "--pause-at", "30000", "--pause-ms", "400"});
+    check_client_ok(r);
+    BOOST_REQUIRE_EQUAL(server.stop(SIGTERM), 0);
+    const auto out = read_wav_s16(wav);
+    check_counter_continuity(out, 72000);
+    // The pause shows as a stretch of silence inside the stream.
+    const auto start = first_sound(out, kChannels);
+    BOOST_REQUIRE(start);
+    size_t longest_gap = 0;
+    size_t gap = 0;
+    for (size_t f = *start; f < out.size() / kChannels; ++f) {
+        gap = out[f * kChannels] == 0 ? gap + 1 : 0;
+        longest_gap = std::max(longest_gap, gap);
+    }
+    BOOST_CHECK_GE(longest_gap, 48000u * 300 / 1000);
+}
+
+BOOST_AUTO_TEST_CASE(audioplay_plays_a_wav_file_bit_exact_in_real_time) {
+    TempDir dir;
+    const std::string wav = dir.file("out.wav");
+    const std::string input = dir.file("in.wav");
+    const auto signal = make_signal("random", 48000, kChannels, 5, 0);
+    {
+        auto writer = WavWriter::create(input, {SampleFormat::s16le, 48000, kChannels});
+        BOOST_REQUIRE(std::holds_alternative<WavWriter>(writer));
+        auto& w = std::get<WavWriter>(writer);
+        std::vector<int16_t> data = signal;
+        data[0] = 1234; // a known first frame to find the start by
+        data[1] = 1234;
+        BOOST_REQUIRE_EQUAL(w.append(data.data(), data.size() * 2), 0);
+        BOOST_REQUIRE_EQUAL(w.finish(), 0);
+    }
+    ServerProcess server(file_sink_config(wav));
+    const ProgramResult r = run_tool("audioplay", {"--quiet", input}, 60s);
+    BOOST_REQUIRE_MESSAGE(r.status == 0, r.err);
+    // One second of audio cannot have been played out in much less.
+    BOOST_CHECK_GE(r.seconds, 0.9);
+    BOOST_REQUIRE_EQUAL(server.stop(SIGTERM), 0);
+    const auto out = read_wav_s16(wav);
+    const auto start = first_sound(out, kChannels);
+    BOOST_REQUIRE(start);
+    BOOST_REQUIRE_GE(out.size(), (*start + 48000) * kChannels);
+    BOOST_CHECK_EQUAL(out[*start * kChannels], 1234);
+    BOOST_CHECK(std::equal(signal.begin() + 2, signal.end(),
+                           out.begin() + static_cast<ptrdiff_t>(*start * kChannels + 2)));
+}
+
+BOOST_AUTO_TEST_CASE(audioplay_reads_raw_audio_from_stdin_pipe) {
+    TempDir dir;
+    const std::string wav = dir.file("out.wav");
+    ServerProcess server(file_sink_config(wav));
+    // A shell pipeline: raw counter frames from a file through a pipe.
+    const auto signal = make_signal("counter", 24000, kChannels, 0, 0);
+    {
+        std::FILE* f = std::fopen(dir.file("raw").c_str(), "wb");
+        std::fwrite(signal.data(), 2, signal.size(), f);
+        std::fclose(f);
+    }
+    const ProgramResult r =
+        run_program({"/bin/sh", "-c",
+                     "cat '" + dir.file("raw") + "' | '" + bin("audioplay") +
+                         "' --quiet --raw --format s16le --rate 48000 --channels 2 -"},
+                    60s);
+    BOOST_REQUIRE_MESSAGE(r.status == 0, r.err);
+    BOOST_REQUIRE_EQUAL(server.stop(SIGTERM), 0);
+    check_counter_continuity(read_wav_s16(wav), 24000);
+}
+
+BOOST_AUTO_TEST_CASE(unsupported_formats_are_refused_with_a_reason) {
+    TempDir dir;
+    ServerProcess server(file_sink_config(dir.file("out.wav")));
+    ProgramResult r = play({"--rate", "44100", "--frames", "100"});
+    BOOST_CHECK_EQUAL(r.status, 1);
+    BOOST_CHECK_MESSAGE(r.err.find("resampling is not supported yet") != std::string::npos, r.err);
+    r = play({"--channels", "1", "--frames", "100"});
+    BOOST_CHECK_EQUAL(r.status, 1);
+    BOOST_CHECK_MESSAGE(r.err.find("channel mapping is not supported yet") != std::string::npos,
+                        r.err);
+    r = play({"--format", "u8", "--frames", "100"});
+    BOOST_CHECK_EQUAL(r.status, 1);
+    BOOST_CHECK_MESSAGE(r.err.find("u8 is not supported yet") != std::string::npos, r.err);
+    r = play({"--sink", "nowhere", "--frames", "100"});
+    BOOST_CHECK_EQUAL(r.status, 1);
+    BOOST_CHECK_MESSAGE(r.err.find("no sink named 'nowhere'") != std::string::npos, r.err);
+}
+
+BOOST_AUTO_TEST_SUITE_END()

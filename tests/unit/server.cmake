@@ -1,0 +1,17 @@
+add_library(audiod_test_stepped_sink STATIC unit/server/stepped_sink.cpp)
+target_compile_definitions(audiod_test_stepped_sink PRIVATE BOOST_TEST_DYN_LINK)
+target_link_libraries(audiod_test_stepped_sink PUBLIC audiod_server audiod PRIVATE Boost::unit_test_framework)
+
+audiod_add_test(test_server
+  SOURCES unit/server/test_main.cpp unit/server/test_config.cpp unit/server/test_mix_kernels.cpp
+          unit/server/test_sink_cycle.cpp unit/server/test_spsc_queue.cpp
+          unit/server/test_timer_clock.cpp
+  LIBS audiod_server audiod_test_stepped_sink audiod_module_support)
+set_tests_properties(test_server PROPERTIES LABELS "threads")
+
+# Replaces malloc and pthread_mutex_lock, which the sanitizers also replace.
+if(NOT AUDIOD_SANITIZE)
+  audiod_add_test(test_rt_safety
+    SOURCES unit/server/test_rt_safety.cpp unit/server/rt_hooks.cpp
+    LIBS audiod_server audiod_test_stepped_sink)
+endif()

@@ -1,0 +1,185 @@
+#include "stepped_sink.h"
+
+#include "audiod/audiod.h"
+
+#include <boost/test/unit_test.hpp>
+
+#include <chrono>
+#include <cstring>
+#include <string>
+#include <sys/eventfd.h>
+#include <thread>
+
+namespace audiod::test {
+
+namespace {
+
+// The last device opened; tests open one sink at a time.
+SteppedDevice* g_last_device = nullptr;
+constexpr size_t kCaptureBytes = 64 << 20;
+
+int stepped_open(const audiod_host*, const audiod_sink_config* config, void** instance,
+                 audiod_sink_info* info, char* error, size_t error_size) {
+    auto* device = new SteppedDevice;
+    info->format = AUDIOD_FORMAT_S16LE;
+    info->latency_frames = 0;
+    for (size_t i = 0; i < config->option_count; ++i) {
+        const std::string key = config->options[i].key;
+        const std::string value = config->options[i].value;
+        if (key == "format") {
+            info->format = audiod_format_from_name(value.c_str());
+        } else if (key == "latency") {
+            info->latency_frames = static_cast<uint32_t>(std::stoul(value));
+        } else {
+            std::snprintf(error, error_size, "unknown option %s", key.c_str());
+            delete device;
+            return -22;
+        }
+    }
+    device->frame_bytes = audiod_format_sample_bytes(info->format) * config->channels;
+    device->captured.resize(kCaptureBytes);
+    g_last_device = device;
+    *instance = device;
+    return 0;
+}
+
+int stepped_start(void*) {
+    return 0;
+}
+
+int stepped_wait(void* instance) {
+    auto* device = static_cast<SteppedDevice*>(instance);
+    // Poll the stop flag now and then so that Sink::stop() can join us.
+    while (!device->permits.try_acquire_for(std::chrono::milliseconds(5))) {
+        if (device->stopping.load()) {
+            return -125; // ECANCELED: ends the RT loop
+        }
+    }
+    return 0;
+}
+
+int stepped_write(void* instance, const void* frames, uint32_t count) {
+    auto* device = static_cast<SteppedDevice*>(instance);
+    const size_t bytes = size_t{count} * device->frame_bytes;
+    const size_t at = device->captured_bytes.load(std::memory_order_relaxed);
+    if (at + bytes <= device->captured.size()) {
+        std::memcpy(device->captured.data() + at, frames, bytes);
+        device->captured_bytes.store(at + bytes, std::memory_order_release);
+    }
+    device->cycles.fetch_add(1, std::memory_order_release);
+    return 0;
+}
+
+void stepped_stop(void*) {}
+void stepped_close(void* instance) {
+    delete static_cast<SteppedDevice*>(instance);
+}
+uint64_t stepped_xruns(void*) {
+    return 0;
+}
+
+const audiod_sink_ops kOps = {stepped_open, stepped_start, stepped_wait, stepped_write,
+                              stepped_stop, stepped_close, stepped_xruns};
+const audiod_module kModule = {AUDIOD_MODULE_ABI_VERSION, "stepped", "test device", &kOps};
+
+audiod_host test_host() {
+    audiod_host host{};
+    host.abi_version = AUDIOD_MODULE_ABI_VERSION;
+    host.log = [](int, const char*, const char*) {};
+    return host;
+}
+
+} // namespace
+
+const audiod_module& stepped_module() {
+    return kModule;
+}
+
+SinkRig::SinkRig(SinkFormat f, const char* output_format)
+    : format(f) {
+    SinkOpenRequest request;
+    request.name = "test";
+    request.type = "stepped";
+    request.format = f;
+    request.options.emplace_back("format", output_format);
+    static const audiod_host host = test_host();
+    auto opened = Sink::open(kModule, host, request);
+    BOOST_REQUIRE_MESSAGE(std::holds_alternative<std::unique_ptr<Sink>>(opened),
+                          "sink did not open");
+    sink = std::move(std::get<std::unique_ptr<Sink>>(opened));
+    device = g_last_device;
+    BOOST_REQUIRE_EQUAL(sink->start(), "");
+}
+
+SinkRig::~SinkRig() {
+    device->stopping.store(true);
+    sink->stop();
+    sink.reset();
+}
+
+void SinkRig::run_cycles(uint64_t cycles) {
+    const uint64_t target = device->cycles.load() + cycles;
+    device->permits.release(static_cast<std::ptrdiff_t>(cycles));
+    const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (device->cycles.load(std::memory_order_acquire) < target) {
+        BOOST_REQUIRE_MESSAGE(std::chrono::steady_clock::now() < give_up, "RT cycles stalled");
+        std::this_thread::sleep_for(std::chrono::microseconds(200));
+    }
+}
+
+Stream& SinkRig::add_stream(SampleFormat fmt, uint64_t capacity, float gain) {
+    const uint32_t id = static_cast<uint32_t>(streams.size() + 1);
+    auto ring = StreamRing::create(id, fmt, format.rate, format.channels, capacity);
+    BOOST_REQUIRE(std::holds_alternative<StreamRing>(ring));
+    auto stream = std::make_unique<Stream>(std::move(std::get<StreamRing>(ring)),
+                                           UniqueFd(::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)));
+    stream->id = id;
+    stream->format = fmt;
+    stream->rate = format.rate;
+    stream->channels = format.channels;
+    stream->sink = sink.get();
+    stream->volume = gain;
+    stream->rt.gain.reset(gain);
+    Stream& ref = *stream;
+    streams.push_back(std::move(stream));
+    send({RtCommand::Kind::attach, &ref, 1.0f});
+    return ref;
+}
+
+void SinkRig::write(Stream& stream, const void* frames, uint64_t count) {
+    const uint64_t capacity = stream.ring.capacity();
+    const uint32_t frame_bytes = stream.ring.frame_bytes();
+    auto* data = const_cast<uint8_t*>(stream.ring.data());
+    uint64_t& pos = write_pos_[&stream];
+    const auto* src = static_cast<const uint8_t*>(frames);
+    for (uint64_t i = 0; i < count; ++i) {
+        std::memcpy(data + ((pos + i) % capacity) * frame_bytes, src + i * frame_bytes,
+                    frame_bytes);
+    }
+    pos += count;
+    stream.ring.header()->write_pos.store(pos, std::memory_order_release);
+}
+
+void SinkRig::set_client_flags(Stream& stream, uint32_t flags) {
+    stream.ring.header()->client_flags.store(flags, std::memory_order_release);
+}
+
+void SinkRig::send(const RtCommand& command) {
+    BOOST_REQUIRE(sink->send(command));
+}
+
+std::vector<RtEvent> SinkRig::events(size_t at_least) {
+    std::vector<RtEvent> out;
+    const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    for (;;) {
+        RtEvent batch[16];
+        const size_t n = sink->take_events(batch, 16);
+        out.insert(out.end(), batch, batch + n);
+        if (out.size() >= at_least || std::chrono::steady_clock::now() > give_up) {
+            return out;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+}
+
+} // namespace audiod::test

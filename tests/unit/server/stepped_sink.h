@@ -1,0 +1,68 @@
+// A sink module for in-process tests: every cycle waits until the test
+// allows it, and every quantum written is kept for inspection. It lets a
+// test drive a real Sink (real RT thread, real queues, real mixing) one
+// cycle at a time, with no timing involved.
+#pragma once
+
+#include "audiod/module.h"
+#include "sink.h"
+#include "stream.h"
+
+#include <atomic>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <semaphore>
+#include <vector>
+
+namespace audiod::test {
+
+struct SteppedDevice {
+    std::counting_semaphore<1 << 20> permits{0};
+    std::atomic<bool> stopping{false};
+    // Output, preallocated so that write() neither allocates nor locks.
+    std::vector<uint8_t> captured;
+    std::atomic<size_t> captured_bytes{0};
+    std::atomic<uint64_t> cycles{0};
+    uint32_t frame_bytes = 0;
+};
+
+// The module: options "format" (s16le/s32le/f32le) and "latency".
+const audiod_module& stepped_module();
+
+// A Sink on a SteppedDevice, with helpers to play the client's part.
+class SinkRig {
+public:
+    explicit SinkRig(SinkFormat format = {48000, 2, 64}, const char* output_format = "s16le");
+    ~SinkRig();
+
+    // Lets `cycles` cycles run and waits (up to 10 s) until they have.
+    void run_cycles(uint64_t cycles);
+
+    // A stream with a ring of `capacity` frames, attached to the sink.
+    Stream& add_stream(SampleFormat format, uint64_t capacity, float gain = 1.0f);
+    // Writes frames into the stream's ring as a client would.
+    void write(Stream& stream, const void* frames, uint64_t count);
+    void set_client_flags(Stream& stream, uint32_t flags);
+    void send(const RtCommand& command);
+    // Collects RT events (waits briefly for at least `at_least`).
+    std::vector<RtEvent> events(size_t at_least = 0);
+
+    template <class T>
+    std::vector<T> output() const {
+        const size_t bytes = device->captured_bytes.load();
+        std::vector<T> out(bytes / sizeof(T));
+        std::memcpy(out.data(), device->captured.data(), out.size() * sizeof(T));
+        return out;
+    }
+
+    SinkFormat format;
+    std::unique_ptr<Sink> sink;
+    SteppedDevice* device = nullptr;
+    std::vector<std::unique_ptr<Stream>> streams;
+
+private:
+    std::map<Stream*, uint64_t> write_pos_;
+};
+
+} // namespace audiod::test

@@ -1,0 +1,129 @@
+// The configuration file: what is accepted, and that every refusal names the
+// file, the line and the reason.
+#include "config.h"
+
+#include <boost/test/unit_test.hpp>
+
+using namespace audiod;
+
+namespace {
+
+ServerConfig parse_ok(const std::string& text) {
+    auto result = parse_config(text, "test.conf");
+    if (auto* error = std::get_if<std::string>(&result)) {
+        BOOST_FAIL("unexpected error: " << *error);
+    }
+    return std::get<ServerConfig>(result);
+}
+
+std::string parse_error(const std::string& text) {
+    auto result = parse_config(text, "test.conf");
+    BOOST_REQUIRE_MESSAGE(std::holds_alternative<std::string>(result), "accepted:\n" << text);
+    return std::get<std::string>(result);
+}
+
+bool starts_with(const std::string& s, const std::string& prefix) {
+    return s.rfind(prefix, 0) == 0;
+}
+
+} // namespace
+
+BOOST_AUTO_TEST_SUITE(config)
+
+BOOST_AUTO_TEST_CASE(full_configuration) {
+    const auto c = parse_ok(R"(
+[server]
+rate = 44100
+channels = 1
+quantum = 64
+default-sink = "rec"
+rt-priority = 0
+
+[sinks.zero]
+type = "null"
+
+[sinks.rec]
+type = "file"
+path = "/tmp/x.wav"
+format = "f32le"
+)");
+    BOOST_CHECK_EQUAL(c.rate, 44100u);
+    BOOST_CHECK_EQUAL(c.channels, 1u);
+    BOOST_CHECK_EQUAL(c.quantum, 64u);
+    BOOST_CHECK_EQUAL(c.rt_priority, 0);
+    BOOST_CHECK_EQUAL(c.default_sink, "rec");
+    BOOST_REQUIRE_EQUAL(c.sinks.size(), 2u);
+    BOOST_CHECK_EQUAL(c.sinks[0].name, "zero"); // file order
+    BOOST_CHECK_EQUAL(c.sinks[1].name, "rec");
+    BOOST_CHECK_EQUAL(c.sinks[1].type, "file");
+    BOOST_CHECK_EQUAL(c.sinks[1].line, 12u); // [sinks.rec]
+    BOOST_REQUIRE_EQUAL(c.sinks[1].options.size(), 2u);
+}
+
+BOOST_AUTO_TEST_CASE(defaults_and_first_sink_as_default) {
+    const auto c = parse_ok("[sinks.b]\ntype = \"null\"\n[sinks.a]\ntype = \"null\"\n");
+    BOOST_CHECK_EQUAL(c.rate, 48000u);
+    BOOST_CHECK_EQUAL(c.channels, 2u);
+    BOOST_CHECK_EQUAL(c.quantum, 256u);
+    BOOST_CHECK_EQUAL(c.default_sink, "b");
+}
+
+BOOST_AUTO_TEST_CASE(options_of_any_scalar_type_become_text) {
+    const auto c = parse_ok("[sinks.x]\ntype = \"null\"\nn = 5\nf = 0.5\nb = true\n");
+    BOOST_REQUIRE_EQUAL(c.sinks[0].options.size(), 3u);
+}
+
+BOOST_AUTO_TEST_CASE(errors_name_file_and_line) {
+    // Syntax error on line 3.
+    std::string e = parse_error("[server]\nrate = 48000\nquantum = = 5\n");
+    BOOST_CHECK_MESSAGE(starts_with(e, "test.conf:3: "), e);
+
+    e = parse_error("[server]\nrate = 48000\nspeed = 3\n[sinks.a]\ntype=\"null\"\n");
+    BOOST_CHECK_MESSAGE(starts_with(e, "test.conf:3: unknown key 'speed'"), e);
+
+    e = parse_error("[server]\n\nrate = \"fast\"\n[sinks.a]\ntype=\"null\"\n");
+    BOOST_CHECK_MESSAGE(starts_with(e, "test.conf:3: rate must be an integer"), e);
+
+    e = parse_error("[server]\nquantum = 3\n[sinks.a]\ntype=\"null\"\n");
+    BOOST_CHECK_MESSAGE(starts_with(e, "test.conf:2: quantum = 3 is out of range"), e);
+
+    e = parse_error("[sinks.a]\ntype=\"null\"\n\n[speakers]\nx = 1\n");
+    BOOST_CHECK_MESSAGE(starts_with(e, "test.conf:4: unknown section 'speakers'"), e);
+
+    e = parse_error("[server]\ndefault-sink = \"nope\"\n[sinks.a]\ntype=\"null\"\n");
+    BOOST_CHECK_MESSAGE(starts_with(e, "test.conf:2: default-sink 'nope'"), e);
+
+    e = parse_error("[sinks.a]\ntype = \"null\"\n[sinks.b]\npath = \"x\"\n");
+    BOOST_CHECK_MESSAGE(starts_with(e, "test.conf:3: sink 'b' has no type"), e);
+
+    e = parse_error("[sinks.\"bad name\"]\ntype = \"null\"\n");
+    BOOST_CHECK_MESSAGE(starts_with(e, "test.conf:1: invalid sink name"), e);
+
+    e = parse_error("[sinks.a]\ntype = \"null\"\nlist = [1, 2]\n");
+    BOOST_CHECK_MESSAGE(starts_with(e, "test.conf:3: option list must be"), e);
+
+    e = parse_error("[server]\nrate = 48000\n");
+    BOOST_CHECK_MESSAGE(e.find("no sinks configured") != std::string::npos, e);
+}
+
+BOOST_AUTO_TEST_CASE(garbage_never_throws) {
+    const char* inputs[] = {"",
+                            "\x01\x02",
+                            "[",
+                            "a=",
+                            "[sinks]\nx=1",
+                            "[[sinks]]\ntype=1",
+                            "[server]\nrate=99999999999999999999999"};
+    for (const char* text : inputs) {
+        const auto result = parse_config(text, "g.conf");
+        BOOST_CHECK(std::holds_alternative<std::string>(result));
+    }
+}
+
+BOOST_AUTO_TEST_CASE(missing_file_is_reported) {
+    const auto result = load_config("/nonexistent/audiod.conf");
+    BOOST_REQUIRE(std::holds_alternative<std::string>(result));
+    BOOST_CHECK(starts_with(std::get<std::string>(result), "/nonexistent/audiod.conf: "));
+}
+
+BOOST_AUTO_TEST_SUITE_END()

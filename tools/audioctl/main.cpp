@@ -1,0 +1,150 @@
+// audioctl: inspects and controls a running audiod from the shell.
+#include "audiod/audiod.h"
+#include "commands.h"
+#include "socket_path.h"
+#include "version.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <getopt.h>
+#include <string>
+#include <vector>
+
+namespace {
+
+constexpr const char* kUsage = R"(Usage: audioctl [OPTION]... COMMAND [ARGUMENT]...
+Inspect and control the audiod sound server.
+
+Commands:
+  list [sinks|streams]       show sinks and/or playback streams. Sinks: name
+                             (* = default), type, state, rate, channels,
+                             quantum, format, volume, mute, streams, xruns.
+                             Streams: id, application, sink, state (starting,
+                             running, paused, draining, drained), volume,
+                             mute, underruns, format, rate, channels, pid.
+  info                       server version, rate, quantum, scheduling in
+                             force, uptime, counts and sinks.
+  set-volume TARGET LEVEL    set a volume. TARGET is a stream id or
+                             sink:NAME. LEVEL is absolute (50%, 0.5, -6dB,
+                             0dB) or a relative step (+5%, -5%, +0.1, +3dB).
+                             A value written -NdB is an absolute level.
+                             Changes ramp over 5 ms, so they never click.
+
+Options:
+  -j, --json                 print JSON: `list sinks` and `list streams`
+                             print an array of objects, `list` prints
+                             {"sinks": [...], "streams": [...]}, `info` an
+                             object.
+  -s, --socket PATH          talk to the server at PATH instead of
+                             $AUDIOD_SOCKET, $XDG_RUNTIME_DIR/audiod/socket
+                             or /tmp/audiod-$UID/socket.
+  -t, --timeout MS           give up on the server after MS milliseconds
+                             (default 2000).
+  -h, --help                 show this help and exit.
+  -V, --version              show the version and exit.
+
+Exit status: 0 on success, 1 if the server is unreachable or refuses the
+command (no such stream or sink, ...), 2 on a usage error.
+
+Examples:
+  audioctl list streams
+  audioctl set-volume 7 -6dB
+  audioctl --json list sinks
+)";
+
+} // namespace
+
+int main(int argc, char** argv) {
+    using namespace audiod::ctl;
+    const option long_options[] = {
+        {"json", no_argument, nullptr, 'j'},          {"socket", required_argument, nullptr, 's'},
+        {"timeout", required_argument, nullptr, 't'}, {"help", no_argument, nullptr, 'h'},
+        {"version", no_argument, nullptr, 'V'},       {nullptr, 0, nullptr, 0},
+    };
+    Session session;
+    std::string socket_path;
+    // '+': stop at the command, so that "-6dB" after it is an argument.
+    for (;;) {
+        const int c = getopt_long(argc, argv, "+js:t:hV", long_options, nullptr);
+        if (c == -1) {
+            break;
+        }
+        switch (c) {
+        case 'j':
+            session.json = true;
+            break;
+        case 's':
+            socket_path = optarg;
+            break;
+        case 't': {
+            char* end = nullptr;
+            const long ms = std::strtol(optarg, &end, 10);
+            if (*end != '\0' || ms < 1 || ms > 600000) {
+                std::fprintf(stderr, "audioctl: invalid timeout '%s'\n", optarg);
+                return 2;
+            }
+            session.timeout_ms = static_cast<int>(ms);
+            break;
+        }
+        case 'h':
+            std::fputs(kUsage, stdout);
+            return 0;
+        case 'V':
+            std::printf("audioctl %s\n", AUDIOD_VERSION_STRING);
+            return 0;
+        default:
+            std::fputs("Try 'audioctl --help' for more information.\n", stderr);
+            return 2;
+        }
+    }
+    if (optind >= argc) {
+        std::fputs("audioctl: no command given\nTry 'audioctl --help' for more information.\n",
+                   stderr);
+        return 2;
+    }
+    const std::string command = argv[optind];
+    std::vector<std::string> args(argv + optind + 1, argv + argc);
+    // Options may also follow the command (audioctl list --json).
+    std::erase_if(args, [&](const std::string& a) {
+        if (a == "--json" || a == "-j") {
+            session.json = true;
+            return true;
+        }
+        return false;
+    });
+    using Handler = int (*)(Session&, const std::vector<std::string>&);
+    Handler handler = nullptr;
+    if (command == "list") {
+        handler = run_list;
+    } else if (command == "info") {
+        handler = run_info;
+    } else if (command == "set-volume") {
+        handler = run_set_volume;
+    } else {
+        std::fprintf(stderr, "audioctl: unknown command '%s'\n", command.c_str());
+        std::fputs("Try 'audioctl --help' for more information.\n", stderr);
+        return 2;
+    }
+
+    if (socket_path.empty()) {
+        socket_path = audiod::default_socket_path();
+    }
+    if (const int rc = session.channel.connect(socket_path); rc != 0) {
+        std::fprintf(stderr, "audioctl: cannot reach audiod at %s: %s\n", socket_path.c_str(),
+                     audiod_strerror(rc));
+        return 1;
+    }
+    audiod::proto::Hello hello;
+    hello.app_name = "audioctl";
+    audiod::proto::HelloReply reply;
+    if (const int rc =
+            session.channel.call_for(hello, &reply, audiod::Deadline::after_ms(session.timeout_ms));
+        rc != 0) {
+        const std::string& detail = session.channel.last_error();
+        std::fprintf(stderr, "audioctl: audiod at %s did not answer: %s\n", socket_path.c_str(),
+                     detail.empty() ? audiod_strerror(rc) : detail.c_str());
+        return 1;
+    }
+    return handler(session, args);
+}
