@@ -5,6 +5,10 @@
 # pkg-config.
 set -eu
 build=$1
+# A sanitizer build's libaudiod needs its client built the same way.
+sanitize=${2:-}
+extra=""
+[ -n "$sanitize" ] && extra="-fsanitize=$sanitize"
 work=$(mktemp -d /tmp/audiod-install-XXXXXX)
 server=""
 cleanup() {
@@ -62,7 +66,8 @@ int main(void) {
 }
 C
 flags=$(PKG_CONFIG_PATH="$p/lib/pkgconfig" pkg-config --cflags --libs audiod)
-cc -std=c11 -Wall -Wextra -Wpedantic -Werror -o "$work/client" "$work/client.c" $flags \
+# shellcheck disable=SC2086
+cc -std=c11 -Wall -Wextra -Wpedantic -Werror $extra -o "$work/client" "$work/client.c" $flags \
     -Wl,-rpath,"$p/lib" || fail "cannot build a C client with pkg-config"
 "$work/client" || fail "the C client failed"
 

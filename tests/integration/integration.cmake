@@ -9,5 +9,6 @@ add_dependencies(test_integration audiod_bin audioplay audioctl audiod-test-clie
 set_tests_properties(test_integration PROPERTIES LABELS "integration" TIMEOUT 600)
 
 add_test(NAME install_tree
-  COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/integration/install_tree.sh ${PROJECT_BINARY_DIR})
+  COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/integration/install_tree.sh ${PROJECT_BINARY_DIR}
+          "${AUDIOD_SANITIZE}")
 set_tests_properties(install_tree PROPERTIES LABELS "integration" TIMEOUT 300)

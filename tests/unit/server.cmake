@@ -5,8 +5,9 @@ target_link_libraries(audiod_test_stepped_sink PUBLIC audiod_server audiod PRIVA
 audiod_add_test(test_server
   SOURCES unit/server/test_main.cpp unit/server/test_config.cpp unit/server/test_mix_kernels.cpp
           unit/server/test_sink_cycle.cpp unit/server/test_spsc_queue.cpp
-          unit/server/test_timer_clock.cpp
+          unit/server/test_timer_clock.cpp unit/server/test_ring_stress.cpp
   LIBS audiod_server audiod_test_stepped_sink audiod_module_support)
+target_include_directories(test_server PRIVATE ${PROJECT_SOURCE_DIR}/client-lib/src)
 set_tests_properties(test_server PROPERTIES LABELS "threads")
 
 # Replaces malloc and pthread_mutex_lock, which the sanitizers also replace.
