@@ -3,6 +3,7 @@
 #include "module_loader.h"
 
 #include <algorithm>
+#include <climits>
 #include <cstdlib>
 #include <fstream>
 #include <limits>
@@ -232,10 +233,12 @@ std::string find_config_file() {
         return user;
     }
     const std::string installed = executable_directory() + "/../share/audiod/audiod.conf";
-    if (::access(installed.c_str(), R_OK) == 0) {
-        return installed;
+    if (::access(installed.c_str(), R_OK) != 0) {
+        return {};
     }
-    return {};
+    // Say /usr/share/audiod/audiod.conf rather than /usr/bin/../share/...
+    char resolved[PATH_MAX];
+    return ::realpath(installed.c_str(), resolved) != nullptr ? std::string(resolved) : installed;
 }
 
 } // namespace audiod

@@ -15,8 +15,11 @@ namespace audiod::mix {
 
 inline constexpr float kS16Scale = 1.0f / 32768.0f;
 inline constexpr float kS32Scale = 1.0f / 2147483648.0f;
+// Float client samples are clamped to this (+18 dB) and NaN becomes 0.
+inline constexpr float kMaxFloatSample = 8.0f;
 
-// bus[i] += src[i] * gain, for `samples` interleaved samples.
+// bus[i] += src[i] * gain, for `samples` interleaved samples. Float input
+// is sanitised first (see kMaxFloatSample): it comes from clients.
 void accumulate_s16(float* bus, const int16_t* src, size_t samples, float gain) noexcept;
 void accumulate_f32(float* bus, const float* src, size_t samples, float gain) noexcept;
 

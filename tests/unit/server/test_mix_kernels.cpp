@@ -45,6 +45,25 @@ BOOST_AUTO_TEST_CASE(s16_output_saturates_and_rounds_to_nearest) {
     BOOST_CHECK_EQUAL(out[7], 32767);
 }
 
+BOOST_AUTO_TEST_CASE(s16_output_maps_nan_to_a_bound_not_undefined_behaviour) {
+    const std::vector<float> bus{std::numeric_limits<float>::quiet_NaN(), 1e30f, -1e30f};
+    std::vector<int16_t> out(bus.size());
+    mix::bus_to_s16(out.data(), bus.data(), bus.size());
+    BOOST_CHECK_EQUAL(out[0], 32767);
+    BOOST_CHECK_EQUAL(out[1], 32767);
+    BOOST_CHECK_EQUAL(out[2], -32768);
+}
+
+BOOST_AUTO_TEST_CASE(float_input_is_sanitised) {
+    const std::vector<float> in{std::numeric_limits<float>::quiet_NaN(), 100.0f, -100.0f, 0.5f};
+    std::vector<float> bus(in.size(), 0.0f);
+    mix::accumulate_f32(bus.data(), in.data(), in.size(), 1.0f);
+    BOOST_CHECK_EQUAL(bus[0], 0.0f);
+    BOOST_CHECK_EQUAL(bus[1], mix::kMaxFloatSample);
+    BOOST_CHECK_EQUAL(bus[2], -mix::kMaxFloatSample);
+    BOOST_CHECK_EQUAL(bus[3], 0.5f);
+}
+
 BOOST_AUTO_TEST_CASE(s32_output_saturates_at_the_true_limits) {
     const std::vector<float> bus{1.0f, -1.0f, 0.5f, 4.0f};
     std::vector<int32_t> out(bus.size());

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numeric>
 #include <random>
 #include <unistd.h>
@@ -107,6 +108,33 @@ BOOST_AUTO_TEST_CASE(float_streams_into_float_sink) {
     const auto out = rig.output<float>();
     for (size_t i = 0; i < x.size(); ++i) {
         BOOST_REQUIRE_EQUAL(out[i], std::clamp(x[i] * 0.5f, -1.0f, 1.0f));
+    }
+}
+
+BOOST_AUTO_TEST_CASE(hostile_floats_cannot_disturb_other_streams) {
+    SinkRig rig;
+    Stream& good = rig.add_stream(SampleFormat::s16le, 1024);
+    Stream& evil = rig.add_stream(SampleFormat::f32le, 1024);
+    std::vector<int16_t> steady(size_t{kQuantum} * kChannels, 1000);
+    std::vector<float> poison(size_t{kQuantum} * kChannels);
+    for (size_t i = 0; i < poison.size(); ++i) {
+        const float values[] = {std::numeric_limits<float>::quiet_NaN(),
+                                std::numeric_limits<float>::infinity(),
+                                -std::numeric_limits<float>::infinity(),
+                                -std::numeric_limits<float>::quiet_NaN(), 0.0f};
+        poison[i] = values[i % 5];
+    }
+    rig.write(good, steady.data(), kQuantum);
+    rig.write(evil, poison.data(), kQuantum);
+    rig.set_client_flags(good, kClientFlagStarted);
+    rig.set_client_flags(evil, kClientFlagStarted);
+    rig.run_cycles(1);
+    const auto out = rig.output<int16_t>();
+    for (size_t i = 0; i < poison.size(); ++i) {
+        // NaN is silence, so the good stream comes through untouched; an
+        // infinity is a very loud stream, which clips the mix like any other.
+        const int16_t expected = (i % 5 == 1) ? 32767 : (i % 5 == 2) ? -32768 : 1000;
+        BOOST_REQUIRE_EQUAL(out[i], expected);
     }
 }
 
