@@ -6,41 +6,42 @@
 #include <climits>
 #include <cstdlib>
 #include <fstream>
-#include <limits>
 #include <sstream>
-#include <toml.hpp>
+#include <toml++/toml.h>
 #include <unistd.h>
 
 namespace audiod {
 
 namespace {
 
-// toml11 reports problems with exceptions; everything below converts them to
-// "file:line: reason" at this one boundary.
+// toml++ reports syntax errors with exceptions; everything below converts
+// them, and our own checks, to "file:line: reason" at this one boundary.
+// (toml++ rather than toml11: Debian's toml11 3.7.1 reads out of bounds on
+// some malformed input, found by tests/fuzz/fuzz_config.)
 struct ConfigError {
     std::string message;
 };
 
-unsigned line_of(const toml::value& value) {
-    return value.location().line();
+unsigned line_of(const toml::node& node) {
+    return node.source().begin.line;
 }
 
 [[noreturn]] void fail(const std::string& source, unsigned line, const std::string& reason) {
     throw ConfigError{source + ":" + std::to_string(line) + ": " + reason};
 }
 
-std::string describe_type(const toml::value& value) {
+std::string describe_type(const toml::node& node) {
     std::ostringstream out;
-    out << value.type();
+    out << node.type();
     return out.str();
 }
 
-uint32_t read_uint(const toml::value& value, const std::string& key, int64_t min, int64_t max,
+uint32_t read_uint(const toml::node& value, const std::string& key, int64_t min, int64_t max,
                    const std::string& source) {
     if (!value.is_integer()) {
         fail(source, line_of(value), key + " must be an integer, not " + describe_type(value));
     }
-    const int64_t n = value.as_integer();
+    const int64_t n = value.as_integer()->get();
     if (n < min || n > max) {
         fail(source, line_of(value),
              key + " = " + std::to_string(n) + " is out of range (" + std::to_string(min) + ".." +
@@ -49,7 +50,7 @@ uint32_t read_uint(const toml::value& value, const std::string& key, int64_t min
     return static_cast<uint32_t>(n);
 }
 
-bool is_valid_name(const std::string& name) {
+bool is_valid_name(std::string_view name) {
     if (name.empty() || name.size() > 64) {
         return false;
     }
@@ -59,32 +60,36 @@ bool is_valid_name(const std::string& name) {
     });
 }
 
-std::string option_text(const toml::value& value, const std::string& key,
+std::string option_text(const toml::node& value, const std::string& key,
                         const std::string& source) {
-    if (value.is_string()) {
-        return value.as_string().str;
+    if (const auto* text = value.as_string()) {
+        return text->get();
     }
-    if (value.is_integer()) {
-        return std::to_string(value.as_integer());
+    if (const auto* integer = value.as_integer()) {
+        return std::to_string(integer->get());
     }
-    if (value.is_floating()) {
+    if (const auto* number = value.as_floating_point()) {
         std::ostringstream out;
-        out << value.as_floating();
+        out << number->get();
         return out.str();
     }
-    if (value.is_boolean()) {
-        return value.as_boolean() ? "true" : "false";
+    if (const auto* flag = value.as_boolean()) {
+        return flag->get() ? "true" : "false";
     }
     fail(source, line_of(value),
          "option " + key + " must be a string, number or boolean, not " + describe_type(value));
 }
 
-void read_server_table(const toml::value& table, ServerConfig& config) {
+// Returns the line of default-sink, if set.
+unsigned read_server_table(const toml::node& node, ServerConfig& config) {
     const std::string& src = config.source;
-    if (!table.is_table()) {
-        fail(src, line_of(table), "[server] must be a table");
+    const toml::table* table = node.as_table();
+    if (table == nullptr) {
+        fail(src, line_of(node), "[server] must be a table");
     }
-    for (const auto& [key, value] : table.as_table()) {
+    unsigned default_sink_line = 0;
+    for (const auto& [k, value] : *table) {
+        const std::string key(k.str());
         if (key == "rate") {
             config.rate = read_uint(value, key, 8000, 192000, src);
         } else if (key == "channels") {
@@ -97,22 +102,27 @@ void read_server_table(const toml::value& table, ServerConfig& config) {
             if (!value.is_string()) {
                 fail(src, line_of(value), "default-sink must be a string");
             }
-            config.default_sink = value.as_string().str;
+            config.default_sink = value.as_string()->get();
+            default_sink_line = line_of(value);
         } else {
             fail(src, line_of(value),
                  "unknown key '" + key +
                      "' in [server] (known: rate, channels, quantum, default-sink, rt-priority)");
         }
     }
+    return default_sink_line;
 }
 
-void read_sinks_table(const toml::value& table, ServerConfig& config) {
+void read_sinks_table(const toml::node& node, ServerConfig& config) {
     const std::string& src = config.source;
-    if (!table.is_table()) {
-        fail(src, line_of(table), "[sinks] must hold one table per sink, e.g. [sinks.speakers]");
+    const toml::table* table = node.as_table();
+    if (table == nullptr) {
+        fail(src, line_of(node), "[sinks] must hold one table per sink, e.g. [sinks.speakers]");
     }
-    for (const auto& [name, body] : table.as_table()) {
-        if (!body.is_table()) {
+    for (const auto& [k, body] : *table) {
+        const std::string name(k.str());
+        const toml::table* sink_table = body.as_table();
+        if (sink_table == nullptr) {
             fail(src, line_of(body), "sink '" + name + "' must be a table ([sinks." + name + "])");
         }
         if (!is_valid_name(name)) {
@@ -122,12 +132,13 @@ void read_sinks_table(const toml::value& table, ServerConfig& config) {
         SinkConfig sink;
         sink.name = name;
         sink.line = line_of(body);
-        for (const auto& [key, value] : body.as_table()) {
+        for (const auto& [option_key, value] : *sink_table) {
+            const std::string key(option_key.str());
             if (key == "type") {
                 if (!value.is_string()) {
                     fail(src, line_of(value), "type of sink '" + name + "' must be a string");
                 }
-                sink.type = value.as_string().str;
+                sink.type = value.as_string()->get();
             } else {
                 sink.options.emplace_back(key, option_text(value, key, src));
             }
@@ -142,25 +153,19 @@ void read_sinks_table(const toml::value& table, ServerConfig& config) {
 ServerConfig parse_or_throw(std::string_view text, const std::string& source) {
     ServerConfig config;
     config.source = source;
-    std::istringstream stream{std::string(text)};
-    toml::value root;
+    toml::table root;
     try {
-        root = toml::parse(stream, source);
-    } catch (const toml::exception& e) {
-        // toml11's what() is a multi-line report; keep its first line's
-        // reason and the location it carries.
-        std::string reason = e.what();
-        if (const auto nl = reason.find('\n'); nl != std::string::npos) {
-            reason.resize(nl);
-        }
-        if (reason.rfind("[error] ", 0) == 0) {
-            reason.erase(0, 8);
-        }
-        fail(source, e.location().line(), "syntax error: " + reason);
+        root = toml::parse(text, std::string_view(source));
+    } catch (const toml::parse_error& e) {
+        fail(source, e.source().begin.line, "syntax error: " + std::string(e.description()));
     }
-    for (const auto& [key, value] : root.as_table()) {
+    unsigned default_sink_line = 1;
+    for (const auto& [k, value] : root) {
+        const std::string key(k.str());
         if (key == "server") {
-            read_server_table(value, config);
+            if (const unsigned line = read_server_table(value, config); line != 0) {
+                default_sink_line = line;
+            }
         } else if (key == "sinks") {
             read_sinks_table(value, config);
         } else {
@@ -168,7 +173,7 @@ ServerConfig parse_or_throw(std::string_view text, const std::string& source) {
                  "unknown section '" + key + "' (known: [server], [sinks.NAME])");
         }
     }
-    // toml11 keeps tables unordered; present sinks in file order so that
+    // Tables come back sorted by name; present sinks in file order so that
     // "the first sink" means what the user sees.
     std::stable_sort(config.sinks.begin(), config.sinks.end(),
                      [](const SinkConfig& a, const SinkConfig& b) { return a.line < b.line; });
@@ -179,10 +184,8 @@ ServerConfig parse_or_throw(std::string_view text, const std::string& source) {
         config.default_sink = config.sinks.front().name;
     } else if (std::none_of(config.sinks.begin(), config.sinks.end(),
                             [&](const SinkConfig& s) { return s.name == config.default_sink; })) {
-        const unsigned line = root.contains("server") && root.at("server").contains("default-sink")
-                                  ? line_of(root.at("server").at("default-sink"))
-                                  : 1;
-        fail(source, line, "default-sink '" + config.default_sink + "' is not a configured sink");
+        fail(source, default_sink_line,
+             "default-sink '" + config.default_sink + "' is not a configured sink");
     }
     return config;
 }
@@ -196,7 +199,6 @@ std::variant<ServerConfig, std::string> parse_config(std::string_view text,
     } catch (const ConfigError& e) {
         return e.message;
     } catch (const std::exception& e) {
-        // Anything else toml11 throws (bad numbers, internal checks).
         return source + ":1: " + e.what();
     }
 }

@@ -72,7 +72,10 @@ BOOST_AUTO_TEST_CASE(list_and_info_in_text_and_json) {
 
     r = run_tool("audioctl", {"--json", "list"});
     BOOST_REQUIRE_EQUAL(r.status, 0);
+    BOOST_CHECK(r.out.front() == '[');
     BOOST_CHECK(is_valid_json(r.out));
+    BOOST_CHECK(r.out.find("\"kind\":\"sink\"") != std::string::npos);
+    BOOST_CHECK(r.out.find("\"kind\":\"stream\"") != std::string::npos);
 
     r = run_tool("audioctl", {"list"});
     BOOST_REQUIRE_EQUAL(r.status, 0);

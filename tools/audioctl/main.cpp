@@ -32,10 +32,9 @@ Commands:
                              Changes ramp over 5 ms, so they never click.
 
 Options:
-  -j, --json                 print JSON: `list sinks` and `list streams`
-                             print an array of objects, `list` prints
-                             {"sinks": [...], "streams": [...]}, `info` an
-                             object.
+  -j, --json                 print JSON: `list` prints an array of objects,
+                             each with "kind" ("sink" or "stream"); `info`
+                             prints an object.
   -s, --socket PATH          talk to the server at PATH instead of
                              $AUDIOD_SOCKET, $XDG_RUNTIME_DIR/audiod/socket
                              or /tmp/audiod-$UID/socket.

@@ -46,6 +46,8 @@ std::string table(const std::vector<std::vector<std::string>>& rows) {
 
 void write_sink(JsonWriter& w, const proto::SinkInfo& s) {
     w.begin_object();
+    w.key("kind");
+    w.value("sink");
     w.key("name");
     w.value(s.name);
     w.key("type");
@@ -77,6 +79,8 @@ void write_sink(JsonWriter& w, const proto::SinkInfo& s) {
 
 void write_stream(JsonWriter& w, const proto::StreamInfo& s) {
     w.begin_object();
+    w.key("kind");
+    w.value("stream");
     w.key("id");
     w.value(uint64_t{s.id});
     w.key("app");
@@ -182,20 +186,14 @@ std::string streams_json(const std::vector<proto::StreamInfo>& streams) {
 std::string all_json(const std::vector<proto::SinkInfo>& sinks,
                      const std::vector<proto::StreamInfo>& streams) {
     JsonWriter w;
-    w.begin_object();
-    w.key("sinks");
     w.begin_array();
     for (const auto& s : sinks) {
         write_sink(w, s);
     }
-    w.end_array();
-    w.key("streams");
-    w.begin_array();
     for (const auto& s : streams) {
         write_stream(w, s);
     }
     w.end_array();
-    w.end_object();
     return w.str() + "\n";
 }
 

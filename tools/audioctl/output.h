@@ -15,7 +15,7 @@ std::string info_text(const proto::ServerInfo& info, const std::vector<proto::Si
 
 std::string sinks_json(const std::vector<proto::SinkInfo>& sinks);
 std::string streams_json(const std::vector<proto::StreamInfo>& streams);
-// {"sinks": [...], "streams": [...]}
+// One array: the sinks, then the streams; each object has "kind".
 std::string all_json(const std::vector<proto::SinkInfo>& sinks,
                      const std::vector<proto::StreamInfo>& streams);
 std::string info_json(const proto::ServerInfo& info, const std::vector<proto::SinkInfo>& sinks);

@@ -113,7 +113,10 @@ void audiod_disconnect(audiod_context* ctx);
  */
 int audiod_server_format(const audiod_context* ctx, uint32_t* rate, uint32_t* channels);
 
-/** The server's message for the last request that failed on ctx (empty if none). */
+/**
+ * The server's message for the last request that failed on ctx (empty if
+ * none). The string is valid until the next request on ctx.
+ */
 const char* audiod_last_error(const audiod_context* ctx);
 
 /* ---- playback streams -------------------------------------------------- */
