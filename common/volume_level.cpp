@@ -59,7 +59,7 @@ size_t decimal_length(std::string_view text) noexcept {
 }
 
 std::string invalid(std::string_view text) {
-    return "invalid volume '" + std::string(text) + "': use 50%, 0.5, -6dB, +5% or +3dB";
+    return "invalid volume '" + std::string(text) + "': use 50%, 0.5, -6dB, +5%, +3dB or -=3dB";
 }
 
 } // namespace
@@ -67,9 +67,15 @@ std::string invalid(std::string_view text) {
 std::variant<VolumeLevel, std::string> parse_volume_level(std::string_view text) {
     std::string_view rest = trim(text);
     char sign = 0;
+    // "+=" and "-=" always mean a step, whatever the unit.
+    bool explicit_step = false;
     if (!rest.empty() && (rest.front() == '+' || rest.front() == '-')) {
         sign = rest.front();
         rest.remove_prefix(1);
+        if (!rest.empty() && rest.front() == '=') {
+            explicit_step = true;
+            rest.remove_prefix(1);
+        }
     }
     const bool is_inf = rest.size() >= 3 && equals_ignoring_case(rest.substr(0, 3), "inf");
     const size_t number_length = is_inf ? 3 : decimal_length(rest);
@@ -88,7 +94,7 @@ std::variant<VolumeLevel, std::string> parse_volume_level(std::string_view text)
     }
 
     if (is_inf) {
-        if (sign == '-' && unit == Unit::db) {
+        if (sign == '-' && unit == Unit::db && !explicit_step) {
             return VolumeLevel{LevelMode::absolute, 0.0};
         }
         return invalid(text);
@@ -100,8 +106,8 @@ std::variant<VolumeLevel, std::string> parse_volume_level(std::string_view text)
     }
 
     if (unit == Unit::db) {
-        if (sign == '+') {
-            return VolumeLevel{LevelMode::relative_db, magnitude};
+        if (sign == '+' || explicit_step) {
+            return VolumeLevel{LevelMode::relative_db, sign == '-' ? -magnitude : magnitude};
         }
         // "-6dB" names a level, not a step: see the sign rule in the header.
         const double db = sign == '-' ? -magnitude : magnitude;

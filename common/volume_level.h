@@ -3,7 +3,7 @@
 // Accepted forms (surrounding whitespace is ignored, and spaces may separate
 // the number from its unit):
 //   absolute   50%   0.5   1   0dB   3dB   -6dB   -inf dB
-//   relative   +5%   -5%   +0.1   -0.1   +3dB
+//   relative   +5%   -5%   +0.1   -0.1   +3dB   -=3dB   +=3dB   -=5%
 // The unit "dB" is matched case-insensitively ("db", "DB"). Numbers are plain
 // decimals: digits with an optional fraction; no exponents, hex, inf or nan
 // (except the literal "-inf dB", which means silence).
@@ -11,8 +11,8 @@
 // The sign rule. A leading '+' always means a step up, and a leading '-' on
 // a percentage or a plain number a step down. But "-NdB" is ABSOLUTE: a level
 // N dB below unity, as in "set it to -6 dB", which is how levels are usually
-// spoken of. So there is no way yet to write a relative step down in dB; how
-// to spell one is an open question, left for later.
+// spoken of. A step down in dB is written "-=3dB"; "+=" and "-=" make any
+// form an explicit step.
 //
 // Absolute levels must lie in [0, 4.0] linear (0% to 400%, up to +12 dB);
 // anything above is an error, never silently clamped. A linear step may not
@@ -41,7 +41,7 @@ struct VolumeLevel {
 };
 
 // Parses one level; the error says what is accepted, e.g.
-// "invalid volume '12x': use 50%, 0.5, -6dB, +5% or +3dB". Never throws on
+// "invalid volume '12x': use 50%, 0.5, -6dB, +5%, +3dB or -=3dB". Never throws on
 // bad input.
 [[nodiscard]] std::variant<VolumeLevel, std::string> parse_volume_level(std::string_view text);
 

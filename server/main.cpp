@@ -1,5 +1,6 @@
 // audiod: the server's entry point. Reads the configuration, takes the
 // socket, opens the sinks and runs the control loop until SIGINT/SIGTERM.
+#include "app_state.h"
 #include "config.h"
 #include "control_server.h"
 #include "engine.h"
@@ -37,6 +38,11 @@ Options:
                          /tmp/audiod-$UID/socket.
   -m, --module-dir DIR   load sink modules from DIR instead of
                          $AUDIOD_MODULE_DIR or <prefix>/lib/audiod/modules.
+      --state FILE       remember per-application volume, mute and sink, and
+                         the default sink, in FILE instead of
+                         $XDG_STATE_HOME/audiod/state (default
+                         ~/.local/state/audiod/state). A corrupt file is
+                         moved to FILE.corrupt and defaults are used.
       --check-config     parse the configuration, report, and exit.
   -v, --verbose          log debugging detail (per-client events).
   -q, --quiet            log only warnings and errors.
@@ -71,16 +77,18 @@ struct Options {
     std::string config_path;
     std::string socket_path;
     std::string module_dir;
+    std::string state_path;
     bool check_only = false;
 };
 
 int parse_options(int argc, char** argv, Options& options) {
-    enum { kCheckConfig = 1000 };
+    enum { kCheckConfig = 1000, kState };
     const option long_options[] = {
         {"config", required_argument, nullptr, 'c'},
         {"socket", required_argument, nullptr, 's'},
         {"module-dir", required_argument, nullptr, 'm'},
         {"check-config", no_argument, nullptr, kCheckConfig},
+        {"state", required_argument, nullptr, kState},
         {"verbose", no_argument, nullptr, 'v'},
         {"quiet", no_argument, nullptr, 'q'},
         {"help", no_argument, nullptr, 'h'},
@@ -104,6 +112,9 @@ int parse_options(int argc, char** argv, Options& options) {
             break;
         case kCheckConfig:
             options.check_only = true;
+            break;
+        case kState:
+            options.state_path = optarg;
             break;
         case 'v':
             audiod::set_log_level(audiod::LogLevel::debug);
@@ -181,24 +192,28 @@ int main(int argc, char** argv) {
         return 1;
     }
 
+    AppStateStore state(options.state_path.empty() ? AppStateStore::default_path()
+                                                   : options.state_path);
+    if (const std::string warning = state.load(); !warning.empty()) {
+        log_warning("main", warning);
+    }
     ModuleLoader modules(options.module_dir.empty() ? default_module_directory()
                                                     : options.module_dir);
-    Engine engine(std::move(config), modules);
-    if (std::string error = engine.start(); !error.empty()) {
-        std::fprintf(stderr, "audiod: cannot start: %s\n", error.c_str());
-        return 1;
-    }
-    auto listener = listen_on(socket_path);
-    if (auto* error = std::get_if<std::string>(&listener)) {
-        std::fprintf(stderr, "audiod: %s\n", error->c_str());
-        return 1;
-    }
-    log_info("main", "listening socket=" + socket_path);
-
+    Engine engine(std::move(config), modules, state);
     std::string error;
     {
-        ControlServer server(engine, std::move(std::get<UniqueFd>(listener)));
-        error = server.run();
+        ControlServer server(engine);
+        if (std::string failed = engine.start(); !failed.empty()) {
+            std::fprintf(stderr, "audiod: cannot start: %s\n", failed.c_str());
+            return 1;
+        }
+        auto listener = listen_on(socket_path);
+        if (auto* failed = std::get_if<std::string>(&listener)) {
+            std::fprintf(stderr, "audiod: %s\n", failed->c_str());
+            return 1;
+        }
+        log_info("main", "listening socket=" + socket_path + " state=\"" + state.path() + "\"");
+        error = server.run(std::move(std::get<UniqueFd>(listener)));
     }
     engine.stop();
     ::unlink(socket_path.c_str());

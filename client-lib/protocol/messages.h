@@ -44,6 +44,15 @@ enum class MsgType : uint32_t {
     stream_list = 23,
     get_info = 24,
     server_info = 25,
+    list_clients = 26,
+    client_list = 27,
+    load_sink = 30,
+    unload_sink = 31,
+    set_default_sink = 32,
+    move_stream = 33,
+    set_mute = 34,
+    subscribe = 40,
+    event = 41, // server -> client, unsolicited, sequence number 0
 };
 
 struct Hello {
@@ -100,7 +109,9 @@ struct StreamCommand {
     uint32_t op = 0; // StreamOp
 };
 
-enum class VolumeTarget : uint32_t { stream = 1, sink = 2 };
+// What a volume, mute or move request addresses: one stream (by id), every
+// stream of an application (by name), or a sink (by name).
+enum class VolumeTarget : uint32_t { stream = 1, sink = 2, app = 3 };
 enum class VolumeMode : uint32_t { absolute = 0, relative_linear = 1, relative_db = 2 };
 
 struct SetVolume {
@@ -110,6 +121,85 @@ struct SetVolume {
     std::string name;  // sink name for VolumeTarget::sink
     uint32_t mode = 0; // VolumeMode
     float value = 1.0f;
+};
+
+enum class MuteMode : uint32_t { on = 1, off = 2, toggle = 3 };
+
+struct SetMute {
+    static constexpr MsgType kType = MsgType::set_mute;
+    uint32_t target = 0; // VolumeTarget
+    uint32_t stream_id = 0;
+    std::string name;
+    uint32_t mode = 0; // MuteMode
+};
+
+// Moves one stream (target stream) or every stream of an application
+// (target app) to `sink`; the application then prefers that sink.
+struct MoveStream {
+    static constexpr MsgType kType = MsgType::move_stream;
+    uint32_t target = 0; // VolumeTarget::stream or ::app
+    uint32_t stream_id = 0;
+    std::string app;
+    std::string sink;
+};
+
+struct SinkOption {
+    std::string key;
+    std::string value;
+};
+
+struct LoadSink {
+    static constexpr MsgType kType = MsgType::load_sink;
+    std::string type;
+    std::string name;
+    std::vector<SinkOption> options;
+};
+
+struct UnloadSink {
+    static constexpr MsgType kType = MsgType::unload_sink;
+    std::string name;
+};
+
+struct SetDefaultSink {
+    static constexpr MsgType kType = MsgType::set_default_sink;
+    std::string name;
+};
+
+// Asks for Event messages from now on, until the connection closes.
+struct Subscribe {
+    static constexpr MsgType kType = MsgType::subscribe;
+};
+
+// Event kinds, by name on the wire so that new kinds need no renumbering:
+// stream-added, stream-removed, stream-moved, stream-changed, sink-added,
+// sink-removed, sink-changed, default-changed, app-changed.
+struct Event {
+    static constexpr MsgType kType = MsgType::event;
+    std::string kind;
+    uint32_t stream_id = 0;
+    std::string app;
+    std::string sink;
+    std::string previous_sink; // stream-moved: where it was; default-changed: the old default
+    std::string state;
+    float volume = 1.0f;
+    bool muted = false;
+};
+
+struct ListClients {
+    static constexpr MsgType kType = MsgType::list_clients;
+};
+
+struct ClientInfo {
+    uint32_t id = 0;
+    uint32_t pid = 0;
+    std::string executable;
+    std::string app;
+    std::vector<uint32_t> streams;
+};
+
+struct ClientList {
+    static constexpr MsgType kType = MsgType::client_list;
+    std::vector<ClientInfo> clients;
 };
 
 struct ListSinks {
@@ -181,6 +271,7 @@ struct ServerInfo {
     uint32_t clients = 0;
     uint32_t streams = 0;
     uint32_t sinks = 0;
+    std::string state_file;
 };
 
 // ---- field descriptions (one per type, used for both directions) ----------
@@ -303,6 +394,68 @@ void visit(V& v, M& m) requires std::is_same_v<std::remove_const_t<M>, ServerInf
     v.u32(m.clients);
     v.u32(m.streams);
     v.u32(m.sinks);
+    v.str(m.state_file);
+}
+
+template <class V, class M>
+void visit(V& v, M& m) requires std::is_same_v<std::remove_const_t<M>, SetMute> {
+    v.u32(m.target);
+    v.u32(m.stream_id);
+    v.str(m.name);
+    v.u32(m.mode);
+}
+
+template <class V, class M>
+void visit(V& v, M& m) requires std::is_same_v<std::remove_const_t<M>, MoveStream> {
+    v.u32(m.target);
+    v.u32(m.stream_id);
+    v.str(m.app);
+    v.str(m.sink);
+}
+
+template <class V, class M>
+void visit(V& v, M& m) requires std::is_same_v<std::remove_const_t<M>, SinkOption> {
+    v.str(m.key);
+    v.str(m.value);
+}
+
+template <class V, class M>
+void visit(V& v, M& m) requires std::is_same_v<std::remove_const_t<M>, LoadSink> {
+    v.str(m.type);
+    v.str(m.name);
+    v.list(m.options, [](auto& vv, auto& item) { visit(vv, item); });
+}
+
+template <class V, class M>
+void visit(V& v, M& m) requires(std::is_same_v<std::remove_const_t<M>, UnloadSink> ||
+                                std::is_same_v<std::remove_const_t<M>, SetDefaultSink>) {
+    v.str(m.name);
+}
+
+template <class V, class M>
+void visit(V& v, M& m) requires std::is_same_v<std::remove_const_t<M>, Event> {
+    v.str(m.kind);
+    v.u32(m.stream_id);
+    v.str(m.app);
+    v.str(m.sink);
+    v.str(m.previous_sink);
+    v.str(m.state);
+    v.f32(m.volume);
+    v.boolean(m.muted);
+}
+
+template <class V, class M>
+void visit(V& v, M& m) requires std::is_same_v<std::remove_const_t<M>, ClientInfo> {
+    v.u32(m.id);
+    v.u32(m.pid);
+    v.str(m.executable);
+    v.str(m.app);
+    v.list(m.streams, [](auto& vv, auto& item) { vv.u32(item); });
+}
+
+template <class V, class M>
+void visit(V& v, M& m) requires std::is_same_v<std::remove_const_t<M>, ClientList> {
+    v.list(m.clients, [](auto& vv, auto& item) { visit(vv, item); });
 }
 
 // ---- envelopes --------------------------------------------------------------

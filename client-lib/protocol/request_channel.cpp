@@ -81,6 +81,13 @@ int RequestChannel::call_encoded(const std::vector<uint8_t>& bytes, uint32_t seq
             lost_ = true;
             return AUDIOD_E_PROTOCOL;
         }
+        if (envelope->type == MsgType::event) {
+            if (!queue_event(envelope->body)) {
+                lost_ = true;
+                return AUDIOD_E_PROTOCOL;
+            }
+            continue;
+        }
         if (envelope->seq != seq) {
             continue; // a late reply to a request that already timed out
         }
@@ -100,6 +107,55 @@ int RequestChannel::call_encoded(const std::vector<uint8_t>& bytes, uint32_t seq
         }
         return 0;
     }
+}
+
+bool RequestChannel::queue_event(std::span<const uint8_t> body) {
+    Event event;
+    if (!decode(body, event)) {
+        return false;
+    }
+    if (events_.size() >= kMaxQueuedEvents) {
+        events_.pop_front();
+        ++dropped_events_;
+    }
+    events_.push_back(std::move(event));
+    return true;
+}
+
+int RequestChannel::pump() {
+    if (lost_ || !fd_) {
+        return AUDIOD_E_DISCONNECTED;
+    }
+    Packet packet;
+    for (;;) {
+        const int got = recv_packet(fd_.get(), packet);
+        if (got == -EAGAIN) {
+            return 0;
+        }
+        if (got != 0) {
+            lost_ = true;
+            return error_from_errno(got);
+        }
+        const auto envelope = parse_envelope(packet.bytes);
+        if (!envelope) {
+            lost_ = true;
+            return AUDIOD_E_PROTOCOL;
+        }
+        // Anything but an event is a late reply to a request that timed out.
+        if (envelope->type == MsgType::event && !queue_event(envelope->body)) {
+            lost_ = true;
+            return AUDIOD_E_PROTOCOL;
+        }
+    }
+}
+
+bool RequestChannel::take_event(Event& out) {
+    if (events_.empty()) {
+        return false;
+    }
+    out = std::move(events_.front());
+    events_.pop_front();
+    return true;
 }
 
 } // namespace audiod::proto

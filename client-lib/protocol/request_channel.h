@@ -9,6 +9,7 @@
 #include "packet_socket.h"
 #include "unique_fd.h"
 
+#include <deque>
 #include <string>
 
 namespace audiod::proto {
@@ -38,6 +39,16 @@ public:
         return call_encoded(encode(seq, request), seq, reply_type, reply, deadline);
     }
 
+    // Reads what is waiting on the socket without blocking, queueing events.
+    // Returns 0, or an AUDIOD_E_* code when the connection failed.
+    [[nodiscard]] int pump();
+    // Takes the oldest queued event; false if none.
+    bool take_event(Event& out);
+    [[nodiscard]] size_t queued_events() const noexcept { return events_.size(); }
+    // Events discarded because nobody took them (the queue holds kMaxQueuedEvents).
+    [[nodiscard]] uint64_t dropped_events() const noexcept { return dropped_events_; }
+    static constexpr size_t kMaxQueuedEvents = 4096;
+
     // call() and decode the reply body into *out.
     template <class Request, class Reply>
     [[nodiscard]] int call_for(const Request& request, Reply* out, const Deadline& deadline) {
@@ -54,8 +65,12 @@ private:
     int call_encoded(const std::vector<uint8_t>& bytes, uint32_t seq, MsgType reply_type,
                      Packet* reply, const Deadline& deadline);
     static int protocol_error() noexcept;
+    // Queues an Event packet; false if it is malformed.
+    bool queue_event(std::span<const uint8_t> body);
 
     UniqueFd fd_;
+    std::deque<Event> events_;
+    uint64_t dropped_events_ = 0;
     uint32_t next_seq_ = 1;
     bool lost_ = false;
     std::string last_error_;

@@ -27,6 +27,12 @@ struct audiod_context {
     std::string last_error;
     std::set<audiod_stream*> streams;
 
+    // Events: an epoll fd over the socket and `events_pending`, an eventfd
+    // set while the channel holds queued events (which arrive during
+    // requests, when nobody polls the socket).
+    audiod::UniqueFd events_epoll;
+    audiod::UniqueFd events_pending;
+
     // RequestChannel::call under the context's lock. Thread: any.
     template <class Request>
     int call(const Request& request, audiod::proto::MsgType reply_type,
@@ -34,8 +40,12 @@ struct audiod_context {
         std::lock_guard lock(request_mutex);
         const int rc = channel.call(request, reply_type, reply, deadline);
         last_error = channel.last_error();
+        signal_queued_events();
         return rc;
     }
+
+    // Sets or clears events_pending to match the queue. Call under the lock.
+    void signal_queued_events();
 };
 
 struct audiod_stream {

@@ -2,7 +2,6 @@
 
 #include "audiod/audiod.h"
 #include "log.h"
-#include "version.h"
 
 #include <cerrno>
 #include <csignal>
@@ -36,38 +35,105 @@ std::string read_comm(pid_t pid) {
     return name;
 }
 
-// Names come from clients: keep them printable and short.
-std::string sanitize_name(const std::string& raw) {
-    std::string out;
-    for (const char c : raw) {
-        if (out.size() >= 64) {
-            break;
-        }
-        out += static_cast<unsigned char>(c) < 0x20 || c == 0x7f ? '?' : c;
+// Length of the valid UTF-8 sequence at text[i], or 0 if it is not one.
+size_t utf8_sequence(const std::string& text, size_t i) {
+    const auto byte = [&](size_t k) { return static_cast<unsigned char>(text[k]); };
+    const unsigned char lead = byte(i);
+    size_t length = 0;
+    uint32_t min = 0;
+    if (lead < 0x80) {
+        return 1;
+    } else if ((lead & 0xE0) == 0xC0) {
+        length = 2;
+        min = 0x80;
+    } else if ((lead & 0xF0) == 0xE0) {
+        length = 3;
+        min = 0x800;
+    } else if ((lead & 0xF8) == 0xF0) {
+        length = 4;
+        min = 0x10000;
+    } else {
+        return 0;
     }
-    return out;
+    if (i + length > text.size()) {
+        return 0;
+    }
+    uint32_t code = lead & (0x7F >> length);
+    for (size_t k = 1; k < length; ++k) {
+        if ((byte(i + k) & 0xC0) != 0x80) {
+            return 0;
+        }
+        code = (code << 6) | (byte(i + k) & 0x3F);
+    }
+    const bool surrogate = code >= 0xD800 && code <= 0xDFFF;
+    return code < min || code > 0x10FFFF || surrogate ? 0 : length;
 }
 
 } // namespace
 
-ControlServer::ControlServer(Engine& engine, UniqueFd listener)
-    : engine_(engine)
-    , listener_(std::move(listener)) {
-    engine_.on_client_fault = [this](uint32_t client, const std::string& reason) {
-        doomed_.push_back(client);
-        log_warning("control", "dropping client " + std::to_string(client) + ": " + reason);
-    };
+std::string sanitize_name(const std::string& raw) {
+    std::string out;
+    for (size_t i = 0; i < raw.size();) {
+        const size_t length = utf8_sequence(raw, i);
+        const unsigned char c = static_cast<unsigned char>(raw[i]);
+        std::string piece = length == 0 || c < 0x20 || c == 0x7f ? "?" : raw.substr(i, length);
+        if (out.size() + piece.size() > 64) {
+            break;
+        }
+        out += piece;
+        i += length == 0 ? 1 : length;
+    }
+    return out;
+}
+
+ControlServer::ControlServer(Engine& engine)
+    : engine_(engine) {
+    epoll_.reset(::epoll_create1(EPOLL_CLOEXEC));
+    engine_.set_observer(this);
 }
 
 ControlServer::~ControlServer() {
-    engine_.on_client_fault = nullptr;
     while (!clients_.empty()) {
-        drop_client(clients_.begin()->first, "server stopping");
+        drop_client(clients_.begin()->first, "");
+    }
+    engine_.set_observer(nullptr);
+}
+
+bool ControlServer::watch(int fd, uint64_t data) {
+    epoll_event ev{};
+    ev.events = EPOLLIN;
+    ev.data.u64 = data;
+    return ::epoll_ctl(epoll_.get(), EPOLL_CTL_ADD, fd, &ev) == 0;
+}
+
+void ControlServer::on_sink_opened(Sink& sink) {
+    if (!watch(sink.event_fd(), tag(Source::sink_events, static_cast<uint32_t>(sink.event_fd())))) {
+        log_error("control", std::string("cannot watch a sink: ") + std::strerror(errno));
     }
 }
 
-std::string ControlServer::run() {
-    epoll_.reset(::epoll_create1(EPOLL_CLOEXEC));
+void ControlServer::on_sink_closing(Sink& sink) {
+    ::epoll_ctl(epoll_.get(), EPOLL_CTL_DEL, sink.event_fd(), nullptr);
+}
+
+void ControlServer::on_client_fault(uint32_t client_id, const std::string& reason) {
+    doomed_.push_back(client_id);
+    log_warning("control", "dropping client " + std::to_string(client_id) + ": " + reason);
+}
+
+void ControlServer::on_event(const proto::Event& event) {
+    const auto bytes = proto::encode(0, event);
+    for (auto& [id, client] : clients_) {
+        if (client->subscribed && proto::send_packet(client->fd.get(), bytes) != 0) {
+            // A watcher that does not read its events would make us buffer
+            // without bound; it goes instead.
+            doomed_.push_back(id);
+        }
+    }
+}
+
+std::string ControlServer::run(UniqueFd listener) {
+    listener_ = std::move(listener);
     if (!epoll_) {
         return std::string("epoll_create1: ") + std::strerror(errno);
     }
@@ -79,18 +145,8 @@ std::string ControlServer::run() {
     if (!signals_) {
         return std::string("signalfd: ") + std::strerror(errno);
     }
-    const auto watch = [&](int fd, uint64_t data) {
-        epoll_event ev{};
-        ev.events = EPOLLIN;
-        ev.data.u64 = data;
-        return ::epoll_ctl(epoll_.get(), EPOLL_CTL_ADD, fd, &ev) == 0;
-    };
-    bool ok = watch(listener_.get(), tag(Source::listener, 0)) &&
-              watch(signals_.get(), tag(Source::signal, 0));
-    for (const int fd : engine_.event_fds()) {
-        ok = ok && watch(fd, tag(Source::sink_events, static_cast<uint32_t>(fd)));
-    }
-    if (!ok) {
+    if (!watch(listener_.get(), tag(Source::listener, 0)) ||
+        !watch(signals_.get(), tag(Source::signal, 0))) {
         return std::string("epoll_ctl: ") + std::strerror(errno);
     }
 
@@ -126,7 +182,10 @@ std::string ControlServer::run() {
                 drop_client(doomed, "");
             }
         }
-        engine_.retry_pending();
+        engine_.tick();
+        for (const uint32_t doomed : std::exchange(doomed_, {})) {
+            drop_client(doomed, "");
+        }
     }
 }
 
@@ -153,10 +212,7 @@ void ControlServer::accept_clients() {
             client->uid = cred.uid;
             client->executable = sanitize_name(read_comm(cred.pid));
         }
-        epoll_event ev{};
-        ev.events = EPOLLIN;
-        ev.data.u64 = tag(Source::client, client->id);
-        if (::epoll_ctl(epoll_.get(), EPOLL_CTL_ADD, client->fd.get(), &ev) != 0) {
+        if (!watch(client->fd.get(), tag(Source::client, client->id))) {
             log_warning("control", std::string("epoll_ctl: ") + std::strerror(errno));
             continue;
         }
@@ -211,10 +267,8 @@ void ControlServer::drop_client(uint32_t client_id, const std::string& reason) {
     clients_.erase(it);
 }
 
-template <class M>
-bool ControlServer::reply(Client& client, uint32_t seq, const M& message,
-                          std::span<const int> fds) {
-    const auto bytes = proto::encode(seq, message);
+bool ControlServer::send_reply(Client& client, const std::vector<uint8_t>& bytes,
+                               std::span<const int> fds) {
     const int rc = proto::send_packet(client.fd.get(), bytes, fds);
     if (rc != 0) {
         // A client that does not read its replies has filled its socket;
@@ -232,181 +286,6 @@ bool ControlServer::reply_error(Client& client, uint32_t seq, int code,
     error.code = code;
     error.message = message;
     return reply(client, seq, error);
-}
-
-bool ControlServer::handle_packet(Client& client, const proto::Packet& packet) {
-    const auto envelope = proto::parse_envelope(packet.bytes);
-    if (!envelope) {
-        reply_error(client, 0, AUDIOD_E_PROTOCOL, "message too short");
-        return false;
-    }
-    if (!packet.fds.empty()) {
-        // Only the server sends descriptors; the ones received are closed
-        // with `packet`.
-        reply_error(client, envelope->seq, AUDIOD_E_PROTOCOL, "unexpected file descriptors");
-        return false;
-    }
-    const uint32_t seq = envelope->seq;
-    const auto body = envelope->body;
-    if (!client.greeted && envelope->type != proto::MsgType::hello) {
-        reply_error(client, seq, AUDIOD_E_PROTOCOL, "the first message must be Hello");
-        return false;
-    }
-    const auto decode_or_fail = [&](auto& message) {
-        if (proto::decode(body, message)) {
-            return true;
-        }
-        reply_error(client, seq, AUDIOD_E_PROTOCOL, "malformed message");
-        return false;
-    };
-    switch (envelope->type) {
-    case proto::MsgType::hello:
-        return handle_hello(client, seq, body);
-    case proto::MsgType::create_stream:
-        return handle_create_stream(client, seq, body);
-    case proto::MsgType::stream_command:
-        return handle_stream_command(client, seq, body);
-    case proto::MsgType::set_volume:
-        return handle_set_volume(client, seq, body);
-    case proto::MsgType::list_sinks: {
-        proto::ListSinks request;
-        if (!decode_or_fail(request)) {
-            return false;
-        }
-        proto::SinkList list;
-        list.sinks = engine_.list_sinks();
-        return reply(client, seq, list);
-    }
-    case proto::MsgType::list_streams: {
-        proto::ListStreams request;
-        if (!decode_or_fail(request)) {
-            return false;
-        }
-        proto::StreamList list;
-        list.streams = engine_.list_streams();
-        if (list.streams.size() > proto::kMaxListItems) {
-            list.streams.resize(proto::kMaxListItems);
-        }
-        return reply(client, seq, list);
-    }
-    case proto::MsgType::get_info: {
-        proto::GetInfo request;
-        if (!decode_or_fail(request)) {
-            return false;
-        }
-        proto::ServerInfo info = engine_.info();
-        info.clients = static_cast<uint32_t>(clients_.size());
-        return reply(client, seq, info);
-    }
-    default:
-        reply_error(client, seq, AUDIOD_E_PROTOCOL,
-                    "unknown message type " +
-                        std::to_string(static_cast<uint32_t>(envelope->type)));
-        return false;
-    }
-}
-
-bool ControlServer::handle_hello(Client& client, uint32_t seq, std::span<const uint8_t> body) {
-    proto::Hello hello;
-    if (!proto::decode(body, hello) || client.greeted) {
-        reply_error(client, seq, AUDIOD_E_PROTOCOL, "malformed or repeated Hello");
-        return false;
-    }
-    if (hello.version != proto::kProtocolVersion) {
-        reply_error(client, seq, AUDIOD_E_VERSION,
-                    "protocol version " + std::to_string(hello.version) +
-                        " is not supported (this server speaks " +
-                        std::to_string(proto::kProtocolVersion) + ")");
-        return false;
-    }
-    client.greeted = true;
-    client.app = sanitize_name(hello.app_name);
-    if (client.app.empty()) {
-        client.app = client.executable.empty() ? "unknown" : client.executable;
-    }
-    proto::HelloReply answer;
-    answer.client_id = client.id;
-    answer.server_version = AUDIOD_VERSION_STRING;
-    answer.rate = engine_.config().rate;
-    answer.channels = engine_.config().channels;
-    answer.quantum = engine_.config().quantum;
-    return reply(client, seq, answer);
-}
-
-bool ControlServer::handle_create_stream(Client& client, uint32_t seq,
-                                         std::span<const uint8_t> body) {
-    StreamRequest request;
-    if (!proto::decode(body, request.params)) {
-        reply_error(client, seq, AUDIOD_E_PROTOCOL, "malformed CreateStream");
-        return false;
-    }
-    request.client_id = client.id;
-    request.pid = static_cast<uint32_t>(client.pid);
-    request.app = client.app;
-    auto created = engine_.create_stream(request);
-    if (auto* error = std::get_if<ClientError>(&created)) {
-        return reply_error(client, seq, error->code, error->message);
-    }
-    Stream& stream = *std::get<Stream*>(created);
-    client.streams.push_back(stream.id);
-    proto::StreamCreated answer;
-    answer.stream_id = stream.id;
-    answer.capacity_frames = stream.ring.capacity();
-    answer.memory_bytes = stream.ring.memory_bytes();
-    answer.quantum = stream.sink->format().quantum;
-    answer.sink = stream.sink->name();
-    const int fds[2] = {stream.ring.memfd(), stream.wake_fd.get()};
-    const bool sent = reply(client, seq, answer, fds);
-    stream.ring.close_memfd();
-    return sent;
-}
-
-bool ControlServer::handle_stream_command(Client& client, uint32_t seq,
-                                          std::span<const uint8_t> body) {
-    proto::StreamCommand command;
-    if (!proto::decode(body, command)) {
-        reply_error(client, seq, AUDIOD_E_PROTOCOL, "malformed StreamCommand");
-        return false;
-    }
-    Stream* stream = engine_.find_stream(command.stream_id);
-    // A client may only command its own streams.
-    if (stream == nullptr || stream->client_id != client.id) {
-        return reply_error(client, seq, AUDIOD_E_NOENTITY,
-                           "no stream " + std::to_string(command.stream_id) +
-                               " on this connection");
-    }
-    std::optional<ClientError> error;
-    switch (static_cast<proto::StreamOp>(command.op)) {
-    case proto::StreamOp::pause:
-        error = engine_.set_paused(*stream, true);
-        break;
-    case proto::StreamOp::resume:
-        error = engine_.set_paused(*stream, false);
-        break;
-    case proto::StreamOp::close:
-        std::erase(client.streams, stream->id);
-        engine_.close_stream(*stream);
-        break;
-    default:
-        return reply_error(client, seq, AUDIOD_E_INVALID,
-                           "unknown stream operation " + std::to_string(command.op));
-    }
-    if (error) {
-        return reply_error(client, seq, error->code, error->message);
-    }
-    return reply(client, seq, proto::Ok{});
-}
-
-bool ControlServer::handle_set_volume(Client& client, uint32_t seq, std::span<const uint8_t> body) {
-    proto::SetVolume request;
-    if (!proto::decode(body, request)) {
-        reply_error(client, seq, AUDIOD_E_PROTOCOL, "malformed SetVolume");
-        return false;
-    }
-    if (const auto error = engine_.set_volume(request)) {
-        return reply_error(client, seq, error->code, error->message);
-    }
-    return reply(client, seq, proto::Ok{});
 }
 
 } // namespace audiod

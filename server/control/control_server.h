@@ -1,7 +1,8 @@
 // The control thread: one epoll loop that accepts clients, answers their
-// requests, relays RT events to the engine and stops on SIGINT/SIGTERM.
-// It never touches audio; a slow or hostile client can only waste its own
-// requests. Thread: control (the main thread), for every member.
+// requests, relays RT events to the engine, sends engine events to the
+// clients that subscribed, and stops on SIGINT/SIGTERM. It never touches
+// audio; a slow or hostile client can only waste its own requests.
+// Thread: control (the main thread), for every member.
 #pragma once
 
 #include "engine.h"
@@ -10,23 +11,31 @@
 
 #include <map>
 #include <memory>
+#include <span>
 #include <string>
 #include <sys/types.h>
 #include <vector>
 
 namespace audiod {
 
-class ControlServer {
+class ControlServer : public EngineObserver {
 public:
-    // `listener` is a bound, listening SOCK_SEQPACKET socket.
-    ControlServer(Engine& engine, UniqueFd listener);
+    // Becomes the engine's observer, so create it before Engine::start().
+    explicit ControlServer(Engine& engine);
     ControlServer(const ControlServer&) = delete;
     ControlServer& operator=(const ControlServer&) = delete;
-    ~ControlServer();
+    ~ControlServer() override;
 
-    // Runs until SIGINT or SIGTERM (which the caller must have blocked in
-    // every thread). Returns "" or a fatal error.
-    std::string run();
+    // Serves `listener` (bound and listening) until SIGINT or SIGTERM, which
+    // the caller must have blocked in every thread. Returns "" or a fatal
+    // error.
+    std::string run(UniqueFd listener);
+
+    // EngineObserver
+    void on_event(const proto::Event& event) override;
+    void on_sink_opened(Sink& sink) override;
+    void on_sink_closing(Sink& sink) override;
+    void on_client_fault(uint32_t client_id, const std::string& reason) override;
 
 private:
     struct Client {
@@ -37,23 +46,32 @@ private:
         std::string executable; // from /proc/PID/comm
         std::string app;
         bool greeted = false;
+        bool subscribed = false;
         std::vector<uint32_t> streams;
     };
+    using Body = std::span<const uint8_t>;
 
     void accept_clients();
     void on_client_readable(uint32_t client_id);
     void drop_client(uint32_t client_id, const std::string& reason);
-    // Returns false if the client must be dropped.
-    bool handle_packet(Client& client, const proto::Packet& packet);
+    bool watch(int fd, uint64_t tag);
 
-    bool handle_hello(Client& client, uint32_t seq, std::span<const uint8_t> body);
-    bool handle_create_stream(Client& client, uint32_t seq, std::span<const uint8_t> body);
-    bool handle_stream_command(Client& client, uint32_t seq, std::span<const uint8_t> body);
-    bool handle_set_volume(Client& client, uint32_t seq, std::span<const uint8_t> body);
+    // control_requests.cpp. Each returns false if the client must be dropped.
+    bool handle_packet(Client& client, const proto::Packet& packet);
+    bool handle_hello(Client& client, uint32_t seq, Body body);
+    bool handle_create_stream(Client& client, uint32_t seq, Body body);
+    bool handle_stream_command(Client& client, uint32_t seq, Body body);
+    bool handle_list_clients(Client& client, uint32_t seq, Body body);
+    // Decodes a request of type M and answers Ok or Error with `action`'s result.
+    template <class M, class Action>
+    bool answer(Client& client, uint32_t seq, Body body, Action&& action);
 
     // Replies; false if the client's socket cannot take it (drop the client).
     template <class M>
-    bool reply(Client& client, uint32_t seq, const M& message, std::span<const int> fds = {});
+    bool reply(Client& client, uint32_t seq, const M& message, std::span<const int> fds = {}) {
+        return send_reply(client, proto::encode(seq, message), fds);
+    }
+    bool send_reply(Client& client, const std::vector<uint8_t>& bytes, std::span<const int> fds);
     bool reply_error(Client& client, uint32_t seq, int code, const std::string& message);
 
     Engine& engine_;
@@ -64,5 +82,9 @@ private:
     std::vector<uint32_t> doomed_; // clients to drop once the current event is handled
     uint32_t next_client_id_ = 1;
 };
+
+// Makes a client-supplied name safe to show and store: valid UTF-8 without
+// control characters, at most 64 bytes. Exposed for its unit test.
+[[nodiscard]] std::string sanitize_name(const std::string& raw);
 
 } // namespace audiod

@@ -1,10 +1,28 @@
 // The engine: every sink and stream, and the control-thread operations on
-// them. It owns each Stream's lifetime; a stream attached to a sink is shared
-// with that sink's RT thread until the RT thread hands it back (RtEvent::
-// detached or broken), and only then is it freed. Thread: control, for every
-// member.
+// them — creating and closing streams, loading and unloading sinks, moving
+// streams between sinks, volumes and mutes, and what is remembered per
+// application.
+//
+// Ownership. The engine owns each Stream. While a stream is attached to a
+// sink, that sink's RT thread uses it too; it stops only when the RT thread
+// hands it back (RtEvent::detached), which comes after every command queued
+// for the stream. A stream is freed, or attached to another sink, only then.
+//
+// Moving. A move sends `detach` to the source sink; the RT thread lets go at
+// a cycle boundary and the engine attaches the stream to the destination,
+// whose RT thread takes it at its next cycle. The ring's read position is
+// part of the stream, so no frame is lost or repeated; the stream is silent
+// for at most one source quantum plus one destination quantum. While a
+// stream is between sinks no RT thread may touch it, so changes made then
+// (volume, pause) are applied when it lands.
+//
+// Gains. A stream plays at stream volume x application volume, silenced if
+// either is muted; the sink's own volume and mute apply to its whole mix.
+//
+// Thread: control, for every member.
 #pragma once
 
+#include "app_state.h"
 #include "config.h"
 #include "messages.h"
 #include "module_loader.h"
@@ -12,7 +30,6 @@
 #include "stream.h"
 
 #include <chrono>
-#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -28,6 +45,8 @@ struct ClientError {
     std::string message;
 };
 
+using MaybeError = std::optional<ClientError>;
+
 struct StreamRequest {
     uint32_t client_id = 0;
     uint32_t pid = 0;
@@ -35,14 +54,29 @@ struct StreamRequest {
     proto::CreateStream params;
 };
 
+// What the engine tells the control server.
+class EngineObserver {
+public:
+    virtual ~EngineObserver() = default;
+    virtual void on_event(const proto::Event& event) = 0;
+    // A sink's RT event fd to watch, or to stop watching.
+    virtual void on_sink_opened(Sink& sink) = 0;
+    virtual void on_sink_closing(Sink& sink) = 0;
+    // The client must be disconnected (it corrupted its ring).
+    virtual void on_client_fault(uint32_t client_id, const std::string& reason) = 0;
+};
+
 class Engine {
 public:
     static constexpr size_t kMaxStreamsPerClient = 64;
+    static constexpr size_t kMaxSinks = 32;
 
-    Engine(ServerConfig config, ModuleLoader& modules);
+    Engine(ServerConfig config, ModuleLoader& modules, AppStateStore& state);
     Engine(const Engine&) = delete;
     Engine& operator=(const Engine&) = delete;
     ~Engine();
+
+    void set_observer(EngineObserver* observer) noexcept { observer_ = observer; }
 
     // Opens every configured sink and starts its RT thread. Returns "" or
     // the reason the first sink failed.
@@ -50,48 +84,87 @@ public:
     // Stops all RT threads, then frees all streams and sinks.
     void stop();
 
+    // ---- streams (engine.cpp) ----
     [[nodiscard]] std::variant<Stream*, ClientError> create_stream(const StreamRequest& request);
     [[nodiscard]] Stream* find_stream(uint32_t id) const;
-    [[nodiscard]] std::optional<ClientError> set_paused(Stream& stream, bool paused);
+    [[nodiscard]] MaybeError set_paused(Stream& stream, bool paused);
     // Detaches the stream; it is freed once its RT thread lets go of it.
     void close_stream(Stream& stream);
-    [[nodiscard]] std::optional<ClientError> set_volume(const proto::SetVolume& request);
 
+    // ---- sinks and routing (engine_routing.cpp) ----
+    [[nodiscard]] MaybeError
+    load_sink(const std::string& type, const std::string& name,
+              const std::vector<std::pair<std::string, std::string>>& options);
+    [[nodiscard]] MaybeError unload_sink(const std::string& name);
+    [[nodiscard]] MaybeError set_default_sink(const std::string& name);
+    [[nodiscard]] MaybeError move(const proto::MoveStream& request);
+
+    // ---- volume and mute (engine_volume.cpp) ----
+    [[nodiscard]] MaybeError set_volume(const proto::SetVolume& request);
+    [[nodiscard]] MaybeError set_mute(const proto::SetMute& request);
+
+    // ---- reports (engine_report.cpp) ----
     [[nodiscard]] std::vector<proto::SinkInfo> list_sinks() const;
     [[nodiscard]] std::vector<proto::StreamInfo> list_streams() const;
     [[nodiscard]] proto::ServerInfo info() const;
     [[nodiscard]] const ServerConfig& config() const noexcept { return config_; }
 
-    // File descriptors that become readable when an RT thread posts events.
-    [[nodiscard]] std::vector<int> event_fds() const;
-    // Handles the events of the sink behind `fd`.
+    // ---- housekeeping ----
+    // Handles the RT events of the sink behind `fd`.
     void handle_events(int fd);
-    // Re-sends commands that found a full queue. Call periodically.
-    void retry_pending();
-
-    // Called when a client must be disconnected (it corrupted its ring).
-    std::function<void(uint32_t client_id, const std::string& reason)> on_client_fault;
+    // Re-sends queued commands, reports stream state changes, saves the
+    // state file. Call periodically.
+    void tick();
 
 private:
     struct SinkEntry {
         std::unique_ptr<Sink> sink;
-        bool is_default = false;
+        std::string configured_type; // "auto" stays "auto" here
     };
 
-    [[nodiscard]] std::string open_sink(const SinkConfig& config);
-    [[nodiscard]] Sink* find_sink(const std::string& name) const;
+    // engine.cpp
     void send_or_queue(Sink& sink, const RtCommand& command);
-    void release_stream(Stream* stream);
+    void release_stream(Stream& stream);
+    [[nodiscard]] RtCommand gain_command(Stream& stream) const;
+    void emit(proto::Event event) const;
+    [[nodiscard]] proto::Event stream_event(const char* kind, const Stream& stream) const;
+    void report_state_changes();
+
+    // engine_routing.cpp
+    [[nodiscard]] std::variant<std::unique_ptr<Sink>, std::string>
+    open_sink(const std::string& type, const std::string& name,
+              std::vector<std::pair<std::string, std::string>> options);
+    [[nodiscard]] Sink* find_sink(const std::string& name) const;
+    [[nodiscard]] Sink* default_sink() const;
+    [[nodiscard]] Sink* fallback_for(const Sink& leaving) const;
+    void add_sink(std::unique_ptr<Sink> sink, std::string configured_type);
+    void start_move(Stream& stream, Sink& destination);
+    void land(Stream& stream, Sink& destination);
+    // Takes every stream off a sink whose RT thread has stopped.
+    void rehome_streams(Sink& leaving);
+    void bring_back_streams(Sink& arrived);
     void handle_sink_failure(Sink& sink, int64_t error);
+
+    // engine_volume.cpp
+    void apply_gain(Stream& stream);
+    void apply_app(const std::string& app);
 
     ServerConfig config_;
     ModuleLoader& modules_;
+    AppStateStore& state_;
+    EngineObserver* observer_ = nullptr;
     audiod_host host_{};
     std::vector<SinkEntry> sinks_;
+    std::string default_sink_;
     std::map<uint32_t, std::unique_ptr<Stream>> streams_;
     std::vector<std::pair<Sink*, RtCommand>> pending_;
     uint32_t next_stream_id_ = 1;
     std::chrono::steady_clock::time_point started_at_ = std::chrono::steady_clock::now();
 };
+
+// Parses a sink option that the engine itself handles ("quantum") out of a
+// module's options. Returns the quantum to use or an error.
+[[nodiscard]] std::variant<uint32_t, std::string>
+take_quantum_option(std::vector<std::pair<std::string, std::string>>& options, uint32_t fallback);
 
 } // namespace audiod

@@ -26,7 +26,9 @@ bool is_safe_type_name(const std::string& type) {
 
 ModuleLoader::~ModuleLoader() {
     for (auto& [type, entry] : loaded_) {
-        ::dlclose(entry.first);
+        if (entry.first != nullptr) {
+            ::dlclose(entry.first);
+        }
     }
 }
 

@@ -22,6 +22,12 @@ public:
     // loaded for the loader's lifetime. Thread: control.
     std::variant<const audiod_module*, std::string> load(const std::string& type);
 
+    // Makes `module` available under `type` without a shared object (for
+    // tests that drive the engine with an in-process device).
+    void add_builtin(const std::string& type, const audiod_module* module) {
+        loaded_[type] = {nullptr, module};
+    }
+
     [[nodiscard]] const std::string& directory() const noexcept { return directory_; }
 
 private:

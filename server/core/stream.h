@@ -77,7 +77,10 @@ struct Stream {
     float volume = 1.0f;
     bool muted = false;
     bool paused = false;
-    bool detaching = false; // a detach is on its way to the RT thread
+    bool detaching = false;     // closing: a detach is on its way to the RT thread
+    Sink* moving_to = nullptr;  // moving: detach sent to `sink`, then attach here
+    std::string wanted_sink;    // where it belongs when that sink exists ("" = default)
+    std::string reported_state; // last state announced in an event
 
     StreamRing ring;
     UniqueFd wake_fd; // the server writes, the client polls
@@ -96,8 +99,10 @@ struct Stream {
     std::atomic<uint64_t> consumed{0};
     std::atomic<RtStreamStatus> rt_status{RtStreamStatus::prebuffering};
 
-    // Gain the RT thread should apply, from volume and mute. Thread: control.
-    [[nodiscard]] float effective_gain() const noexcept { return muted ? 0.0f : volume; }
+    // The sink it is on, or on its way to. Thread: control.
+    [[nodiscard]] Sink* destination() const noexcept { return moving_to ? moving_to : sink; }
+    // No RT thread holds it: between sinks, or closing. Thread: control.
+    [[nodiscard]] bool in_transit() const noexcept { return moving_to != nullptr || detaching; }
 };
 
 } // namespace audiod

@@ -31,6 +31,7 @@ soname=$(readelf -d "$p/lib/libaudiod.so" | sed -n 's/.*SONAME.*\[\(.*\)\]/\1/p'
 
 export AUDIOD_SOCKET="$work/socket"
 export XDG_CONFIG_HOME="$work/no-user-config"
+export XDG_STATE_HOME="$work/state"
 unset AUDIOD_MODULE_DIR || true
 "$p/bin/audiod" >"$work/log" 2>&1 &
 server=$!

@@ -177,7 +177,9 @@ ServerProcess::ServerProcess(const std::string& config, const std::string& dir) 
     const int log =
         ::open((dir_ + "/audiod.log").c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
     const int in = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
-    pid_ = spawn({bin("audiod"), "--config", dir_ + "/audiod.conf"}, {}, in, log, log);
+    // The state file stays in the test's directory, never in the real home.
+    pid_ = spawn({bin("audiod"), "--config", dir_ + "/audiod.conf", "--state", dir_ + "/state"}, {},
+                 in, log, log);
     ::close(log);
     ::close(in);
     if (!wait_for_socket(socket_, std::chrono::seconds(10))) {

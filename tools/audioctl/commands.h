@@ -5,6 +5,8 @@
 
 #include "request_channel.h"
 
+#include <cstdio>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -16,8 +18,46 @@ struct Session {
     int timeout_ms = 2000;
 };
 
-int run_list(Session& session, const std::vector<std::string>& args);
-int run_info(Session& session, const std::vector<std::string>& args);
-int run_set_volume(Session& session, const std::vector<std::string>& args);
+using Args = std::vector<std::string>;
+
+// inspect.cpp
+int run_list(Session& session, const Args& args);
+int run_info(Session& session, const Args& args);
+
+// control.cpp
+int run_set_volume(Session& session, const Args& args);
+int run_mute(Session& session, const Args& args);
+int run_move_stream(Session& session, const Args& args);
+int run_load_sink(Session& session, const Args& args);
+int run_unload_sink(Session& session, const Args& args);
+int run_set_default_sink(Session& session, const Args& args);
+
+// watch.cpp
+int run_watch(Session& session, const Args& args);
+
+// Shared by the commands.
+int usage(const std::string& message);
+int server_error(const Session& session, const char* what, int rc);
+// Sends a request answered by Ok; prints {"ok":true} with --json.
+template <class Request>
+int request_ok(Session& session, const char* what, const Request& request) {
+    const int rc = session.channel.call(request, proto::MsgType::ok, nullptr,
+                                        Deadline::after_ms(session.timeout_ms));
+    if (rc != 0) {
+        return server_error(session, what, rc);
+    }
+    if (session.json) {
+        std::fputs("{\"ok\":true}\n", stdout);
+    }
+    return 0;
+}
+
+// A TARGET argument: a stream id, app:NAME or sink:NAME.
+struct Target {
+    uint32_t kind = 0; // proto::VolumeTarget
+    uint32_t stream_id = 0;
+    std::string name;
+};
+std::optional<Target> parse_target(const std::string& text, bool allow_sink);
 
 } // namespace audiod::ctl

@@ -16,40 +16,65 @@ namespace {
 constexpr const char* kUsage = R"(Usage: audioctl [OPTION]... COMMAND [ARGUMENT]...
 Inspect and control the audiod sound server.
 
-Commands:
-  list [sinks|streams]       show sinks and/or playback streams. Sinks: name
-                             (* = default), type, state, rate, channels,
-                             quantum, format, volume, mute, streams, xruns.
-                             Streams: id, application, sink, state (starting,
-                             running, paused, draining, drained), volume,
-                             mute, underruns, format, rate, channels, pid.
-  info                       server version, rate, quantum, scheduling in
-                             force, uptime, counts and sinks.
-  set-volume TARGET LEVEL    set a volume. TARGET is a stream id or
-                             sink:NAME. LEVEL is absolute (50%, 0.5, -6dB,
-                             0dB) or a relative step (+5%, -5%, +0.1, +3dB).
-                             A value written -NdB is an absolute level.
-                             Changes ramp over 5 ms, so they never click.
+Inspecting:
+  list [sinks|streams|clients]
+                   show sinks and/or playback streams, or the connected
+                   clients. Sinks: name (* = default), type, state, rate,
+                   channels, quantum, format, volume, mute, streams, xruns.
+                   Streams: id, application, sink, state (starting, running,
+                   paused, moving, draining, drained), volume, mute,
+                   underruns, format, rate, channels, pid. Clients: id, pid,
+                   executable, application, streams.
+  info             server version, rate, quantum, scheduling in force,
+                   uptime, counts, state file and sinks.
+  watch            print every event as it happens, one per line: streams
+                   and sinks added, removed, moved or changed, the default
+                   sink changing. Runs until Ctrl-C.
+
+Controlling (TARGET is a stream id, app:NAME for every stream of an
+application, or sink:NAME):
+  set-volume TARGET LEVEL
+                   LEVEL is absolute (50%, 0.5, -6dB, 0dB) or a step (+5%,
+                   -5%, +0.1, +3dB, -=3dB). A value written -NdB is an
+                   absolute level; write a step down in dB as -=NdB.
+                   Stream, application and sink volumes multiply. Changes
+                   ramp over 5 ms, so they never click.
+  mute TARGET [on|off|toggle]
+                   silence TARGET (default: on) without losing its volume.
+  move-stream STREAM SINK
+                   move a playing stream (an id, or app:NAME for all of an
+                   application's streams) to SINK without losing a sample.
+                   The application then prefers SINK, also after restarts.
+  load-sink TYPE NAME [KEY=VALUE]...
+                   open a sink at run time, e.g.
+                   load-sink file rec path=/tmp/rec.wav quantum=64
+  unload-sink NAME close a sink; its streams move to the default sink.
+  set-default-sink NAME
+                   where new streams go (remembered across restarts).
+
+Application volumes, mutes and preferred sinks are remembered by
+application name in the server's state file (see `audioctl info`).
 
 Options:
-  -j, --json                 print JSON: `list` prints an array of objects,
-                             each with "kind" ("sink" or "stream"); `info`
-                             prints an object.
-  -s, --socket PATH          talk to the server at PATH instead of
-                             $AUDIOD_SOCKET, $XDG_RUNTIME_DIR/audiod/socket
-                             or /tmp/audiod-$UID/socket.
-  -t, --timeout MS           give up on the server after MS milliseconds
-                             (default 2000).
-  -h, --help                 show this help and exit.
-  -V, --version              show the version and exit.
+  -j, --json       print JSON: `list` prints an array of objects, each with
+                   "kind" (sink, stream or client); `info` an object;
+                   `watch` one object per line; other commands {"ok":true}.
+  -s, --socket PATH
+                   talk to the server at PATH instead of $AUDIOD_SOCKET,
+                   $XDG_RUNTIME_DIR/audiod/socket or /tmp/audiod-$UID/socket.
+  -t, --timeout MS give up on the server after MS milliseconds (default 2000).
+  -h, --help       show this help and exit.
+  -V, --version    show the version and exit.
 
 Exit status: 0 on success, 1 if the server is unreachable or refuses the
-command (no such stream or sink, ...), 2 on a usage error.
+command (no such stream, application or sink ...), 2 on a usage error.
 
 Examples:
   audioctl list streams
-  audioctl set-volume 7 -6dB
-  audioctl --json list sinks
+  audioctl set-volume app:mpv 50%
+  audioctl move-stream 7 headphones
+  audioctl mute sink:speakers toggle
+  audioctl --json watch
 )";
 
 } // namespace
@@ -112,15 +137,25 @@ int main(int argc, char** argv) {
         }
         return false;
     });
-    using Handler = int (*)(Session&, const std::vector<std::string>&);
+    using Handler = int (*)(Session&, const Args&);
+    static const std::pair<const char*, Handler> kCommands[] = {
+        {"list", run_list},
+        {"info", run_info},
+        {"set-volume", run_set_volume},
+        {"mute", run_mute},
+        {"move-stream", run_move_stream},
+        {"load-sink", run_load_sink},
+        {"unload-sink", run_unload_sink},
+        {"set-default-sink", run_set_default_sink},
+        {"watch", run_watch},
+    };
     Handler handler = nullptr;
-    if (command == "list") {
-        handler = run_list;
-    } else if (command == "info") {
-        handler = run_info;
-    } else if (command == "set-volume") {
-        handler = run_set_volume;
-    } else {
+    for (const auto& [name, run] : kCommands) {
+        if (command == name) {
+            handler = run;
+        }
+    }
+    if (handler == nullptr) {
         std::fprintf(stderr, "audioctl: unknown command '%s'\n", command.c_str());
         std::fputs("Try 'audioctl --help' for more information.\n", stderr);
         return 2;

@@ -150,11 +150,13 @@ std::string info_text(const proto::ServerInfo& info, const std::vector<proto::Si
                   "scheduling:   %s\n"
                   "uptime:       %.1f s\n"
                   "default sink: %s\n"
-                  "clients:      %u\nstreams:      %u\nsinks:        %u\n",
+                  "clients:      %u\nstreams:      %u\nsinks:        %u\n"
+                  "state file:   %s\n",
                   info.version.c_str(), info.protocol, info.pid, info.rate, info.channels,
                   info.quantum, info.rate ? 1000.0 * info.quantum / info.rate : 0.0,
                   info.scheduling.c_str(), static_cast<double>(info.uptime_ms) / 1000.0,
-                  info.default_sink.c_str(), info.clients, info.streams, info.sinks);
+                  info.default_sink.c_str(), info.clients, info.streams, info.sinks,
+                  info.state_file.empty() ? "(none)" : info.state_file.c_str());
     std::string out = text;
     for (const auto& s : sinks) {
         out += "  " + s.name + " (" + s.type + (s.is_default ? ", default" : "") + ", " + s.state +
@@ -222,12 +224,102 @@ std::string info_json(const proto::ServerInfo& info, const std::vector<proto::Si
     w.value(uint64_t{info.clients});
     w.key("streams");
     w.value(uint64_t{info.streams});
+    w.key("state_file");
+    w.value(info.state_file);
     w.key("sinks");
     w.begin_array();
     for (const auto& s : sinks) {
         write_sink(w, s);
     }
     w.end_array();
+    w.end_object();
+    return w.str() + "\n";
+}
+
+std::string clients_text(const std::vector<proto::ClientInfo>& clients) {
+    std::vector<std::vector<std::string>> rows{{"ID", "PID", "EXECUTABLE", "APP", "STREAMS"}};
+    for (const auto& c : clients) {
+        std::string streams;
+        for (const uint32_t id : c.streams) {
+            streams += (streams.empty() ? "" : ",") + std::to_string(id);
+        }
+        rows.push_back({std::to_string(c.id), std::to_string(c.pid), c.executable, c.app,
+                        streams.empty() ? "-" : streams});
+    }
+    return table(rows);
+}
+
+std::string clients_json(const std::vector<proto::ClientInfo>& clients) {
+    JsonWriter w;
+    w.begin_array();
+    for (const auto& c : clients) {
+        w.begin_object();
+        w.key("kind");
+        w.value("client");
+        w.key("id");
+        w.value(uint64_t{c.id});
+        w.key("pid");
+        w.value(uint64_t{c.pid});
+        w.key("executable");
+        w.value(c.executable);
+        w.key("app");
+        w.value(c.app);
+        w.key("streams");
+        w.begin_array();
+        for (const uint32_t id : c.streams) {
+            w.value(uint64_t{id});
+        }
+        w.end_array();
+        w.end_object();
+    }
+    w.end_array();
+    return w.str() + "\n";
+}
+
+std::string event_text(const proto::Event& e) {
+    std::string line = e.kind;
+    if (e.stream_id != 0) {
+        line += " stream=" + std::to_string(e.stream_id);
+    }
+    if (!e.app.empty()) {
+        line += " app=" + e.app;
+    }
+    if (!e.sink.empty()) {
+        line += " sink=" + e.sink;
+    }
+    if (!e.previous_sink.empty()) {
+        line += " from=" + e.previous_sink;
+    }
+    if (!e.state.empty()) {
+        line += " state=" + e.state;
+    }
+    if (e.kind.find("changed") != std::string::npos && e.kind != "default-changed") {
+        line += " volume=" + percent(e.volume) + (e.muted ? " muted" : "");
+    }
+    return line + "\n";
+}
+
+std::string event_json(const proto::Event& e) {
+    JsonWriter w;
+    w.begin_object();
+    w.key("event");
+    w.value(e.kind);
+    if (e.stream_id != 0) {
+        w.key("stream");
+        w.value(uint64_t{e.stream_id});
+    }
+    w.key("app");
+    w.value(e.app);
+    w.key("sink");
+    w.value(e.sink);
+    w.key("previous_sink");
+    w.value(e.previous_sink);
+    w.key("state");
+    w.value(e.state);
+    w.key("volume");
+    w.value(static_cast<double>(e.volume));
+    w.key("muted");
+    w.value(e.muted);
     w.end_object();
     return w.str() + "\n";
 }

@@ -20,4 +20,11 @@ std::string all_json(const std::vector<proto::SinkInfo>& sinks,
                      const std::vector<proto::StreamInfo>& streams);
 std::string info_json(const proto::ServerInfo& info, const std::vector<proto::SinkInfo>& sinks);
 
+std::string clients_text(const std::vector<proto::ClientInfo>& clients);
+std::string clients_json(const std::vector<proto::ClientInfo>& clients);
+
+// One line each: "stream-moved stream=7 app=mpv sink=b from=a" or a JSON object.
+std::string event_text(const proto::Event& event);
+std::string event_json(const proto::Event& event);
+
 } // namespace audiod::ctl

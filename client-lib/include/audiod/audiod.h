@@ -211,6 +211,57 @@ int audiod_stream_get_timing(const audiod_stream* stream, audiod_stream_timing* 
  */
 int audiod_stream_close(audiod_stream* stream);
 
+/* ---- events ------------------------------------------------------------ */
+
+/** What an event is about. */
+enum audiod_event_kind {
+    AUDIOD_EVENT_OTHER = 0, /**< a kind this library does not know yet */
+    AUDIOD_EVENT_STREAM_ADDED = 1,
+    AUDIOD_EVENT_STREAM_REMOVED = 2,
+    AUDIOD_EVENT_STREAM_MOVED = 3,   /**< sink = where to, previous_sink = where from */
+    AUDIOD_EVENT_STREAM_CHANGED = 4, /**< volume, mute or state */
+    AUDIOD_EVENT_SINK_ADDED = 5,
+    AUDIOD_EVENT_SINK_REMOVED = 6,
+    AUDIOD_EVENT_SINK_CHANGED = 7,    /**< volume, mute or state */
+    AUDIOD_EVENT_DEFAULT_CHANGED = 8, /**< sink = the new default, previous_sink = the old one */
+    AUDIOD_EVENT_APP_CHANGED = 9,     /**< an application's volume or mute */
+};
+
+#define AUDIOD_NAME_MAX 72
+
+/** One event. Strings are NUL-terminated and empty when not relevant. */
+typedef struct audiod_event {
+    int kind;           /**< an audiod_event_kind */
+    char kind_name[32]; /**< the kind as the server named it, e.g. "stream-moved" */
+    uint32_t stream_id; /**< stream events: the stream's id */
+    char app[AUDIOD_NAME_MAX];
+    char sink[AUDIOD_NAME_MAX];
+    char previous_sink[AUDIOD_NAME_MAX];
+    char state[32]; /**< stream-changed: starting, running, paused, moving, draining, drained */
+    float volume;   /**< linear volume of the stream, application or sink */
+    int muted;
+} audiod_event;
+
+/**
+ * Asks the server to send events to this context from now on: streams and
+ * sinks appearing, moving, changing volume or state, the default sink
+ * changing. Read them with audiod_next_event() — promptly: a subscriber that
+ * lets thousands of events pile up is disconnected. Blocks up to timeout_ms.
+ */
+int audiod_subscribe(audiod_context* ctx, int timeout_ms);
+
+/**
+ * A file descriptor that is readable when audiod_next_event() may have
+ * something, for poll(2)/epoll. It stays valid until the context is closed.
+ */
+int audiod_context_fd(const audiod_context* ctx);
+
+/**
+ * Takes the next event without blocking. Returns 1 and fills *event, 0 if
+ * there is none now, or a negative error (AUDIOD_E_DISCONNECTED ...).
+ */
+int audiod_next_event(audiod_context* ctx, audiod_event* event);
+
 #ifdef __cplusplus
 }
 #endif

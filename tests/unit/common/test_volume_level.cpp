@@ -91,6 +91,14 @@ BOOST_AUTO_TEST_CASE(relative_steps) {
     check("+3dB", LevelMode::relative_db, 3.0);
     check("+0.5dB", LevelMode::relative_db, 0.5);
     check("+3 db", LevelMode::relative_db, 3.0);
+    // The explicit step forms: the only way down in dB.
+    check("-=3dB", LevelMode::relative_db, -3.0);
+    check("+=3dB", LevelMode::relative_db, 3.0);
+    check("-=5%", LevelMode::relative_linear, -0.05);
+    check("+=0.1", LevelMode::relative_linear, 0.1);
+    parse_error("-=inf dB");
+    parse_error("=3dB");
+    parse_error("-==3dB");
 }
 
 BOOST_AUTO_TEST_CASE(surrounding_whitespace_is_ignored) {
@@ -100,7 +108,8 @@ BOOST_AUTO_TEST_CASE(surrounding_whitespace_is_ignored) {
 }
 
 BOOST_AUTO_TEST_CASE(garbage_is_refused_with_the_accepted_forms) {
-    BOOST_TEST(parse_error("12x") == "invalid volume '12x': use 50%, 0.5, -6dB, +5% or +3dB");
+    BOOST_TEST(parse_error("12x") ==
+               "invalid volume '12x': use 50%, 0.5, -6dB, +5%, +3dB or -=3dB");
     for (const char* text :
          {"",     " ",    "+",    "-",       "%",      "%%",    "50%%",  "dB",       "+dB",
           "-%",   "abc",  "50%x", "0.5.1",   "3dBx",   "3 d B", "1e3",   "1e-1",     "0x10",
@@ -108,7 +117,7 @@ BOOST_AUTO_TEST_CASE(garbage_is_refused_with_the_accepted_forms) {
           "--5%", "+-5%", "- 5%", "5-",      ".",      ".%",    "5,5",   "50% 1",    "½"}) {
         BOOST_TEST_CONTEXT("input '" << text << "'") {
             const std::string error = parse_error(text);
-            BOOST_TEST(error.find("use 50%, 0.5, -6dB, +5% or +3dB") != std::string::npos);
+            BOOST_TEST(error.find("use 50%, 0.5, -6dB, +5%, +3dB or -=3dB") != std::string::npos);
         }
     }
 }

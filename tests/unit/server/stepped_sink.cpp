@@ -16,6 +16,7 @@ namespace {
 
 // The last device opened; tests open one sink at a time.
 SteppedDevice* g_last_device = nullptr;
+std::vector<SteppedDevice*> g_devices;
 constexpr size_t kCaptureBytes = 64 << 20;
 
 int stepped_open(const audiod_host*, const audiod_sink_config* config, void** instance,
@@ -39,6 +40,7 @@ int stepped_open(const audiod_host*, const audiod_sink_config* config, void** in
     device->frame_bytes = audiod_format_sample_bytes(info->format) * config->channels;
     device->captured.resize(kCaptureBytes);
     g_last_device = device;
+    g_devices.push_back(device);
     *instance = device;
     return 0;
 }
@@ -72,6 +74,7 @@ int stepped_write(void* instance, const void* frames, uint32_t count) {
 
 void stepped_stop(void*) {}
 void stepped_close(void* instance) {
+    std::erase(g_devices, static_cast<SteppedDevice*>(instance));
     delete static_cast<SteppedDevice*>(instance);
 }
 uint64_t stepped_xruns(void*) {
@@ -93,6 +96,20 @@ audiod_host test_host() {
 
 const audiod_module& stepped_module() {
     return kModule;
+}
+
+std::vector<SteppedDevice*>& stepped_devices() {
+    return g_devices;
+}
+
+void step(SteppedDevice& device, uint64_t cycles) {
+    const uint64_t target = device.cycles.load() + cycles;
+    device.permits.release(static_cast<std::ptrdiff_t>(cycles));
+    const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (device.cycles.load(std::memory_order_acquire) < target) {
+        BOOST_REQUIRE_MESSAGE(std::chrono::steady_clock::now() < give_up, "RT cycles stalled");
+        std::this_thread::sleep_for(std::chrono::microseconds(200));
+    }
 }
 
 SinkRig::SinkRig(SinkFormat f, const char* output_format)
@@ -118,13 +135,7 @@ SinkRig::~SinkRig() {
 }
 
 void SinkRig::run_cycles(uint64_t cycles) {
-    const uint64_t target = device->cycles.load() + cycles;
-    device->permits.release(static_cast<std::ptrdiff_t>(cycles));
-    const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-    while (device->cycles.load(std::memory_order_acquire) < target) {
-        BOOST_REQUIRE_MESSAGE(std::chrono::steady_clock::now() < give_up, "RT cycles stalled");
-        std::this_thread::sleep_for(std::chrono::microseconds(200));
-    }
+    step(*device, cycles);
 }
 
 Stream& SinkRig::add_stream(SampleFormat fmt, uint64_t capacity, float gain) {

@@ -30,6 +30,12 @@ struct SteppedDevice {
 // The module: options "format" (s16le/s32le/f32le) and "latency".
 const audiod_module& stepped_module();
 
+// Every device opened so far, in order (tests open sinks one after another).
+std::vector<SteppedDevice*>& stepped_devices();
+
+// Lets `cycles` cycles of `device` run and waits (up to 10 s) until they have.
+void step(SteppedDevice& device, uint64_t cycles);
+
 // A Sink on a SteppedDevice, with helpers to play the client's part.
 class SinkRig {
 public:

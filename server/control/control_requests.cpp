@@ -1,0 +1,228 @@
+// ControlServer: decoding and answering client requests.
+#include "control_server.h"
+
+#include "audiod/audiod.h"
+#include "log.h"
+#include "version.h"
+
+namespace audiod {
+
+template <class M, class Action>
+bool ControlServer::answer(Client& client, uint32_t seq, Body body, Action&& action) {
+    M request;
+    if (!proto::decode(body, request)) {
+        reply_error(client, seq, AUDIOD_E_PROTOCOL, "malformed message");
+        return false;
+    }
+    const MaybeError error = action(request);
+    if (error) {
+        return reply_error(client, seq, error->code, error->message);
+    }
+    return reply(client, seq, proto::Ok{});
+}
+
+bool ControlServer::handle_packet(Client& client, const proto::Packet& packet) {
+    const auto envelope = proto::parse_envelope(packet.bytes);
+    if (!envelope) {
+        reply_error(client, 0, AUDIOD_E_PROTOCOL, "message too short");
+        return false;
+    }
+    if (!packet.fds.empty()) {
+        // Only the server sends descriptors; the ones received are closed
+        // with `packet`.
+        reply_error(client, envelope->seq, AUDIOD_E_PROTOCOL, "unexpected file descriptors");
+        return false;
+    }
+    const uint32_t seq = envelope->seq;
+    const Body body = envelope->body;
+    if (!client.greeted && envelope->type != proto::MsgType::hello) {
+        reply_error(client, seq, AUDIOD_E_PROTOCOL, "the first message must be Hello");
+        return false;
+    }
+    // Requests with no fields: check there are none, then answer.
+    const auto empty_request = [&](auto request, auto&& make_reply) {
+        if (!proto::decode(body, request)) {
+            reply_error(client, seq, AUDIOD_E_PROTOCOL, "malformed message");
+            return false;
+        }
+        return reply(client, seq, make_reply());
+    };
+    switch (envelope->type) {
+    case proto::MsgType::hello:
+        return handle_hello(client, seq, body);
+    case proto::MsgType::create_stream:
+        return handle_create_stream(client, seq, body);
+    case proto::MsgType::stream_command:
+        return handle_stream_command(client, seq, body);
+    case proto::MsgType::set_volume:
+        return answer<proto::SetVolume>(client, seq, body,
+                                        [&](const auto& r) { return engine_.set_volume(r); });
+    case proto::MsgType::set_mute:
+        return answer<proto::SetMute>(client, seq, body,
+                                      [&](const auto& r) { return engine_.set_mute(r); });
+    case proto::MsgType::move_stream:
+        return answer<proto::MoveStream>(client, seq, body,
+                                         [&](const auto& r) { return engine_.move(r); });
+    case proto::MsgType::load_sink:
+        return answer<proto::LoadSink>(client, seq, body, [&](const proto::LoadSink& r) {
+            std::vector<std::pair<std::string, std::string>> options;
+            for (const auto& option : r.options) {
+                options.emplace_back(option.key, option.value);
+            }
+            return engine_.load_sink(r.type, r.name, options);
+        });
+    case proto::MsgType::unload_sink:
+        return answer<proto::UnloadSink>(
+            client, seq, body, [&](const auto& r) { return engine_.unload_sink(r.name); });
+    case proto::MsgType::set_default_sink:
+        return answer<proto::SetDefaultSink>(
+            client, seq, body, [&](const auto& r) { return engine_.set_default_sink(r.name); });
+    case proto::MsgType::subscribe:
+        return answer<proto::Subscribe>(client, seq, body, [&](const auto&) {
+            client.subscribed = true;
+            return MaybeError{};
+        });
+    case proto::MsgType::list_sinks:
+        return empty_request(proto::ListSinks{}, [&] {
+            proto::SinkList list;
+            list.sinks = engine_.list_sinks();
+            return list;
+        });
+    case proto::MsgType::list_streams:
+        return empty_request(proto::ListStreams{}, [&] {
+            proto::StreamList list;
+            list.streams = engine_.list_streams();
+            if (list.streams.size() > proto::kMaxListItems) {
+                list.streams.resize(proto::kMaxListItems);
+            }
+            return list;
+        });
+    case proto::MsgType::list_clients:
+        return handle_list_clients(client, seq, body);
+    case proto::MsgType::get_info:
+        return empty_request(proto::GetInfo{}, [&] {
+            proto::ServerInfo info = engine_.info();
+            info.clients = static_cast<uint32_t>(clients_.size());
+            return info;
+        });
+    default:
+        reply_error(client, seq, AUDIOD_E_PROTOCOL,
+                    "unknown message type " +
+                        std::to_string(static_cast<uint32_t>(envelope->type)));
+        return false;
+    }
+}
+
+bool ControlServer::handle_hello(Client& client, uint32_t seq, Body body) {
+    proto::Hello hello;
+    if (!proto::decode(body, hello) || client.greeted) {
+        reply_error(client, seq, AUDIOD_E_PROTOCOL, "malformed or repeated Hello");
+        return false;
+    }
+    if (hello.version != proto::kProtocolVersion) {
+        reply_error(client, seq, AUDIOD_E_VERSION,
+                    "protocol version " + std::to_string(hello.version) +
+                        " is not supported (this server speaks " +
+                        std::to_string(proto::kProtocolVersion) + ")");
+        return false;
+    }
+    client.greeted = true;
+    client.app = sanitize_name(hello.app_name);
+    if (client.app.empty()) {
+        client.app = client.executable.empty() ? "unknown" : client.executable;
+    }
+    proto::HelloReply answer;
+    answer.client_id = client.id;
+    answer.server_version = AUDIOD_VERSION_STRING;
+    answer.rate = engine_.config().rate;
+    answer.channels = engine_.config().channels;
+    answer.quantum = engine_.config().quantum;
+    return reply(client, seq, answer);
+}
+
+bool ControlServer::handle_create_stream(Client& client, uint32_t seq, Body body) {
+    StreamRequest request;
+    if (!proto::decode(body, request.params)) {
+        reply_error(client, seq, AUDIOD_E_PROTOCOL, "malformed CreateStream");
+        return false;
+    }
+    request.client_id = client.id;
+    request.pid = static_cast<uint32_t>(client.pid);
+    request.app = client.app;
+    auto created = engine_.create_stream(request);
+    if (auto* error = std::get_if<ClientError>(&created)) {
+        return reply_error(client, seq, error->code, error->message);
+    }
+    Stream& stream = *std::get<Stream*>(created);
+    client.streams.push_back(stream.id);
+    proto::StreamCreated answer;
+    answer.stream_id = stream.id;
+    answer.capacity_frames = stream.ring.capacity();
+    answer.memory_bytes = stream.ring.memory_bytes();
+    answer.quantum = stream.sink->format().quantum;
+    answer.sink = stream.sink->name();
+    const int fds[2] = {stream.ring.memfd(), stream.wake_fd.get()};
+    const bool sent = reply(client, seq, answer, fds);
+    stream.ring.close_memfd();
+    return sent;
+}
+
+bool ControlServer::handle_stream_command(Client& client, uint32_t seq, Body body) {
+    proto::StreamCommand command;
+    if (!proto::decode(body, command)) {
+        reply_error(client, seq, AUDIOD_E_PROTOCOL, "malformed StreamCommand");
+        return false;
+    }
+    Stream* stream = engine_.find_stream(command.stream_id);
+    // A client may only command its own streams.
+    if (stream == nullptr || stream->client_id != client.id) {
+        return reply_error(client, seq, AUDIOD_E_NOENTITY,
+                           "no stream " + std::to_string(command.stream_id) +
+                               " on this connection");
+    }
+    MaybeError error;
+    switch (static_cast<proto::StreamOp>(command.op)) {
+    case proto::StreamOp::pause:
+        error = engine_.set_paused(*stream, true);
+        break;
+    case proto::StreamOp::resume:
+        error = engine_.set_paused(*stream, false);
+        break;
+    case proto::StreamOp::close:
+        std::erase(client.streams, stream->id);
+        engine_.close_stream(*stream);
+        break;
+    default:
+        return reply_error(client, seq, AUDIOD_E_INVALID,
+                           "unknown stream operation " + std::to_string(command.op));
+    }
+    if (error) {
+        return reply_error(client, seq, error->code, error->message);
+    }
+    return reply(client, seq, proto::Ok{});
+}
+
+bool ControlServer::handle_list_clients(Client& client, uint32_t seq, Body body) {
+    proto::ListClients request;
+    if (!proto::decode(body, request)) {
+        reply_error(client, seq, AUDIOD_E_PROTOCOL, "malformed message");
+        return false;
+    }
+    proto::ClientList list;
+    for (const auto& [id, other] : clients_) {
+        proto::ClientInfo info;
+        info.id = id;
+        info.pid = static_cast<uint32_t>(other->pid);
+        info.executable = other->executable;
+        info.app = other->app;
+        for (const uint32_t stream_id : other->streams) {
+            if (engine_.find_stream(stream_id) != nullptr) {
+                info.streams.push_back(stream_id);
+            }
+        }
+        list.clients.push_back(std::move(info));
+    }
+    return reply(client, seq, list);
+}
+
+} // namespace audiod

@@ -1,0 +1,121 @@
+// Engine: what `audioctl list` and `info` show, and state-change events.
+#include "engine.h"
+
+#include "version.h"
+
+#include <unistd.h>
+
+namespace audiod {
+
+namespace {
+
+std::string state_name(const Stream& stream) {
+    if (stream.moving_to != nullptr) {
+        return "moving";
+    }
+    if (stream.paused) {
+        return "paused";
+    }
+    switch (stream.rt_status.load(std::memory_order_relaxed)) {
+    case RtStreamStatus::prebuffering:
+        return "starting";
+    case RtStreamStatus::playing:
+        return "running";
+    case RtStreamStatus::draining:
+        return "draining";
+    case RtStreamStatus::drained:
+        return "drained";
+    }
+    return "unknown";
+}
+
+} // namespace
+
+std::vector<proto::SinkInfo> Engine::list_sinks() const {
+    std::vector<proto::SinkInfo> out;
+    const Sink* chosen = default_sink();
+    for (const SinkEntry& entry : sinks_) {
+        const Sink& sink = *entry.sink;
+        proto::SinkInfo info;
+        info.name = sink.name();
+        info.type = sink.type();
+        info.rate = sink.format().rate;
+        info.channels = sink.format().channels;
+        info.quantum = sink.format().quantum;
+        info.format = static_cast<uint32_t>(sink.sample_format());
+        info.volume = sink.volume;
+        info.muted = sink.muted;
+        info.is_default = &sink == chosen;
+        info.frames = sink.frames_played();
+        info.xruns = sink.xruns();
+        info.streams = static_cast<uint32_t>(sink.attached_streams);
+        info.state = sink.failed() ? "failed" : "running";
+        out.push_back(std::move(info));
+    }
+    return out;
+}
+
+std::vector<proto::StreamInfo> Engine::list_streams() const {
+    std::vector<proto::StreamInfo> out;
+    for (const auto& [id, stream] : streams_) {
+        if (stream->detaching) {
+            continue;
+        }
+        proto::StreamInfo info;
+        info.id = id;
+        info.client_id = stream->client_id;
+        info.pid = stream->pid;
+        info.app = stream->app;
+        info.sink = stream->destination()->name();
+        info.state = state_name(*stream);
+        info.volume = stream->volume;
+        info.muted = stream->muted;
+        info.underruns = stream->underruns.load(std::memory_order_relaxed);
+        info.format = static_cast<uint32_t>(stream->format);
+        info.rate = stream->rate;
+        info.channels = stream->channels;
+        info.buffer_frames = stream->ring.capacity();
+        info.position = stream->consumed.load(std::memory_order_relaxed);
+        out.push_back(std::move(info));
+    }
+    return out;
+}
+
+proto::ServerInfo Engine::info() const {
+    proto::ServerInfo info;
+    info.version = AUDIOD_VERSION_STRING;
+    info.pid = static_cast<uint32_t>(::getpid());
+    info.rate = config_.rate;
+    info.channels = config_.channels;
+    info.quantum = config_.quantum;
+    info.uptime_ms = static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::milliseconds>(
+                                               std::chrono::steady_clock::now() - started_at_)
+                                               .count());
+    for (const SinkEntry& entry : sinks_) {
+        if (!entry.sink->failed()) {
+            info.scheduling = entry.sink->scheduling();
+            break;
+        }
+    }
+    const Sink* chosen = default_sink();
+    info.default_sink = chosen != nullptr ? chosen->name() : "";
+    info.streams = static_cast<uint32_t>(list_streams().size());
+    info.sinks = static_cast<uint32_t>(sinks_.size());
+    info.state_file = state_.path();
+    return info;
+}
+
+void Engine::report_state_changes() {
+    for (auto& [id, stream] : streams_) {
+        if (stream->detaching) {
+            continue;
+        }
+        std::string state = state_name(*stream);
+        if (state != stream->reported_state) {
+            stream->reported_state = std::move(state);
+            emit(stream_event("stream-changed", *stream));
+        }
+    }
+}
+
+} // namespace audiod

@@ -1,0 +1,371 @@
+// Engine: sinks at run time, the default sink, moving streams between sinks,
+// and rescuing the streams of a sink that goes away.
+#include "engine.h"
+
+#include "audiod/audiod.h"
+#include "log.h"
+
+#include <algorithm>
+#include <cstring>
+#include <dirent.h>
+
+namespace audiod {
+
+namespace {
+
+// A sound card is present when ALSA has a playback PCM device node.
+bool sound_card_present() {
+    DIR* dir = ::opendir("/dev/snd");
+    if (dir == nullptr) {
+        return false;
+    }
+    bool found = false;
+    while (const dirent* entry = ::readdir(dir)) {
+        const std::string name = entry->d_name;
+        if (name.rfind("pcmC", 0) == 0 && name.back() == 'p') {
+            found = true;
+            break;
+        }
+    }
+    ::closedir(dir);
+    return found;
+}
+
+bool is_valid_sink_name(const std::string& name) {
+    if (name.empty() || name.size() > 64) {
+        return false;
+    }
+    return std::all_of(name.begin(), name.end(), [](char c) {
+        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+               c == '-' || c == '_' || c == '.';
+    });
+}
+
+} // namespace
+
+std::variant<uint32_t, std::string>
+take_quantum_option(std::vector<std::pair<std::string, std::string>>& options, uint32_t fallback) {
+    uint32_t quantum = fallback;
+    for (auto it = options.begin(); it != options.end();) {
+        if (it->first != "quantum") {
+            ++it;
+            continue;
+        }
+        char* end = nullptr;
+        const unsigned long value = std::strtoul(it->second.c_str(), &end, 10);
+        if (it->second.empty() || *end != '\0' || value < 16 || value > 8192) {
+            return "quantum = " + it->second + " is out of range (16..8192)";
+        }
+        quantum = static_cast<uint32_t>(value);
+        it = options.erase(it);
+    }
+    return quantum;
+}
+
+std::variant<std::unique_ptr<Sink>, std::string>
+Engine::open_sink(const std::string& configured_type, const std::string& name,
+                  std::vector<std::pair<std::string, std::string>> options) {
+    std::string type = configured_type;
+    if (type == "auto") {
+        // ALSA's default device where a sound card exists and the alsa module
+        // is installed; otherwise a null sink keeps everything working.
+        type = "null";
+        if (sound_card_present()) {
+            if (std::holds_alternative<const audiod_module*>(modules_.load("alsa"))) {
+                type = "alsa";
+                options.emplace_back("device", "default");
+            } else {
+                log_warning("engine", "a sound card exists but the alsa module is not installed; "
+                                      "using a null sink");
+            }
+        }
+        log_info("engine", "sink " + name + ": type auto resolved to " + type);
+    }
+    const auto quantum = take_quantum_option(options, config_.quantum);
+    if (const auto* error = std::get_if<std::string>(&quantum)) {
+        return *error;
+    }
+    const auto loaded = modules_.load(type);
+    if (const auto* error = std::get_if<std::string>(&loaded)) {
+        return *error;
+    }
+    SinkOpenRequest request;
+    request.name = name;
+    request.type = type;
+    request.format = {config_.rate, config_.channels, std::get<uint32_t>(quantum)};
+    request.options = std::move(options);
+    request.rt_priority = config_.rt_priority;
+    auto opened = Sink::open(*std::get<const audiod_module*>(loaded), host_, std::move(request));
+    if (auto* error = std::get_if<std::string>(&opened)) {
+        return *error;
+    }
+    auto& sink = std::get<std::unique_ptr<Sink>>(opened);
+    if (std::string error = sink->start(); !error.empty()) {
+        return error;
+    }
+    log_info("engine", "sink started name=" + name + " type=" + type +
+                           " quantum=" + std::to_string(sink->format().quantum) + " scheduling=\"" +
+                           sink->scheduling() + "\"");
+    return std::move(sink);
+}
+
+void Engine::add_sink(std::unique_ptr<Sink> sink, std::string configured_type) {
+    Sink& added = *sink;
+    sinks_.push_back({std::move(sink), std::move(configured_type)});
+    if (observer_ != nullptr) {
+        observer_->on_sink_opened(added);
+    }
+    proto::Event event;
+    event.kind = "sink-added";
+    event.sink = added.name();
+    emit(event);
+    bring_back_streams(added);
+}
+
+Sink* Engine::find_sink(const std::string& name) const {
+    for (const SinkEntry& entry : sinks_) {
+        if (entry.sink->name() == name) {
+            return entry.sink.get();
+        }
+    }
+    return nullptr;
+}
+
+Sink* Engine::default_sink() const {
+    Sink* chosen = find_sink(default_sink_);
+    if (chosen != nullptr && !chosen->failed()) {
+        return chosen;
+    }
+    for (const SinkEntry& entry : sinks_) {
+        if (!entry.sink->failed()) {
+            return entry.sink.get();
+        }
+    }
+    return nullptr;
+}
+
+Sink* Engine::fallback_for(const Sink& leaving) const {
+    Sink* preferred = default_sink();
+    if (preferred != nullptr && preferred != &leaving) {
+        return preferred;
+    }
+    for (const SinkEntry& entry : sinks_) {
+        if (entry.sink.get() != &leaving && !entry.sink->failed()) {
+            return entry.sink.get();
+        }
+    }
+    return nullptr;
+}
+
+MaybeError Engine::load_sink(const std::string& type, const std::string& name,
+                             const std::vector<std::pair<std::string, std::string>>& options) {
+    if (!is_valid_sink_name(name)) {
+        return ClientError{AUDIOD_E_INVALID, "invalid sink name '" + name +
+                                                 "' (use letters, digits, '-', '_' and '.')"};
+    }
+    if (find_sink(name) != nullptr) {
+        return ClientError{AUDIOD_E_INVALID, "a sink named '" + name + "' already exists"};
+    }
+    if (sinks_.size() >= kMaxSinks) {
+        return ClientError{AUDIOD_E_BUSY, "too many sinks"};
+    }
+    auto opened = open_sink(type, name, options);
+    if (auto* error = std::get_if<std::string>(&opened)) {
+        return ClientError{AUDIOD_E_REFUSED, "cannot load sink '" + name + "': " + *error};
+    }
+    add_sink(std::move(std::get<std::unique_ptr<Sink>>(opened)), type);
+    return std::nullopt;
+}
+
+MaybeError Engine::unload_sink(const std::string& name) {
+    Sink* sink = find_sink(name);
+    if (sink == nullptr) {
+        return ClientError{AUDIOD_E_NOENTITY, "no sink named '" + name + "'"};
+    }
+    Sink* fallback = fallback_for(*sink);
+    if (fallback == nullptr && sink->attached_streams > 0) {
+        return ClientError{AUDIOD_E_REFUSED,
+                           "cannot unload '" + name + "': its streams have no other sink to go to"};
+    }
+    if (observer_ != nullptr) {
+        observer_->on_sink_closing(*sink);
+    }
+    // Stopping the RT thread first makes every stream on it ours alone, so
+    // they can move without waiting for the sink to hand them back.
+    sink->stop();
+    rehome_streams(*sink);
+    const bool was_default = default_sink_ == name;
+    std::erase_if(sinks_, [&](const SinkEntry& entry) { return entry.sink.get() == sink; });
+    log_info("engine", "sink unloaded name=" + name);
+    proto::Event removed;
+    removed.kind = "sink-removed";
+    removed.sink = name;
+    emit(removed);
+    if (was_default && fallback != nullptr) {
+        default_sink_ = fallback->name();
+        proto::Event changed;
+        changed.kind = "default-changed";
+        changed.sink = default_sink_;
+        changed.previous_sink = name;
+        emit(changed);
+    }
+    return std::nullopt;
+}
+
+MaybeError Engine::set_default_sink(const std::string& name) {
+    Sink* sink = find_sink(name);
+    if (sink == nullptr) {
+        return ClientError{AUDIOD_E_NOENTITY, "no sink named '" + name + "'"};
+    }
+    if (sink->failed()) {
+        return ClientError{AUDIOD_E_BUSY, "sink '" + name + "' has failed"};
+    }
+    state_.set_default_sink(name);
+    if (default_sink_ != name) {
+        proto::Event event;
+        event.kind = "default-changed";
+        event.sink = name;
+        event.previous_sink = default_sink_;
+        default_sink_ = name;
+        emit(event);
+    }
+    return std::nullopt;
+}
+
+MaybeError Engine::move(const proto::MoveStream& request) {
+    Sink* destination = find_sink(request.sink);
+    if (destination == nullptr) {
+        return ClientError{AUDIOD_E_NOENTITY, "no sink named '" + request.sink + "'"};
+    }
+    if (destination->failed()) {
+        return ClientError{AUDIOD_E_BUSY, "sink '" + request.sink + "' has failed"};
+    }
+    std::vector<Stream*> streams;
+    if (static_cast<proto::VolumeTarget>(request.target) == proto::VolumeTarget::stream) {
+        Stream* stream = find_stream(request.stream_id);
+        if (stream == nullptr) {
+            return ClientError{AUDIOD_E_NOENTITY,
+                               "no stream with id " + std::to_string(request.stream_id)};
+        }
+        streams.push_back(stream);
+    } else if (static_cast<proto::VolumeTarget>(request.target) == proto::VolumeTarget::app) {
+        for (const auto& [id, stream] : streams_) {
+            if (stream->app == request.app && !stream->detaching) {
+                streams.push_back(stream.get());
+            }
+        }
+        if (streams.empty() && state_.all().count(request.app) == 0) {
+            return ClientError{AUDIOD_E_NOENTITY, "no application named '" + request.app +
+                                                      "' (no streams, nothing remembered)"};
+        }
+    } else {
+        return ClientError{AUDIOD_E_INVALID, "a move needs a stream id or an application"};
+    }
+    for (Stream* stream : streams) {
+        stream->wanted_sink = destination->name();
+        start_move(*stream, *destination);
+    }
+    // The application will prefer this sink from now on, across restarts.
+    const std::string app = streams.empty() ? request.app : streams.front()->app;
+    AppSettings settings = state_.get(app);
+    settings.sink = destination->name();
+    state_.set(app, settings);
+    return std::nullopt;
+}
+
+void Engine::start_move(Stream& stream, Sink& destination) {
+    if (stream.detaching || stream.destination() == &destination) {
+        return;
+    }
+    const std::string previous = stream.destination()->name();
+    if (stream.moving_to != nullptr) {
+        stream.moving_to = &destination; // still in transit: land elsewhere
+    } else if (stream.sink->failed()) {
+        land(stream, destination); // no RT thread holds it
+    } else {
+        stream.moving_to = &destination;
+        send_or_queue(*stream.sink, {RtCommand::Kind::detach, &stream, 1.0f});
+    }
+    log_info("engine", "stream moving id=" + std::to_string(stream.id) + " from=" + previous +
+                           " to=" + destination.name());
+    proto::Event event = stream_event("stream-moved", stream);
+    event.previous_sink = previous;
+    emit(event);
+}
+
+void Engine::land(Stream& stream, Sink& destination) {
+    if (stream.sink->attached_streams > 0) {
+        --stream.sink->attached_streams;
+    }
+    stream.sink = &destination;
+    stream.moving_to = nullptr;
+    // What changed while no RT thread held the stream applies now.
+    stream.rt.paused = stream.paused;
+    const float gain = gain_command(stream).gain;
+    if (stream.rt.started) {
+        stream.rt.gain.set_target(
+            gain, std::max<uint32_t>(1, destination.format().rate * Sink::kRampMs / 1000));
+    } else {
+        stream.rt.gain.reset(gain);
+    }
+    stream.ring.header()->sink_latency_frames.store(destination.latency_frames());
+    ++destination.attached_streams;
+    send_or_queue(destination, {RtCommand::Kind::attach, &stream, 1.0f});
+}
+
+void Engine::rehome_streams(Sink& leaving) {
+    Sink* fallback = fallback_for(leaving);
+    std::erase_if(pending_, [&](const auto& entry) { return entry.first == &leaving; });
+    std::vector<Stream*> closing;
+    for (auto& [id, owned] : streams_) {
+        Stream& stream = *owned;
+        if (stream.moving_to == &leaving) {
+            // On its way here: land somewhere that stays.
+            stream.moving_to = fallback != nullptr ? fallback : stream.sink;
+        }
+        if (stream.sink != &leaving) {
+            continue;
+        }
+        if (stream.detaching) {
+            closing.push_back(&stream);
+            continue;
+        }
+        Sink* destination = stream.moving_to != nullptr ? stream.moving_to : fallback;
+        if (destination == nullptr) {
+            continue; // nowhere to go: it waits, silent, for a sink to appear
+        }
+        const std::string previous = leaving.name();
+        land(stream, *destination);
+        log_info("engine", "stream rescued id=" + std::to_string(stream.id) + " from=" + previous +
+                               " to=" + destination->name());
+        proto::Event event = stream_event("stream-moved", stream);
+        event.previous_sink = previous;
+        emit(event);
+    }
+    for (Stream* stream : closing) {
+        release_stream(*stream);
+    }
+}
+
+void Engine::bring_back_streams(Sink& arrived) {
+    for (auto& [id, stream] : streams_) {
+        if (stream->wanted_sink == arrived.name() && stream->destination() != &arrived) {
+            start_move(*stream, arrived);
+        }
+    }
+}
+
+void Engine::handle_sink_failure(Sink& sink, int64_t error) {
+    log_error("engine",
+              "sink " + sink.name() + " failed: " + std::strerror(static_cast<int>(-error)));
+    // The RT thread has left its loop; joining it makes its streams ours.
+    sink.stop();
+    rehome_streams(sink);
+    proto::Event event;
+    event.kind = "sink-changed";
+    event.sink = sink.name();
+    event.state = "failed";
+    emit(event);
+}
+
+} // namespace audiod

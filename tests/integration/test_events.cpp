@@ -1,0 +1,152 @@
+// Events as they happen: `audioctl watch` and the C API subscription.
+#include "helpers.h"
+
+#include <boost/test/unit_test.hpp>
+
+#include <csignal>
+#include <sstream>
+#include <thread>
+
+using namespace audiod;
+using namespace audiod::test;
+using namespace std::chrono_literals;
+
+namespace {
+
+std::vector<std::string> lines_of(const std::string& text) {
+    std::vector<std::string> lines;
+    std::istringstream in(text);
+    for (std::string line; std::getline(in, line);) {
+        lines.push_back(line);
+    }
+    return lines;
+}
+
+void ctl_ok(const std::vector<std::string>& args) {
+    const ProgramResult r = run_tool("audioctl", args);
+    BOOST_REQUIRE_MESSAGE(r.status == 0, "audioctl " << args[0] << ": " << r.err);
+}
+
+// Index of the first line at or after `from` that contains every needle.
+size_t find_line(const std::vector<std::string>& lines, size_t from,
+                 const std::vector<std::string>& needles) {
+    for (size_t i = from; i < lines.size(); ++i) {
+        bool all = true;
+        for (const auto& needle : needles) {
+            all = all && lines[i].find(needle) != std::string::npos;
+        }
+        if (all) {
+            return i;
+        }
+    }
+    return lines.size();
+}
+
+} // namespace
+
+BOOST_AUTO_TEST_SUITE(events)
+
+BOOST_AUTO_TEST_CASE(watch_prints_each_event_as_json_lines_in_order) {
+    TempDir dir;
+    ServerProcess server("[server]\nrt-priority = 0\n[sinks.a]\ntype = \"null\"\n");
+    BackgroundProgram watch({bin("audioctl"), "--json", "watch"});
+    std::this_thread::sleep_for(300ms);
+    ctl_ok({"load-sink", "file", "b", "path=" + dir.file("b.wav")});
+    ctl_ok({"set-default-sink", "b"});
+    BackgroundProgram client({bin("audiod-test-client"), "--frames", "48000", "--app", "ev"});
+    const auto id = wait_for_stream(10s);
+    BOOST_REQUIRE(id);
+    ctl_ok({"set-volume", std::to_string(*id), "50%"});
+    ctl_ok({"set-volume", "app:ev", "80%"});
+    ctl_ok({"mute", "sink:a", "on"});
+    ctl_ok({"move-stream", std::to_string(*id), "a"});
+    BOOST_CHECK_EQUAL(client.finish(30s).status, 0);
+    ctl_ok({"unload-sink", "b"});
+    std::this_thread::sleep_for(500ms);
+    ::kill(watch.pid(), SIGINT);
+    const ProgramResult r = watch.finish(10s);
+    BOOST_CHECK_EQUAL(r.status, 0);
+
+    const auto lines = lines_of(r.out);
+    for (const auto& line : lines) {
+        BOOST_CHECK_MESSAGE(line.front() == '{' && line.back() == '}', line);
+    }
+    size_t at = 0;
+    const std::string stream = "\"stream\":" + std::to_string(*id);
+    const std::vector<std::vector<std::string>> expected = {
+        {"\"event\":\"sink-added\"", "\"sink\":\"b\""},
+        {"\"event\":\"default-changed\"", "\"sink\":\"b\"", "\"previous_sink\":\"a\""},
+        {"\"event\":\"stream-added\"", stream, "\"app\":\"ev\"", "\"sink\":\"b\""},
+        {"\"event\":\"stream-changed\"", stream, "\"state\":\"running\""},
+        {"\"event\":\"stream-changed\"", stream, "\"volume\":0.5"},
+        {"\"event\":\"app-changed\"", "\"app\":\"ev\"", "\"volume\":0.8"},
+        {"\"event\":\"sink-changed\"", "\"sink\":\"a\"", "\"muted\":true"},
+        {"\"event\":\"stream-moved\"", stream, "\"sink\":\"a\"", "\"previous_sink\":\"b\""},
+        {"\"event\":\"stream-removed\"", stream},
+        {"\"event\":\"sink-removed\"", "\"sink\":\"b\""},
+    };
+    for (const auto& needles : expected) {
+        const size_t found = find_line(lines, at, needles);
+        BOOST_CHECK_MESSAGE(found < lines.size(), "missing, in order: " << needles.front() << "\n"
+                                                                        << r.out);
+        at = found < lines.size() ? found + 1 : at;
+    }
+}
+
+BOOST_AUTO_TEST_CASE(watch_in_text_ends_when_the_server_goes) {
+    ServerProcess server("[server]\nrt-priority = 0\n[sinks.a]\ntype = \"null\"\n");
+    BackgroundProgram watch({bin("audioctl"), "watch"});
+    std::this_thread::sleep_for(300ms);
+    ctl_ok({"load-sink", "null", "z"});
+    std::this_thread::sleep_for(200ms);
+    BOOST_REQUIRE_EQUAL(server.stop(SIGTERM), 0);
+    const ProgramResult r = watch.finish(10s);
+    BOOST_CHECK_EQUAL(r.status, 1);
+    BOOST_CHECK(r.out.find("sink-added sink=z") != std::string::npos);
+    BOOST_CHECK(r.err.find("the server went away") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(c_api_subscription_through_the_pollable_fd) {
+    ServerProcess server("[server]\nrt-priority = 0\n[sinks.a]\ntype = \"null\"\n");
+    BackgroundProgram events({bin("audiod-event-client"), "3", "10"});
+    std::this_thread::sleep_for(400ms);
+    ctl_ok({"load-sink", "null", "n1"});
+    ctl_ok({"set-default-sink", "n1"});
+    ctl_ok({"unload-sink", "n1"});
+    const ProgramResult r = events.finish(20s);
+    BOOST_REQUIRE_MESSAGE(r.status == 0, r.err);
+    const auto lines = lines_of(r.out);
+    BOOST_REQUIRE_EQUAL(lines.size(), 4u);
+    BOOST_CHECK_EQUAL(lines[0], "subscribed");
+    BOOST_CHECK(lines[1].find("sink-added kind=5") == 0 &&
+                lines[1].find("sink=n1") != std::string::npos);
+    BOOST_CHECK(lines[2].find("default-changed kind=8") == 0 &&
+                lines[2].find("from=a") != std::string::npos);
+    BOOST_CHECK(lines[3].find("sink-removed kind=6") == 0);
+}
+
+BOOST_AUTO_TEST_CASE(introspection_info_and_clients) {
+    ServerProcess server("[server]\nrt-priority = 0\n[sinks.a]\ntype = \"null\"\n");
+    BackgroundProgram client({bin("audiod-test-client"), "--frames", "4800", "--app", "introspect",
+                              "--hold-ms", "2000"});
+    const auto id = wait_for_stream(10s);
+    BOOST_REQUIRE(id);
+    ProgramResult r = run_tool("audioctl", {"--json", "list", "clients"});
+    BOOST_REQUIRE_EQUAL(r.status, 0);
+    BOOST_CHECK(r.out.find("\"app\":\"introspect\"") != std::string::npos);
+    BOOST_CHECK(r.out.find("\"executable\":\"audiod-test-cli\"") != std::string::npos);
+    BOOST_CHECK(r.out.find("\"pid\":" + std::to_string(client.pid())) != std::string::npos);
+    BOOST_CHECK(r.out.find("\"streams\":[" + std::to_string(*id) + "]") != std::string::npos);
+    r = run_tool("audioctl", {"list", "clients"});
+    BOOST_CHECK(r.out.find("introspect") != std::string::npos);
+    r = run_tool("audioctl", {"--json", "info"});
+    for (const char* key : {"\"version\":", "\"scheduling\":", "\"uptime_ms\":", "\"clients\":",
+                            "\"streams\":1", "\"state_file\":", "\"quantum\":256"}) {
+        BOOST_CHECK_MESSAGE(r.out.find(key) != std::string::npos, key << " in " << r.out);
+    }
+    r = run_tool("audioctl", {"--json", "mute", std::to_string(*id), "toggle"});
+    BOOST_CHECK_EQUAL(r.out, "{\"ok\":true}\n");
+    BOOST_CHECK_EQUAL(client.finish(30s).status, 0);
+}
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -1,0 +1,148 @@
+// Moves through the real Engine and two real Sinks on stepped devices, one
+// cycle at a time: how soon a moved stream plays at its destination, and
+// that its frames continue exactly.
+#include "engine.h"
+#include "fixtures/fixture_signals.h"
+#include "stepped_sink.h"
+
+#include <boost/test/unit_test.hpp>
+
+using namespace audiod;
+using namespace audiod::test;
+
+namespace {
+
+struct EngineRig {
+    EngineRig()
+        : loader("/nonexistent")
+        , state("") {
+        loader.add_builtin("stepped", &stepped_module());
+        ServerConfig config;
+        config.quantum = 64;
+        config.rt_priority = 0;
+        config.default_sink = "s1";
+        config.sinks.push_back({"s1", "stepped", {}, 1});
+        // A different quantum at the destination.
+        config.sinks.push_back({"s2", "stepped", {{"quantum", "32"}}, 2});
+        engine = std::make_unique<Engine>(config, loader, state);
+        BOOST_REQUIRE_EQUAL(engine->start(), "");
+        BOOST_REQUIRE_EQUAL(stepped_devices().size(), 2u);
+        s1 = stepped_devices()[0];
+        s2 = stepped_devices()[1];
+    }
+    ~EngineRig() {
+        s1->stopping = true;
+        s2->stopping = true;
+        engine->stop();
+    }
+
+    Stream& play(uint64_t frames) {
+        StreamRequest request;
+        request.client_id = 1;
+        request.app = "rig";
+        request.params.format = static_cast<uint32_t>(SampleFormat::s16le);
+        request.params.rate = 48000;
+        request.params.channels = 2;
+        request.params.buffer_frames = 4800;
+        auto created = engine->create_stream(request);
+        BOOST_REQUIRE(std::holds_alternative<Stream*>(created));
+        Stream& stream = *std::get<Stream*>(created);
+        const auto samples = make_signal("sequence", frames, 2, 0, 0);
+        std::memcpy(const_cast<uint8_t*>(stream.ring.data()), samples.data(), samples.size() * 2);
+        stream.ring.header()->write_pos.store(frames);
+        stream.ring.header()->client_flags.store(kClientFlagStarted);
+        return stream;
+    }
+
+    // Sequence numbers in a device's output, or -1 for silent frames.
+    static std::vector<int64_t> heard(const SteppedDevice& device) {
+        const size_t bytes = device.captured_bytes.load();
+        std::vector<int16_t> samples(bytes / 2);
+        std::memcpy(samples.data(), device.captured.data(), bytes);
+        std::vector<int64_t> out;
+        for (size_t f = 0; f < samples.size() / 2; ++f) {
+            const bool silent = samples[2 * f] == 0 && samples[2 * f + 1] == 0;
+            out.push_back(
+                silent ? -1
+                       : static_cast<int64_t>(sequence_number(samples[2 * f], samples[2 * f + 1])));
+        }
+        return out;
+    }
+
+    ModuleLoader loader;
+    AppStateStore state;
+    std::unique_ptr<Engine> engine;
+    SteppedDevice* s1 = nullptr;
+    SteppedDevice* s2 = nullptr;
+};
+
+} // namespace
+
+BOOST_AUTO_TEST_SUITE(engine_routing)
+
+BOOST_AUTO_TEST_CASE(a_move_plays_at_the_destinations_first_cycle) {
+    EngineRig rig;
+    Stream& stream = rig.play(4000);
+    step(*rig.s1, 2); // frames 0..127 on s1
+    proto::MoveStream move;
+    move.target = static_cast<uint32_t>(proto::VolumeTarget::stream);
+    move.stream_id = stream.id;
+    move.sink = "s2";
+    Sink* s1 = stream.sink;
+    BOOST_REQUIRE(!rig.engine->move(move));
+    step(*rig.s1, 1); // s1 lets go at this cycle boundary
+    rig.engine->handle_events(s1->event_fd());
+    BOOST_CHECK_EQUAL(stream.sink->name(), "s2");
+    step(*rig.s2, 1); // ... and s2 plays it at its very next cycle
+
+    const auto on_s1 = EngineRig::heard(*rig.s1);
+    const auto on_s2 = EngineRig::heard(*rig.s2);
+    BOOST_REQUIRE_EQUAL(on_s1.size(), 3u * 64);
+    BOOST_REQUIRE_EQUAL(on_s2.size(), 32u);
+    for (int64_t f = 0; f < 128; ++f) {
+        BOOST_REQUIRE_EQUAL(on_s1[f], f);
+    }
+    for (size_t f = 128; f < on_s1.size(); ++f) {
+        BOOST_REQUIRE_EQUAL(on_s1[f], -1); // the cycle in which it left
+    }
+    for (int64_t f = 0; f < 32; ++f) {
+        BOOST_REQUIRE_EQUAL(on_s2[f], 128 + f); // continues exactly
+    }
+    // And back again, from the 32-frame sink to the 64-frame one.
+    move.sink = "s1";
+    BOOST_REQUIRE(!rig.engine->move(move));
+    Sink* source = stream.sink;
+    step(*rig.s2, 1);
+    rig.engine->handle_events(source->event_fd());
+    step(*rig.s1, 1);
+    const auto back = EngineRig::heard(*rig.s1);
+    for (int64_t f = 0; f < 64; ++f) {
+        BOOST_REQUIRE_EQUAL(back[3 * 64 + f], 160 + f);
+    }
+}
+
+BOOST_AUTO_TEST_CASE(unloading_the_sink_rescues_its_streams_at_once) {
+    EngineRig rig;
+    Stream& stream = rig.play(4000);
+    step(*rig.s1, 1);
+    proto::MoveStream move;
+    move.target = static_cast<uint32_t>(proto::VolumeTarget::stream);
+    move.stream_id = stream.id;
+    move.sink = "s2";
+    BOOST_REQUIRE(!rig.engine->move(move));
+    rig.engine->handle_events(stream.sink->event_fd()); // nothing yet: s1 has not cycled
+    BOOST_CHECK_EQUAL(stream.sink->name(), "s1");
+    BOOST_CHECK_EQUAL(stream.moving_to->name(), "s2");
+    // s1 goes away before it ever let go: the stream lands on s2 directly.
+    rig.s1->stopping = true;
+    BOOST_REQUIRE(!rig.engine->unload_sink("s1"));
+    BOOST_CHECK_EQUAL(stream.sink->name(), "s2");
+    BOOST_CHECK(stream.moving_to == nullptr);
+    step(*rig.s2, 1);
+    const auto on_s2 = EngineRig::heard(*rig.s2);
+    for (int64_t f = 0; f < 32; ++f) {
+        BOOST_REQUIRE_EQUAL(on_s2[f], 64 + f);
+    }
+}
+
+BOOST_AUTO_TEST_SUITE_END()

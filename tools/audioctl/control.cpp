@@ -1,0 +1,144 @@
+// audioctl: commands that change things — volume, mute, moves, sinks.
+#include "commands.h"
+
+#include "volume_level.h"
+
+#include <cerrno>
+#include <climits>
+#include <cstdlib>
+
+namespace audiod::ctl {
+
+std::optional<Target> parse_target(const std::string& text, bool allow_sink) {
+    Target target;
+    if (text.rfind("app:", 0) == 0 && text.size() > 4) {
+        target.kind = static_cast<uint32_t>(proto::VolumeTarget::app);
+        target.name = text.substr(4);
+        return target;
+    }
+    if (allow_sink && text.rfind("sink:", 0) == 0 && text.size() > 5) {
+        target.kind = static_cast<uint32_t>(proto::VolumeTarget::sink);
+        target.name = text.substr(5);
+        return target;
+    }
+    char* end = nullptr;
+    errno = 0;
+    const unsigned long id = std::strtoul(text.c_str(), &end, 10);
+    if (text.empty() || text[0] == '-' || errno != 0 || *end != '\0' || id == 0 ||
+        id > UINT32_MAX) {
+        return std::nullopt;
+    }
+    target.kind = static_cast<uint32_t>(proto::VolumeTarget::stream);
+    target.stream_id = static_cast<uint32_t>(id);
+    return target;
+}
+
+int run_set_volume(Session& session, const Args& args) {
+    if (args.size() != 2) {
+        return usage("set-volume takes TARGET and LEVEL, e.g. set-volume 7 50%");
+    }
+    const auto target = parse_target(args[0], true);
+    if (!target) {
+        return usage("invalid target '" + args[0] + "' (a stream id, app:NAME or sink:NAME)");
+    }
+    const auto level = parse_volume_level(args[1]);
+    if (const auto* error = std::get_if<std::string>(&level)) {
+        return usage(*error);
+    }
+    const VolumeLevel& parsed = std::get<VolumeLevel>(level);
+    proto::SetVolume request;
+    request.target = target->kind;
+    request.stream_id = target->stream_id;
+    request.name = target->name;
+    switch (parsed.mode) {
+    case LevelMode::absolute:
+        request.mode = static_cast<uint32_t>(proto::VolumeMode::absolute);
+        break;
+    case LevelMode::relative_linear:
+        request.mode = static_cast<uint32_t>(proto::VolumeMode::relative_linear);
+        break;
+    case LevelMode::relative_db:
+        request.mode = static_cast<uint32_t>(proto::VolumeMode::relative_db);
+        break;
+    }
+    request.value = static_cast<float>(parsed.value);
+    return request_ok(session, "set-volume", request);
+}
+
+int run_mute(Session& session, const Args& args) {
+    if (args.empty() || args.size() > 2) {
+        return usage("mute takes TARGET and optionally on, off or toggle");
+    }
+    const auto target = parse_target(args[0], true);
+    if (!target) {
+        return usage("invalid target '" + args[0] + "' (a stream id, app:NAME or sink:NAME)");
+    }
+    const std::string mode = args.size() == 2 ? args[1] : "on";
+    proto::SetMute request;
+    request.target = target->kind;
+    request.stream_id = target->stream_id;
+    request.name = target->name;
+    if (mode == "on" || mode == "yes" || mode == "1") {
+        request.mode = static_cast<uint32_t>(proto::MuteMode::on);
+    } else if (mode == "off" || mode == "no" || mode == "0") {
+        request.mode = static_cast<uint32_t>(proto::MuteMode::off);
+    } else if (mode == "toggle") {
+        request.mode = static_cast<uint32_t>(proto::MuteMode::toggle);
+    } else {
+        return usage("invalid mute mode '" + mode + "' (on, off or toggle)");
+    }
+    return request_ok(session, "mute", request);
+}
+
+int run_move_stream(Session& session, const Args& args) {
+    if (args.size() != 2) {
+        return usage("move-stream takes STREAM (an id or app:NAME) and SINK");
+    }
+    const auto target = parse_target(args[0], false);
+    if (!target) {
+        return usage("invalid stream '" + args[0] + "' (a stream id or app:NAME)");
+    }
+    proto::MoveStream request;
+    request.target = target->kind;
+    request.stream_id = target->stream_id;
+    request.app = target->name;
+    request.sink = args[1];
+    return request_ok(session, "move-stream", request);
+}
+
+int run_load_sink(Session& session, const Args& args) {
+    if (args.size() < 2) {
+        return usage("load-sink takes TYPE NAME [KEY=VALUE]...");
+    }
+    proto::LoadSink request;
+    request.type = args[0];
+    request.name = args[1];
+    for (size_t i = 2; i < args.size(); ++i) {
+        const auto equals = args[i].find('=');
+        if (equals == std::string::npos || equals == 0) {
+            return usage("invalid option '" + args[i] + "' (use KEY=VALUE)");
+        }
+        request.options.push_back({args[i].substr(0, equals), args[i].substr(equals + 1)});
+    }
+    return request_ok(session, "load-sink", request);
+}
+
+int run_unload_sink(Session& session, const Args& args) {
+    if (args.size() != 1) {
+        return usage("unload-sink takes NAME");
+    }
+    proto::UnloadSink request;
+    request.name = args[0];
+    return request_ok(session, "unload-sink", request);
+}
+
+int run_set_default_sink(Session& session, const Args& args) {
+    if (args.size() != 1) {
+        return usage("set-default-sink takes NAME");
+    }
+    proto::SetDefaultSink request;
+    request.name = args[0];
+    return request_ok(session, "set-default-sink", request);
+}
+
+} // namespace audiod::ctl
