@@ -2,12 +2,13 @@
 
 #include "module_loader.h"
 
+#include "toml_guard.h"
+#include "toml_parser.h"
 #include <algorithm>
 #include <climits>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
-#include <toml++/toml.h>
 #include <unistd.h>
 
 namespace audiod {
@@ -153,6 +154,9 @@ void read_sinks_table(const toml::node& node, ServerConfig& config) {
 ServerConfig parse_or_throw(std::string_view text, const std::string& source) {
     ServerConfig config;
     config.source = source;
+    if (const auto unsafe = check_toml_text(text)) {
+        fail(source, unsafe->line, "syntax error: " + unsafe->reason);
+    }
     toml::table root;
     try {
         root = toml::parse(text, std::string_view(source));

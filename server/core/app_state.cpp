@@ -1,5 +1,7 @@
 #include "app_state.h"
 
+#include "toml_guard.h"
+#include "toml_parser.h"
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -9,7 +11,6 @@
 #include <fstream>
 #include <sstream>
 #include <sys/stat.h>
-#include <toml++/toml.h>
 #include <unistd.h>
 
 namespace audiod {
@@ -121,6 +122,10 @@ std::string AppStateStore::serialize() const {
 
 std::optional<AppStateStore> AppStateStore::parse(const std::string& text, std::string* error) {
     AppStateStore store("");
+    if (const auto unsafe = check_toml_text(text)) {
+        *error = "line " + std::to_string(unsafe->line) + ": " + unsafe->reason;
+        return std::nullopt;
+    }
     toml::table root;
     try {
         root = toml::parse(text, std::string_view("state"));

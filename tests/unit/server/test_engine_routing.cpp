@@ -7,6 +7,8 @@
 
 #include <boost/test/unit_test.hpp>
 
+#include <thread>
+
 using namespace audiod;
 using namespace audiod::test;
 
@@ -31,8 +33,10 @@ struct EngineRig {
         s2 = stepped_devices()[1];
     }
     ~EngineRig() {
-        s1->stopping = true;
-        s2->stopping = true;
+        // Only the devices of sinks still open: an unloaded one is gone.
+        for (SteppedDevice* device : stepped_devices()) {
+            device->stopping = true;
+        }
         engine->stop();
     }
 
@@ -138,6 +142,31 @@ BOOST_AUTO_TEST_CASE(unloading_the_sink_rescues_its_streams_at_once) {
     BOOST_REQUIRE(!rig.engine->unload_sink("s1"));
     BOOST_CHECK_EQUAL(stream.sink->name(), "s2");
     BOOST_CHECK(stream.moving_to == nullptr);
+    step(*rig.s2, 1);
+    const auto on_s2 = EngineRig::heard(*rig.s2);
+    for (int64_t f = 0; f < 32; ++f) {
+        BOOST_REQUIRE_EQUAL(on_s2[f], 64 + f);
+    }
+}
+
+BOOST_AUTO_TEST_CASE(a_failing_sink_hands_its_streams_to_the_default) {
+    EngineRig rig;
+    Stream& stream = rig.play(4000);
+    step(*rig.s1, 1);
+    Sink* s1 = stream.sink;
+    // The device dies: its wait() fails, the RT thread stops and says so.
+    rig.s1->stopping = true;
+    const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (!s1->failed() && std::chrono::steady_clock::now() < give_up) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    BOOST_REQUIRE(s1->failed());
+    rig.engine->handle_events(s1->event_fd());
+    BOOST_CHECK_EQUAL(stream.sink->name(), "s2");
+    BOOST_CHECK_EQUAL(stream.wanted_sink, ""); // it never asked for s1 by name
+    const auto sinks = rig.engine->list_sinks();
+    BOOST_CHECK_EQUAL(sinks[0].state, "failed");
+    BOOST_CHECK(sinks[1].is_default); // new streams go where they can play
     step(*rig.s2, 1);
     const auto on_s2 = EngineRig::heard(*rig.s2);
     for (int64_t f = 0; f < 32; ++f) {
