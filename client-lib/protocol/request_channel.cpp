@@ -64,42 +64,27 @@ int RequestChannel::call_encoded(const std::vector<uint8_t>& bytes, uint32_t seq
         }
     }
     Packet packet;
+    Envelope envelope;
     for (;;) {
         if (const int ready = wait_readable(fd_.get(), deadline); ready != 0) {
             return error_from_errno(ready);
         }
-        const int got = recv_packet(fd_.get(), packet);
-        if (got == -EAGAIN) {
-            continue;
+        const int got = receive(packet, envelope);
+        if (got < 0) {
+            return got;
         }
-        if (got != 0) {
-            lost_ = true;
-            return error_from_errno(got);
+        if (got != kReply || envelope.seq != seq) {
+            continue; // nothing yet, an event, or a late reply to a timed-out request
         }
-        const auto envelope = parse_envelope(packet.bytes);
-        if (!envelope) {
-            lost_ = true;
-            return AUDIOD_E_PROTOCOL;
-        }
-        if (envelope->type == MsgType::event) {
-            if (!queue_event(envelope->body)) {
-                lost_ = true;
-                return AUDIOD_E_PROTOCOL;
-            }
-            continue;
-        }
-        if (envelope->seq != seq) {
-            continue; // a late reply to a request that already timed out
-        }
-        if (envelope->type == MsgType::error) {
+        if (envelope.type == MsgType::error) {
             Error error;
-            if (!decode(envelope->body, error)) {
+            if (!decode(envelope.body, error)) {
                 return AUDIOD_E_PROTOCOL;
             }
             last_error_ = error.message;
             return error.code < 0 ? error.code : AUDIOD_E_REFUSED;
         }
-        if (envelope->type != reply_type) {
+        if (envelope.type != reply_type) {
             return AUDIOD_E_PROTOCOL;
         }
         if (reply != nullptr) {
@@ -107,6 +92,31 @@ int RequestChannel::call_encoded(const std::vector<uint8_t>& bytes, uint32_t seq
         }
         return 0;
     }
+}
+
+int RequestChannel::receive(Packet& packet, Envelope& envelope) {
+    const int got = recv_packet(fd_.get(), packet);
+    if (got == -EAGAIN) {
+        return kNothing;
+    }
+    if (got != 0) {
+        lost_ = true;
+        return error_from_errno(got);
+    }
+    const auto parsed = parse_envelope(packet.bytes);
+    if (!parsed) {
+        lost_ = true;
+        return AUDIOD_E_PROTOCOL;
+    }
+    if (parsed->type == MsgType::event) {
+        if (!queue_event(parsed->body)) {
+            lost_ = true;
+            return AUDIOD_E_PROTOCOL;
+        }
+        return kQueuedEvent;
+    }
+    envelope = *parsed;
+    return kReply;
 }
 
 bool RequestChannel::queue_event(std::span<const uint8_t> body) {
@@ -127,24 +137,15 @@ int RequestChannel::pump() {
         return AUDIOD_E_DISCONNECTED;
     }
     Packet packet;
+    Envelope envelope;
     for (;;) {
-        const int got = recv_packet(fd_.get(), packet);
-        if (got == -EAGAIN) {
+        // Replies read here answer requests that already timed out.
+        const int got = receive(packet, envelope);
+        if (got < 0) {
+            return got;
+        }
+        if (got == kNothing) {
             return 0;
-        }
-        if (got != 0) {
-            lost_ = true;
-            return error_from_errno(got);
-        }
-        const auto envelope = parse_envelope(packet.bytes);
-        if (!envelope) {
-            lost_ = true;
-            return AUDIOD_E_PROTOCOL;
-        }
-        // Anything but an event is a late reply to a request that timed out.
-        if (envelope->type == MsgType::event && !queue_event(envelope->body)) {
-            lost_ = true;
-            return AUDIOD_E_PROTOCOL;
         }
     }
 }

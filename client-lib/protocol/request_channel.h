@@ -67,6 +67,11 @@ private:
     static int protocol_error() noexcept;
     // Queues an Event packet; false if it is malformed.
     bool queue_event(std::span<const uint8_t> body);
+    // Reads one packet without blocking: kNothing if none is waiting,
+    // kQueuedEvent if it was an event (now queued), kReply with `envelope`
+    // pointing into `packet`, or an AUDIOD_E_* code (the connection is lost).
+    enum : int { kNothing = 1, kQueuedEvent = 2, kReply = 3 };
+    int receive(Packet& packet, Envelope& envelope);
 
     UniqueFd fd_;
     std::deque<Event> events_;

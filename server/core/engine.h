@@ -148,6 +148,10 @@ private:
     // engine_volume.cpp
     void apply_gain(Stream& stream);
     void apply_app(const std::string& app);
+    [[nodiscard]] MaybeError check_app(const std::string& app) const;
+    template <class Change>
+    MaybeError change_gain(uint32_t target, uint32_t stream_id, const std::string& name,
+                           Change&& change);
 
     ServerConfig config_;
     ModuleLoader& modules_;

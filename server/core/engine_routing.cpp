@@ -254,9 +254,8 @@ MaybeError Engine::move(const proto::MoveStream& request) {
                 streams.push_back(stream.get());
             }
         }
-        if (streams.empty() && state_.all().count(request.app) == 0) {
-            return ClientError{AUDIOD_E_NOENTITY, "no application named '" + request.app +
-                                                      "' (no streams, nothing remembered)"};
+        if (MaybeError error = check_app(request.app)) {
+            return error;
         }
     } else {
         return ClientError{AUDIOD_E_INVALID, "a move needs a stream id or an application"};

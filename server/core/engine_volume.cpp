@@ -65,59 +65,63 @@ void Engine::apply_app(const std::string& app) {
     }
 }
 
-MaybeError Engine::set_volume(const proto::SetVolume& request) {
-    const auto invalid = ClientError{AUDIOD_E_INVALID, "invalid volume change"};
-    switch (static_cast<proto::VolumeTarget>(request.target)) {
+// A volume, mute or move of app:NAME needs an application that plays now or
+// has remembered settings: a typo should fail, not create an entry.
+MaybeError Engine::check_app(const std::string& app) const {
+    const bool playing = std::any_of(streams_.begin(), streams_.end(),
+                                     [&](const auto& entry) { return entry.second->app == app; });
+    if (!playing && state_.all().count(app) == 0) {
+        return ClientError{AUDIOD_E_NOENTITY,
+                           "no application named '" + app + "' (no streams, nothing remembered)"};
+    }
+    return std::nullopt;
+}
+
+// Applies a change to one of the three gains, then announces it.
+template <class Change>
+MaybeError Engine::change_gain(uint32_t target, uint32_t stream_id, const std::string& name,
+                               Change&& change) {
+    switch (static_cast<proto::VolumeTarget>(target)) {
     case proto::VolumeTarget::stream: {
-        Stream* stream = find_stream(request.stream_id);
+        Stream* stream = find_stream(stream_id);
         if (stream == nullptr) {
-            return ClientError{AUDIOD_E_NOENTITY,
-                               "no stream with id " + std::to_string(request.stream_id)};
+            return ClientError{AUDIOD_E_NOENTITY, "no stream with id " + std::to_string(stream_id)};
         }
-        const auto next = adjust(stream->volume, request.mode, request.value);
-        if (!next) {
-            return invalid;
+        if (!change(stream->volume, stream->muted)) {
+            return ClientError{AUDIOD_E_INVALID, "invalid volume or mute change"};
         }
-        stream->volume = *next;
         apply_gain(*stream);
         emit(stream_event("stream-changed", *stream));
         return std::nullopt;
     }
     case proto::VolumeTarget::app: {
-        const bool playing = std::any_of(streams_.begin(), streams_.end(), [&](const auto& e) {
-            return e.second->app == request.name;
-        });
-        if (!playing && state_.all().count(request.name) == 0) {
-            return ClientError{AUDIOD_E_NOENTITY, "no application named '" + request.name +
-                                                      "' (no streams, nothing remembered)"};
+        if (MaybeError error = check_app(name)) {
+            return error;
         }
-        AppSettings settings = state_.get(request.name);
-        const auto next = adjust(settings.volume, request.mode, request.value);
-        if (!next) {
-            return invalid;
+        AppSettings settings = state_.get(name);
+        if (!change(settings.volume, settings.muted)) {
+            return ClientError{AUDIOD_E_INVALID, "invalid volume or mute change"};
         }
-        settings.volume = *next;
-        state_.set(request.name, settings);
-        apply_app(request.name);
+        state_.set(name, settings);
+        apply_app(name);
         proto::Event event;
         event.kind = "app-changed";
-        event.app = request.name;
+        event.app = name;
         event.volume = settings.volume;
         event.muted = settings.muted;
         emit(event);
         return std::nullopt;
     }
     case proto::VolumeTarget::sink: {
-        Sink* sink = find_sink(request.name);
+        Sink* sink = find_sink(name);
         if (sink == nullptr) {
-            return ClientError{AUDIOD_E_NOENTITY, "no sink named '" + request.name + "'"};
+            return ClientError{AUDIOD_E_NOENTITY, "no sink named '" + name + "'"};
         }
-        const auto next = adjust(sink->volume, request.mode, request.value);
-        if (!next) {
-            return invalid;
+        if (!change(sink->volume, sink->muted)) {
+            return ClientError{AUDIOD_E_INVALID, "invalid volume or mute change"};
         }
-        sink->volume = *next;
-        send_or_queue(*sink, {RtCommand::Kind::sink_gain, nullptr, sink->muted ? 0.0f : *next});
+        send_or_queue(*sink,
+                      {RtCommand::Kind::sink_gain, nullptr, sink->muted ? 0.0f : sink->volume});
         proto::Event event;
         event.kind = "sink-changed";
         event.sink = sink->name();
@@ -130,71 +134,25 @@ MaybeError Engine::set_volume(const proto::SetVolume& request) {
     return ClientError{AUDIOD_E_INVALID, "unknown volume target"};
 }
 
+MaybeError Engine::set_volume(const proto::SetVolume& request) {
+    return change_gain(request.target, request.stream_id, request.name, [&](float& volume, bool&) {
+        const auto next = adjust(volume, request.mode, request.value);
+        if (next) {
+            volume = *next;
+        }
+        return next.has_value();
+    });
+}
+
 MaybeError Engine::set_mute(const proto::SetMute& request) {
-    const auto invalid = ClientError{AUDIOD_E_INVALID, "unknown mute mode"};
-    switch (static_cast<proto::VolumeTarget>(request.target)) {
-    case proto::VolumeTarget::stream: {
-        Stream* stream = find_stream(request.stream_id);
-        if (stream == nullptr) {
-            return ClientError{AUDIOD_E_NOENTITY,
-                               "no stream with id " + std::to_string(request.stream_id)};
+    // Muting keeps the volume: unmuting brings back the level it had.
+    return change_gain(request.target, request.stream_id, request.name, [&](float&, bool& muted) {
+        const auto next = toggle(muted, request.mode);
+        if (next) {
+            muted = *next;
         }
-        const auto muted = toggle(stream->muted, request.mode);
-        if (!muted) {
-            return invalid;
-        }
-        stream->muted = *muted;
-        apply_gain(*stream);
-        emit(stream_event("stream-changed", *stream));
-        return std::nullopt;
-    }
-    case proto::VolumeTarget::app: {
-        const bool playing = std::any_of(streams_.begin(), streams_.end(), [&](const auto& e) {
-            return e.second->app == request.name;
-        });
-        if (!playing && state_.all().count(request.name) == 0) {
-            return ClientError{AUDIOD_E_NOENTITY, "no application named '" + request.name +
-                                                      "' (no streams, nothing remembered)"};
-        }
-        AppSettings settings = state_.get(request.name);
-        const auto muted = toggle(settings.muted, request.mode);
-        if (!muted) {
-            return invalid;
-        }
-        // Muting keeps the volume: unmuting brings back the level it had.
-        settings.muted = *muted;
-        state_.set(request.name, settings);
-        apply_app(request.name);
-        proto::Event event;
-        event.kind = "app-changed";
-        event.app = request.name;
-        event.volume = settings.volume;
-        event.muted = settings.muted;
-        emit(event);
-        return std::nullopt;
-    }
-    case proto::VolumeTarget::sink: {
-        Sink* sink = find_sink(request.name);
-        if (sink == nullptr) {
-            return ClientError{AUDIOD_E_NOENTITY, "no sink named '" + request.name + "'"};
-        }
-        const auto muted = toggle(sink->muted, request.mode);
-        if (!muted) {
-            return invalid;
-        }
-        sink->muted = *muted;
-        send_or_queue(*sink,
-                      {RtCommand::Kind::sink_gain, nullptr, sink->muted ? 0.0f : sink->volume});
-        proto::Event event;
-        event.kind = "sink-changed";
-        event.sink = sink->name();
-        event.volume = sink->volume;
-        event.muted = sink->muted;
-        emit(event);
-        return std::nullopt;
-    }
-    }
-    return ClientError{AUDIOD_E_INVALID, "unknown mute target"};
+        return next.has_value();
+    });
 }
 
 } // namespace audiod
