@@ -7,6 +7,7 @@
 #include "instance_lock.h"
 #include "log.h"
 #include "module_loader.h"
+#include "rt_watchdog.h"
 #include "socket_path.h"
 #include "version.h"
 
@@ -56,6 +57,7 @@ Configuration (TOML):
   quantum = 256          # frames per mixing cycle (5.3 ms at 48 kHz)
   default-sink = "main"  # where streams go when they name no sink
   rt-priority = 20       # SCHED_FIFO priority when permitted; 0 = never
+  stall-timeout-ms = 1000  # a stream starved this long shows as stalled
 
   [sinks.main]           # one table per sink
   type = "auto"          # ALSA "default" if a sound card exists, else null
@@ -197,6 +199,7 @@ int main(int argc, char** argv) {
     if (const std::string warning = state.load(); !warning.empty()) {
         log_warning("main", warning);
     }
+    log_info("main", install_rt_time_guard());
     ModuleLoader modules(options.module_dir.empty() ? default_module_directory()
                                                     : options.module_dir);
     Engine engine(std::move(config), modules, state);

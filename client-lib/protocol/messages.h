@@ -220,6 +220,7 @@ struct SinkInfo {
     uint64_t xruns = 0;
     uint32_t streams = 0;
     std::string state;
+    std::string scheduling;
 };
 
 struct SinkList {
@@ -272,6 +273,7 @@ struct ServerInfo {
     uint32_t streams = 0;
     uint32_t sinks = 0;
     std::string state_file;
+    std::string memory; // "locked", or why not
 };
 
 // ---- field descriptions (one per type, used for both directions) ----------
@@ -350,6 +352,7 @@ void visit(V& v, M& m) requires std::is_same_v<std::remove_const_t<M>, SinkInfo>
     v.u64(m.xruns);
     v.u32(m.streams);
     v.str(m.state);
+    v.str(m.scheduling);
 }
 
 template <class V, class M>
@@ -395,6 +398,7 @@ void visit(V& v, M& m) requires std::is_same_v<std::remove_const_t<M>, ServerInf
     v.u32(m.streams);
     v.u32(m.sinks);
     v.str(m.state_file);
+    v.str(m.memory);
 }
 
 template <class V, class M>

@@ -34,12 +34,21 @@ int TimerClock::wait() noexcept {
     const int64_t due = to_ns(base_) + frames_to_ns(frames_, rate_);
     timespec now{};
     clock_gettime(CLOCK_MONOTONIC, &now);
-    if (to_ns(now) - due > kMaxLateNs) {
+    const int64_t late = to_ns(now) - due;
+    if (late > kMaxLateNs) {
         xruns_.fetch_add(1, std::memory_order_relaxed);
         base_ = now;
         frames_ = quantum_;
+        behind_ = false;
         return 0;
     }
+    // A cycle that starts after its whole quantum has passed missed its
+    // deadline: one xrun per such episode, not one per catch-up cycle.
+    const bool behind = late > frames_to_ns(quantum_, rate_);
+    if (behind && !behind_) {
+        xruns_.fetch_add(1, std::memory_order_relaxed);
+    }
+    behind_ = behind;
     const timespec deadline = from_ns(due);
     int rc = 0;
     while ((rc = clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &deadline, nullptr)) == EINTR) {

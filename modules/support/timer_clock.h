@@ -23,7 +23,8 @@ public:
 
     void start() noexcept;
     // Sleeps until the next quantum is due. Returns 0 (or -errno if the
-    // clock itself fails).
+    // clock itself fails). A cycle that wakes more than a quantum after its
+    // deadline counts as an xrun (once per late episode).
     int wait() noexcept;
     [[nodiscard]] uint64_t xruns() const noexcept { return xruns_.load(std::memory_order_relaxed); }
 
@@ -36,6 +37,7 @@ private:
     uint32_t quantum_;
     timespec base_{};
     uint64_t frames_ = 0;
+    bool behind_ = false;
     std::atomic<uint64_t> xruns_{0};
 };
 

@@ -99,6 +99,8 @@ unsigned read_server_table(const toml::node& node, ServerConfig& config) {
             config.quantum = read_uint(value, key, 16, 8192, src);
         } else if (key == "rt-priority") {
             config.rt_priority = static_cast<int>(read_uint(value, key, 0, 99, src));
+        } else if (key == "stall-timeout-ms") {
+            config.stall_timeout_ms = read_uint(value, key, 50, 600000, src);
         } else if (key == "default-sink") {
             if (!value.is_string()) {
                 fail(src, line_of(value), "default-sink must be a string");
@@ -108,7 +110,8 @@ unsigned read_server_table(const toml::node& node, ServerConfig& config) {
         } else {
             fail(src, line_of(value),
                  "unknown key '" + key +
-                     "' in [server] (known: rate, channels, quantum, default-sink, rt-priority)");
+                     "' in [server] (known: rate, channels, quantum, default-sink, rt-priority, "
+                     "stall-timeout-ms)");
         }
     }
     return default_sink_line;

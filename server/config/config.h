@@ -6,6 +6,7 @@
 //   quantum = 256         # frames per cycle, 16..8192
 //   default-sink = "speakers"
 //   rt-priority = 20      # SCHED_FIFO priority when permitted; 0 disables
+//   stall-timeout-ms = 1000 # a stream starved this long is marked stalled
 //
 //   [sinks.speakers]      # one table per sink; the name is the table's key
 //   type = "auto"         # a module name: null, file, alsa ..., or "auto"
@@ -37,6 +38,7 @@ struct ServerConfig {
     uint32_t channels = 2;
     uint32_t quantum = 256;
     int rt_priority = 20;
+    uint32_t stall_timeout_ms = 1000;
     std::string default_sink;
     std::vector<SinkConfig> sinks;
 };

@@ -4,6 +4,7 @@
 
 #include "audiod/audiod.h"
 #include "log.h"
+#include "rt_watchdog.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -237,6 +238,7 @@ void Engine::tick() {
         ++sent;
     }
     pending_.erase(pending_.begin(), pending_.begin() + static_cast<ptrdiff_t>(sent));
+    watch_rt_threads();
     report_state_changes();
     if (const std::string error = state_.save_if_dirty(); !error.empty()) {
         log_warning("engine", error);
@@ -290,6 +292,48 @@ void Engine::handle_events(int fd) {
             }
         }
     } while (count == std::size(events));
+}
+
+void Engine::watch_rt_threads() {
+    const auto now = std::chrono::steady_clock::now();
+    if (const uint64_t demotions = rt_time_demotions(); demotions != rt_time_demotions_seen_) {
+        rt_time_demotions_seen_ = demotions;
+        log_error("watchdog", "RLIMIT_RTTIME: a real-time thread ran too long without "
+                              "blocking; all RT threads were demoted to SCHED_OTHER");
+        for (SinkEntry& entry : sinks_) {
+            entry.sink->demote("RLIMIT_RTTIME");
+        }
+    }
+    for (SinkEntry& entry : sinks_) {
+        Sink& sink = *entry.sink;
+        Sink::Progress& progress = sink.progress;
+        const uint64_t frames = sink.frames_played();
+        if (frames != progress.frames || sink.failed() || sink.rt_tid() == 0) {
+            if (progress.stalled) {
+                log_info("watchdog", "sink " + sink.name() + " completes cycles again");
+                proto::Event event;
+                event.kind = "sink-changed";
+                event.sink = sink.name();
+                event.state = "running";
+                emit(event);
+            }
+            progress = {frames, now, false};
+            continue;
+        }
+        if (!progress.stalled && now - progress.since >= kRtWatchdogTimeout) {
+            progress.stalled = true;
+            const bool was_realtime = is_realtime(sink.rt_tid());
+            sink.demote("no cycle completed for 1 s");
+            log_error("watchdog", "sink " + sink.name() +
+                                      ": the RT thread completed no cycle for " + "1 s" +
+                                      (was_realtime ? "; demoted to SCHED_OTHER" : ""));
+            proto::Event event;
+            event.kind = "sink-changed";
+            event.sink = sink.name();
+            event.state = "stalled";
+            emit(event);
+        }
+    }
 }
 
 void Engine::emit(proto::Event event) const {

@@ -129,6 +129,10 @@ private:
     void emit(proto::Event event) const;
     [[nodiscard]] proto::Event stream_event(const char* kind, const Stream& stream) const;
     void report_state_changes();
+    // The RT watchdog: demotes RT threads that stopped completing cycles.
+    void watch_rt_threads();
+    [[nodiscard]] bool is_stalled(const Stream& stream) const;
+    [[nodiscard]] std::string state_name(const Stream& stream) const;
 
     // engine_routing.cpp
     [[nodiscard]] std::variant<std::unique_ptr<Sink>, std::string>
@@ -164,7 +168,11 @@ private:
     std::vector<std::pair<Sink*, RtCommand>> pending_;
     uint32_t next_stream_id_ = 1;
     std::chrono::steady_clock::time_point started_at_ = std::chrono::steady_clock::now();
+    uint64_t rt_time_demotions_seen_ = 0;
 };
+
+// A sink whose RT thread completes no cycle for this long is demoted.
+inline constexpr auto kRtWatchdogTimeout = std::chrono::milliseconds(1000);
 
 // Parses a sink option that the engine itself handles ("quantum") out of a
 // module's options. Returns the quantum to use or an error.

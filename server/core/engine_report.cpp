@@ -1,15 +1,20 @@
 // Engine: what `audioctl list` and `info` show, and state-change events.
 #include "engine.h"
 
+#include "memory_lock.h"
 #include "version.h"
 
 #include <unistd.h>
 
 namespace audiod {
 
-namespace {
+bool Engine::is_stalled(const Stream& stream) const {
+    const uint64_t starved = uint64_t{stream.starved_cycles.load(std::memory_order_relaxed)} *
+                             stream.sink->format().quantum;
+    return starved * 1000 >= uint64_t{config_.stall_timeout_ms} * stream.rate;
+}
 
-std::string state_name(const Stream& stream) {
+std::string Engine::state_name(const Stream& stream) const {
     if (stream.moving_to != nullptr) {
         return "moving";
     }
@@ -20,7 +25,7 @@ std::string state_name(const Stream& stream) {
     case RtStreamStatus::prebuffering:
         return "starting";
     case RtStreamStatus::playing:
-        return "running";
+        return is_stalled(stream) ? "stalled" : "running";
     case RtStreamStatus::draining:
         return "draining";
     case RtStreamStatus::drained:
@@ -28,8 +33,6 @@ std::string state_name(const Stream& stream) {
     }
     return "unknown";
 }
-
-} // namespace
 
 std::vector<proto::SinkInfo> Engine::list_sinks() const {
     std::vector<proto::SinkInfo> out;
@@ -49,7 +52,8 @@ std::vector<proto::SinkInfo> Engine::list_sinks() const {
         info.frames = sink.frames_played();
         info.xruns = sink.xruns();
         info.streams = static_cast<uint32_t>(sink.attached_streams);
-        info.state = sink.failed() ? "failed" : "running";
+        info.state = sink.failed() ? "failed" : sink.progress.stalled ? "stalled" : "running";
+        info.scheduling = sink.scheduling();
         out.push_back(std::move(info));
     }
     return out;
@@ -102,6 +106,7 @@ proto::ServerInfo Engine::info() const {
     info.streams = static_cast<uint32_t>(list_streams().size());
     info.sinks = static_cast<uint32_t>(sinks_.size());
     info.state_file = state_.path();
+    info.memory = memory_lock_status();
     return info;
 }
 

@@ -1,6 +1,8 @@
 // Sink: the control-thread side (open, start, stop, queues).
 // The RT cycle lives in sink_rt.cpp.
 #include "sink.h"
+#include "memory_lock.h"
+#include "rt_watchdog.h"
 #include "stream.h"
 
 #include <cerrno>
@@ -65,11 +67,20 @@ Sink::open(const audiod_module& module, const audiod_host& host, SinkOpenRequest
     sink->bus_.assign(samples, 0.0f);
     sink->output_.assign(samples * sample_bytes(sink->sample_format_), 0);
     sink->ramp_frames_ = std::max<uint32_t>(1, req.format.rate * kRampMs / 1000);
+    // What every cycle touches stays in RAM.
+    lock_memory(sink->active_.get(), kMaxStreams * sizeof(Stream*));
+    lock_memory(sink->bus_.data(), sink->bus_.size() * sizeof(float));
+    lock_memory(sink->output_.data(), sink->output_.size());
     return sink;
 }
 
 Sink::~Sink() {
     stop();
+    if (active_) {
+        unlock_memory(active_.get(), kMaxStreams * sizeof(Stream*));
+        unlock_memory(bus_.data(), bus_.size() * sizeof(float));
+        unlock_memory(output_.data(), output_.size());
+    }
     if (instance_ != nullptr) {
         module_.sink->close(instance_);
     }
@@ -109,6 +120,13 @@ size_t Sink::take_events(RtEvent* out, size_t max) noexcept {
     uint64_t count = 0;
     [[maybe_unused]] const ssize_t r = ::read(event_fd_.get(), &count, sizeof count);
     return events_.try_pop_n(out, max);
+}
+
+void Sink::demote(const std::string& reason) {
+    if (const pid_t tid = rt_tid(); tid != 0) {
+        demote_thread(tid);
+    }
+    scheduling_ = "SCHED_OTHER (demoted: " + reason + ")";
 }
 
 uint64_t Sink::xruns() const noexcept {

@@ -23,9 +23,11 @@
 #include "unique_fd.h"
 
 #include <atomic>
+#include <chrono>
 #include <future>
 #include <memory>
 #include <string>
+#include <sys/types.h>
 #include <thread>
 #include <utility>
 #include <variant>
@@ -90,6 +92,18 @@ public:
     [[nodiscard]] uint64_t xruns() const noexcept;
     [[nodiscard]] bool failed() const noexcept { return failed_.load(std::memory_order_relaxed); }
     [[nodiscard]] const std::string& scheduling() const noexcept { return scheduling_; }
+    // The RT thread's kernel id while it runs, else 0. Thread: any.
+    [[nodiscard]] pid_t rt_tid() const noexcept { return rt_tid_.load(std::memory_order_acquire); }
+    // Drops the RT thread to SCHED_OTHER (the watchdog found it stuck, or
+    // RLIMIT_RTTIME fired) and records why. Thread: control.
+    void demote(const std::string& reason);
+
+    // The watchdog's view of progress. Thread: control.
+    struct Progress {
+        uint64_t frames = 0;
+        std::chrono::steady_clock::time_point since{};
+        bool stalled = false;
+    } progress;
 
     // Control-side bookkeeping. Thread: control.
     float volume = 1.0f;
@@ -131,6 +145,7 @@ private:
     std::atomic<bool> stop_requested_{false};
     std::atomic<bool> failed_{false};
     std::atomic<uint64_t> frames_{0};
+    std::atomic<pid_t> rt_tid_{0};
 };
 
 } // namespace audiod

@@ -4,12 +4,14 @@
 #include "mix_kernels.h"
 #include "rt_guard.h"
 #include "rt_scheduling.h"
+#include "rt_watchdog.h"
 #include "sink.h"
 #include "stream.h"
 
 #include <algorithm>
 #include <cstring>
 #include <pthread.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 namespace audiod {
@@ -61,6 +63,8 @@ void Sink::rt_main(std::promise<std::string>& scheduling) noexcept {
     std::snprintf(thread_name, sizeof thread_name, "rt:%s", request_.name.c_str());
     pthread_setname_np(pthread_self(), thread_name);
     scheduling.set_value(raise_current_thread_priority(request_.rt_priority));
+    const int watchdog_slot = register_rt_thread();
+    rt_tid_.store(static_cast<pid_t>(::syscall(SYS_gettid)), std::memory_order_release);
 
     const audiod_sink_ops& ops = *module_.sink;
     int rc = ops.start(instance_);
@@ -87,6 +91,8 @@ void Sink::rt_main(std::promise<std::string>& scheduling) noexcept {
         wake(event_fd_.get());
     }
     ops.stop(instance_);
+    rt_tid_.store(0, std::memory_order_release);
+    unregister_rt_thread(watchdog_slot);
 }
 
 void Sink::rt_post(const RtEvent& event) noexcept {
@@ -237,7 +243,12 @@ void Sink::rt_pull_stream(Stream& stream, uint64_t sink_frame) noexcept {
         if (!draining) {
             header->underruns.store(stream.underruns.fetch_add(1, std::memory_order_relaxed) + 1,
                                     std::memory_order_relaxed);
+            // Consecutive short cycles: the control thread calls the stream
+            // stalled once they add up to its stall timeout.
+            stream.starved_cycles.fetch_add(1, std::memory_order_relaxed);
         }
+    } else {
+        stream.starved_cycles.store(0, std::memory_order_relaxed);
     }
     stream.rt_status.store(
         draining ? (frames == available ? RtStreamStatus::drained : RtStreamStatus::draining)

@@ -1,5 +1,7 @@
 #include "stream.h"
 
+#include "memory_lock.h"
+
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
@@ -54,6 +56,7 @@ std::variant<StreamRing, std::string> StreamRing::create(uint32_t stream_id, Sam
     header->data_offset = kRingDataOffset;
     header->sink_start_frame.store(kNoFrame, std::memory_order_relaxed);
     ring.header_ = header;
+    lock_memory(mapping, bytes);
     return ring;
 }
 
@@ -68,6 +71,7 @@ StreamRing::StreamRing(StreamRing&& other) noexcept
 
 StreamRing::~StreamRing() {
     if (mapping_ != nullptr) {
+        unlock_memory(mapping_, bytes_);
         ::munmap(mapping_, bytes_);
     }
 }

@@ -97,6 +97,7 @@ struct Stream {
     // ---- Thread: any (written by RT, read by control) -------------------
     std::atomic<uint64_t> underruns{0};
     std::atomic<uint64_t> consumed{0};
+    std::atomic<uint32_t> starved_cycles{0}; // consecutive cycles it came up short
     std::atomic<RtStreamStatus> rt_status{RtStreamStatus::prebuffering};
 
     // The sink it is on, or on its way to. Thread: control.

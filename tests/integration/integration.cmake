@@ -3,10 +3,12 @@ audiod_add_test(test_integration
           integration/test_playback.cpp integration/test_lifecycle.cpp
           integration/test_audioctl.cpp integration/test_routing.cpp
           integration/test_app_state.cpp integration/test_events.cpp
-  LIBS audiod_protocol audiod_common)
+          integration/test_watchdog.cpp
+  LIBS audiod_protocol audiod_common audiod)
 # The programs it runs must be built first.
 add_dependencies(test_integration audiod_bin audioplay audioctl audiod-test-client
-  audiod-evil-client audiod-event-client audiod_module_null audiod_module_file)
+  audiod-evil-client audiod-event-client audiod_module_null audiod_module_file
+  audiod_module_faulty)
 set_tests_properties(test_integration PROPERTIES LABELS "integration" TIMEOUT 600)
 
 add_test(NAME install_tree

@@ -74,6 +74,8 @@ void write_sink(JsonWriter& w, const proto::SinkInfo& s) {
     w.value(s.frames);
     w.key("xruns");
     w.value(s.xruns);
+    w.key("scheduling");
+    w.value(s.scheduling);
     w.end_object();
 }
 
@@ -142,25 +144,27 @@ std::string streams_text(const std::vector<proto::StreamInfo>& streams) {
 }
 
 std::string info_text(const proto::ServerInfo& info, const std::vector<proto::SinkInfo>& sinks) {
-    char text[512];
+    char text[1024];
     std::snprintf(text, sizeof text,
                   "audiod %s (protocol %u, pid %u)\n"
                   "rate:         %u Hz, %u channels\n"
                   "quantum:      %u frames (%.2f ms)\n"
                   "scheduling:   %s\n"
+                  "memory:       %s\n"
                   "uptime:       %.1f s\n"
                   "default sink: %s\n"
                   "clients:      %u\nstreams:      %u\nsinks:        %u\n"
                   "state file:   %s\n",
                   info.version.c_str(), info.protocol, info.pid, info.rate, info.channels,
                   info.quantum, info.rate ? 1000.0 * info.quantum / info.rate : 0.0,
-                  info.scheduling.c_str(), static_cast<double>(info.uptime_ms) / 1000.0,
-                  info.default_sink.c_str(), info.clients, info.streams, info.sinks,
+                  info.scheduling.c_str(), info.memory.c_str(),
+                  static_cast<double>(info.uptime_ms) / 1000.0, info.default_sink.c_str(),
+                  info.clients, info.streams, info.sinks,
                   info.state_file.empty() ? "(none)" : info.state_file.c_str());
     std::string out = text;
     for (const auto& s : sinks) {
         out += "  " + s.name + " (" + s.type + (s.is_default ? ", default" : "") + ", " + s.state +
-               ")\n";
+               ", " + s.scheduling + ")\n";
     }
     return out;
 }
@@ -216,6 +220,8 @@ std::string info_json(const proto::ServerInfo& info, const std::vector<proto::Si
     w.value(uint64_t{info.quantum});
     w.key("scheduling");
     w.value(info.scheduling);
+    w.key("memory");
+    w.value(info.memory);
     w.key("uptime_ms");
     w.value(info.uptime_ms);
     w.key("default_sink");

@@ -1,0 +1,263 @@
+// The server's side of the no-hang guarantee, with real processes: a stopped
+// client disturbs no one and is marked stalled; killed clients leak nothing;
+// an RT thread that stops cycling is found and demoted, and RLIMIT_RTTIME
+// leads to demotion, never to death.
+#include "audiod/audiod.h"
+#include "fixtures/fixture_signals.h"
+#include "helpers.h"
+
+#include <boost/test/unit_test.hpp>
+
+#include <csignal>
+#include <dirent.h>
+#include <fstream>
+#include <functional>
+#include <sched.h>
+#include <sstream>
+#include <sys/wait.h>
+#include <thread>
+#include <unistd.h>
+
+using namespace audiod;
+using namespace audiod::test;
+using namespace std::chrono_literals;
+
+namespace {
+
+std::string stream_field(uint32_t id, const std::string& key) {
+    const ProgramResult r = run_tool("audioctl", {"--json", "list", "streams"});
+    const auto at = r.out.find("\"id\":" + std::to_string(id) + ",");
+    if (at == std::string::npos) {
+        return "";
+    }
+    const auto k = r.out.find("\"" + key + "\":", at);
+    auto v = k + key.size() + 3;
+    const bool quoted = r.out[v] == '"';
+    v += quoted ? 1 : 0;
+    return r.out.substr(v, r.out.find_first_of(quoted ? "\"" : ",}", v) - v);
+}
+
+size_t open_fds(pid_t pid) {
+    size_t n = 0;
+    DIR* dir = ::opendir(("/proc/" + std::to_string(pid) + "/fd").c_str());
+    while (dir != nullptr && ::readdir(dir) != nullptr) {
+        ++n;
+    }
+    if (dir != nullptr) {
+        ::closedir(dir);
+    }
+    return n;
+}
+
+long rss_kib(pid_t pid) {
+    std::ifstream in("/proc/" + std::to_string(pid) + "/status");
+    std::string key;
+    while (in >> key) {
+        if (key == "VmRSS:") {
+            long kib = 0;
+            in >> kib;
+            return kib;
+        }
+    }
+    return -1;
+}
+
+// The kernel id of the server thread named `name` (e.g. "rt:bad").
+pid_t thread_named(pid_t pid, const std::string& name) {
+    const std::string tasks = "/proc/" + std::to_string(pid) + "/task";
+    DIR* dir = ::opendir(tasks.c_str());
+    pid_t found = 0;
+    while (const dirent* e = dir ? ::readdir(dir) : nullptr) {
+        std::ifstream comm(tasks + "/" + e->d_name + "/comm");
+        std::string line;
+        std::getline(comm, line);
+        if (line == name) {
+            found = static_cast<pid_t>(std::atoi(e->d_name));
+        }
+    }
+    if (dir != nullptr) {
+        ::closedir(dir);
+    }
+    return found;
+}
+
+// Scheduling policy of a thread (field 41 of /proc/PID/task/TID/stat).
+int policy_of(pid_t pid, pid_t tid) {
+    std::ifstream in("/proc/" + std::to_string(pid) + "/task/" + std::to_string(tid) + "/stat");
+    std::string line;
+    std::getline(in, line);
+    std::istringstream fields(line.substr(line.rfind(')') + 2));
+    std::string field;
+    for (int i = 3; i <= 41 && fields >> field; ++i) {
+    }
+    return std::atoi(field.c_str());
+}
+
+bool is_fifo(pid_t pid, pid_t tid) {
+    return policy_of(pid, tid) == SCHED_FIFO;
+}
+
+bool wait_until(const std::function<bool()>& condition, std::chrono::milliseconds limit) {
+    const auto deadline = std::chrono::steady_clock::now() + limit;
+    while (std::chrono::steady_clock::now() < deadline) {
+        if (condition()) {
+            return true;
+        }
+        std::this_thread::sleep_for(50ms);
+    }
+    return condition();
+}
+
+} // namespace
+
+BOOST_AUTO_TEST_SUITE(watchdog)
+
+BOOST_AUTO_TEST_CASE(a_stopped_client_disturbs_no_one_and_shows_as_stalled) {
+    TempDir dir;
+    const std::string wav = dir.file("out.wav");
+    ServerProcess server(file_sink_config(wav, 256, "") + "");
+    // A silent stream from a client we will stop, and a counter beside it.
+    BackgroundProgram sleepy({bin("audiod-test-client"), "--signal", "constant", "--value", "0",
+                              "--frames", "960000", "--app", "sleepy", "--latency-ms", "200"});
+    const auto sleepy_id = wait_for_stream(10s);
+    BOOST_REQUIRE(sleepy_id);
+    BackgroundProgram good(
+        {bin("audiod-test-client"), "--signal", "counter", "--frames", "192000", "--app", "good"});
+    std::this_thread::sleep_for(800ms);
+    ::kill(sleepy.pid(), SIGSTOP);
+    BOOST_CHECK(wait_until([&] { return stream_field(*sleepy_id, "state") == "stalled"; }, 5s));
+    BOOST_CHECK_NE(stream_field(*sleepy_id, "underruns"), "0");
+    ::kill(sleepy.pid(), SIGCONT);
+    // It resumes by itself once data flows again.
+    BOOST_CHECK(wait_until([&] { return stream_field(*sleepy_id, "state") == "running"; }, 5s));
+    const ProgramResult r = good.finish(60s);
+    BOOST_REQUIRE_MESSAGE(r.status == 0, r.err);
+    BOOST_CHECK_EQUAL(json_number(r.out, "underruns").value_or(99), 0u);
+    ::kill(sleepy.pid(), SIGKILL);
+    sleepy.finish(10s);
+    BOOST_REQUIRE_EQUAL(server.stop(SIGTERM), 0);
+    // The counter is complete and untouched.
+    const auto out = read_wav_s16(wav);
+    uint64_t next = 0;
+    for (size_t f = 0; f < out.size() / 2; ++f) {
+        if (out[2 * f] != 0) {
+            BOOST_REQUIRE_EQUAL(out[2 * f], counter_value(next));
+            ++next;
+        }
+    }
+    BOOST_CHECK_EQUAL(next, 192000u);
+}
+
+BOOST_AUTO_TEST_CASE(a_thousand_killed_clients_leak_nothing) {
+    ServerProcess server("[server]\nrt-priority = 0\nquantum = 64\n[sinks.a]\ntype = \"null\"\n");
+    const auto cycle = [&] {
+        const pid_t child = ::fork();
+        if (child == 0) {
+            // Connect, open a stream, start writing, and die mid-write.
+            audiod_context* ctx = nullptr;
+            if (audiod_connect("victim", 2000, &ctx) == 0) {
+                audiod_stream_params params;
+                audiod_stream_params_init(&params);
+                params.latency_ms = 50;
+                audiod_stream* stream = nullptr;
+                if (audiod_stream_create(ctx, &params, &stream) == 0) {
+                    static int16_t silence[2400 * 2];
+                    audiod_stream_write(stream, silence, 2400, 0);
+                }
+            }
+            ::raise(SIGKILL);
+        }
+        int status = 0;
+        ::waitpid(child, &status, 0);
+    };
+    const auto settled = [&] {
+        return wait_until(
+            [&] {
+                return run_tool("audioctl", {"--json", "list", "streams"}).out == "[]\n";
+            },
+            10s);
+    };
+    for (int i = 0; i < 100; ++i) {
+        cycle();
+    }
+    BOOST_REQUIRE(settled());
+    const size_t fds_before = open_fds(server.pid());
+    const long rss_before = rss_kib(server.pid());
+    for (int i = 0; i < 1000; ++i) {
+        cycle();
+    }
+    BOOST_REQUIRE(settled());
+    const size_t fds_after = open_fds(server.pid());
+    const long rss_after = rss_kib(server.pid());
+    BOOST_TEST_MESSAGE("server fds " << fds_before << " -> " << fds_after << ", RSS " << rss_before
+                                     << " -> " << rss_after << " KiB");
+    BOOST_CHECK_LE(fds_after, fds_before + 2);
+    // One leaked ring per client would be ~20 MiB here.
+    BOOST_CHECK_LT(rss_after - rss_before, 4096);
+    const ProgramResult clients = run_tool("audioctl", {"--json", "list", "clients"});
+    BOOST_CHECK(clients.out.find("victim") == std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(a_hung_cycle_is_found_and_demoted_and_others_play_on) {
+    TempDir dir;
+    const std::string hang = dir.file("hang");
+    ServerProcess server("[server]\nrt-priority = 20\n\n[sinks.main]\ntype = \"file\"\npath = \"" +
+                         dir.file("main.wav") +
+                         "\"\n\n[sinks.bad]\ntype = \"faulty\"\nmode = \"sleep\"\ntrigger = \"" +
+                         hang + "\"\n");
+    const pid_t rt = thread_named(server.pid(), "rt:bad");
+    BOOST_REQUIRE(rt != 0);
+    const bool fifo = policy_of(server.pid(), rt) == SCHED_FIFO;
+    BackgroundProgram good(
+        {bin("audiod-test-client"), "--signal", "counter", "--frames", "144000", "--sink", "main"});
+    std::this_thread::sleep_for(300ms);
+    std::ofstream(hang) << "stop\n";
+    const auto sink_state = [] {
+        const ProgramResult r = run_tool("audioctl", {"--json", "list", "sinks"});
+        const auto at = r.out.find("\"name\":\"bad\"");
+        const auto s = r.out.find("\"state\":\"", at);
+        return r.out.substr(s + 9, r.out.find('"', s + 9) - s - 9);
+    };
+    BOOST_CHECK(wait_until([&] { return sink_state() == "stalled"; }, 5s));
+    BOOST_CHECK(server.log().find("sink bad: the RT thread completed no cycle") !=
+                std::string::npos);
+    if (fifo) {
+        BOOST_CHECK_EQUAL(policy_of(server.pid(), rt), SCHED_OTHER);
+        BOOST_CHECK(run_tool("audioctl", {"info"}).out.find("demoted") != std::string::npos);
+    }
+    ::unlink(hang.c_str());
+    BOOST_CHECK(wait_until([&] { return sink_state() == "running"; }, 5s));
+    const ProgramResult r = good.finish(60s);
+    BOOST_REQUIRE_MESSAGE(r.status == 0, r.err);
+    BOOST_CHECK_EQUAL(json_number(r.out, "underruns").value_or(99), 0u);
+    BOOST_CHECK_EQUAL(server.stop(SIGTERM), 0);
+}
+
+BOOST_AUTO_TEST_CASE(rlimit_rttime_demotes_and_never_kills) {
+    TempDir dir;
+    const std::string hang = dir.file("hang");
+    ServerProcess server("[server]\nrt-priority = 20\n\n[sinks.bad]\ntype = \"faulty\"\n"
+                         "mode = \"spin\"\ntrigger = \"" +
+                         hang + "\"\n\n[sinks.fine]\ntype = \"null\"\n");
+    const pid_t rt = thread_named(server.pid(), "rt:bad");
+    BOOST_REQUIRE(rt != 0);
+    const bool fifo = policy_of(server.pid(), rt) == SCHED_FIFO;
+    std::ofstream(hang) << "spin\n";
+    // A real-time thread spinning without blocking: the kernel's SIGXCPU
+    // (RLIMIT_RTTIME, 200 ms) demotes it; without SCHED_FIFO only the
+    // cycle watchdog can (1 s).
+    BOOST_CHECK(wait_until([&] { return !is_fifo(server.pid(), rt); }, 5s) || !fifo);
+    std::this_thread::sleep_for(1500ms);
+    ::unlink(hang.c_str());
+    std::this_thread::sleep_for(300ms);
+    BOOST_CHECK_EQUAL(::kill(server.pid(), 0), 0); // alive
+    BOOST_CHECK_EQUAL(run_tool("audioctl", {"info"}).status, 0);
+    if (fifo) {
+        BOOST_CHECK_MESSAGE(server.log().find("RLIMIT_RTTIME: a real-time thread ran too long") !=
+                                std::string::npos,
+                            server.log());
+    }
+    BOOST_CHECK_EQUAL(server.stop(SIGTERM), 0);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
