@@ -7,6 +7,8 @@
 
 namespace audiod::proto {
 
+static_assert(AUDIOD_E_DISCONNECTED_CODE == AUDIOD_E_DISCONNECTED);
+
 int error_from_errno(int negative_errno) noexcept {
     switch (-negative_errno) {
     case ETIMEDOUT:

@@ -14,6 +14,12 @@
 
 namespace audiod::proto {
 
+// AUDIOD_E_DISCONNECTED, without making this header depend on audiod.h.
+inline constexpr int AUDIOD_E_DISCONNECTED_CODE = -5;
+
+// Maps an errno-style transport failure to an AUDIOD_E_* code.
+[[nodiscard]] int error_from_errno(int negative_errno) noexcept;
+
 class RequestChannel {
 public:
     RequestChannel() = default;
@@ -37,6 +43,17 @@ public:
                            const Deadline& deadline) {
         const uint32_t seq = next_seq_++;
         return call_encoded(encode(seq, request), seq, reply_type, reply, deadline);
+    }
+
+    // Sends `request` without waiting for its reply (which, when it comes,
+    // is skipped like any late reply). Returns 0 or an AUDIOD_E_* code.
+    template <class Request>
+    int post(const Request& request) {
+        if (lost_ || !fd_) {
+            return AUDIOD_E_DISCONNECTED_CODE;
+        }
+        const int rc = send_packet(fd_.get(), encode(next_seq_++, request));
+        return rc == 0 ? 0 : error_from_errno(rc);
     }
 
     // Reads what is waiting on the socket without blocking, queueing events.
@@ -80,8 +97,5 @@ private:
     bool lost_ = false;
     std::string last_error_;
 };
-
-// Maps an errno-style transport failure to an AUDIOD_E_* code.
-[[nodiscard]] int error_from_errno(int negative_errno) noexcept;
 
 } // namespace audiod::proto

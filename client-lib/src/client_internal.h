@@ -1,21 +1,115 @@
 // Internal state behind the opaque handles of the public C API.
+//
+// Threads and locks. A player may call into a context and its streams from
+// several threads; the context's supervisor thread (supervisor.cpp) watches
+// the server and re-creates streams after a server is replaced. Lock order:
+// audiod_context::request_mutex, then streams_mutex, then a StreamCore's
+// mutex; never the other way round. A stream's write path takes only its
+// StreamCore mutex, briefly, and never waits while holding it.
+//
+// Lifetime. A StreamCore is shared between the player's handle and the
+// supervisor (std::shared_ptr), so a player can close a stream while the
+// supervisor is re-creating it; the supervisor notices `closed` and undoes
+// its work.
 #pragma once
 
 #include "audiod/audiod.h"
 #include "deadline.h"
+#include "keep_clock.h"
 #include "messages.h"
-#include "packet_socket.h"
 #include "request_channel.h"
-#include "ring_layout.h"
+#include "ring_binding.h"
 #include "unique_fd.h"
 
+#include <atomic>
+#include <condition_variable>
 #include <cstdint>
+#include <memory>
 #include <mutex>
-#include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
+namespace audiod::client {
+
+// How long a stream's server heartbeat may stand still before the server
+// counts as stalled and the stream keeps its own clock.
+inline constexpr auto kStallTimeout = std::chrono::milliseconds(500);
+// How often the supervisor looks, and retries a lost server.
+inline constexpr auto kSupervisePeriod = std::chrono::milliseconds(50);
+inline constexpr auto kRetryPeriod = std::chrono::milliseconds(250);
+// Deadline for the supervisor's own requests, so that it keeps its pace.
+inline constexpr int kSupervisorRequestMs = 500;
+
+struct StreamCore {
+    // ---- fixed at creation --------------------------------------------
+    audiod_context* context = nullptr;
+    int format = AUDIOD_FORMAT_INVALID;
+    uint32_t rate = 0;
+    uint32_t channels = 0;
+    uint32_t frame_bytes = 0;
+    uint32_t buffer_frames = 0;
+    std::string wanted_sink; // as the player asked ("" = default)
+    bool keep_clock = true;
+
+    // ---- guarded by mutex ----------------------------------------------
+    std::mutex mutex;
+    RingBinding ring; // unbound only briefly, or after close
+    uint32_t server_id = 0;
+    uint32_t quantum = 0;
+    float volume = 1.0f;
+    bool paused = false;
+    bool closed = false;
+    uint64_t write_pos = 0; // frames the player has written, ever
+    uint64_t ring_base = 0; // write_pos when the current ring was bound
+    uint64_t start_threshold = 0;
+    uint32_t wake_frames = 0;
+    uint64_t underruns_before = 0; // from rings of earlier servers
+    bool orphan = false;           // no server consumes it: `clock` does
+    bool broken = false;           // lost, and keep-clock is off
+    int broken_code = 0;           // AUDIOD_E_DISCONNECTED or AUDIOD_E_STALLED
+    KeepClock clock;
+    // The descriptor handed to the player: its number never changes; a new
+    // ring's eventfd is dup2()ed onto it.
+    UniqueFd wake_fd;
+
+    // ---- supervisor thread only ------------------------------------------
+    uint64_t seen_heartbeat = 0;
+    MonoClock::time_point heartbeat_changed{};
+
+    // Frames queued (guarded: call with `mutex` held).
+    [[nodiscard]] uint64_t queued_locked(MonoClock::time_point now);
+    [[nodiscard]] uint64_t capacity_locked() const noexcept { return ring.capacity(); }
+    // Switches to keep-clock from `since` (the moment the server stopped).
+    void orphan_locked(MonoClock::time_point since);
+    // Wakes a player blocked on wake_fd.
+    void wake() const noexcept;
+};
+
+// What creating a stream on the server yields.
+struct ServerStream {
+    uint32_t id = 0;
+    uint32_t quantum = 0;
+    RingBinding ring;
+    UniqueFd wake;
+};
+
+// Sends CreateStream for `core`'s parameters to `sink` and maps the ring.
+// Thread: any; takes the context's request_mutex.
+int create_on_server(audiod_context* ctx, const StreamCore& core, const std::string& sink,
+                     float volume, int timeout_ms, ServerStream* out);
+
+// Binds a freshly created server stream to `core` (for a re-creation after
+// a server was lost). Returns false if the core was closed meanwhile.
+bool rebind(StreamCore& core, ServerStream&& fresh);
+
+// Starts the context's supervisor thread if it is not running.
+void ensure_supervisor(audiod_context* ctx);
+
+} // namespace audiod::client
+
 struct audiod_context {
+    std::string app_name;
     uint32_t client_id = 0;
     uint32_t server_rate = 0;
     uint32_t server_channels = 0;
@@ -25,7 +119,13 @@ struct audiod_context {
     std::mutex request_mutex;
     audiod::proto::RequestChannel channel;
     std::string last_error;
-    std::set<audiod_stream*> streams;
+    bool subscribed = false;
+    // Set by whoever sees the socket hang up; the supervisor reconnects.
+    std::atomic<bool> connection_lost{false};
+
+    // The player's open stream handles (each holds its StreamCore).
+    std::mutex streams_mutex;
+    std::vector<audiod_stream*> streams;
 
     // Events: an epoll fd over the socket and `events_pending`, an eventfd
     // set while the channel holds queued events (which arrive during
@@ -33,13 +133,28 @@ struct audiod_context {
     audiod::UniqueFd events_epoll;
     audiod::UniqueFd events_pending;
 
+    // The supervisor thread (supervisor.cpp).
+    std::thread supervisor;
+    std::mutex supervisor_mutex;
+    std::condition_variable supervisor_wakeup;
+    bool supervisor_stopping = false;
+
     // RequestChannel::call under the context's lock. Thread: any.
     template <class Request>
     int call(const Request& request, audiod::proto::MsgType reply_type,
              audiod::proto::Packet* reply, const audiod::Deadline& deadline) {
         std::lock_guard lock(request_mutex);
+        return call_locked(request, reply_type, reply, deadline);
+    }
+
+    template <class Request>
+    int call_locked(const Request& request, audiod::proto::MsgType reply_type,
+                    audiod::proto::Packet* reply, const audiod::Deadline& deadline) {
         const int rc = channel.call(request, reply_type, reply, deadline);
         last_error = channel.last_error();
+        if (rc == AUDIOD_E_DISCONNECTED) {
+            connection_lost.store(true);
+        }
         signal_queued_events();
         return rc;
     }
@@ -49,23 +164,5 @@ struct audiod_context {
 };
 
 struct audiod_stream {
-    audiod_context* context = nullptr;
-    uint32_t id = 0;
-    int format = AUDIOD_FORMAT_INVALID;
-    uint32_t rate = 0;
-    uint32_t channels = 0;
-    uint32_t frame_bytes = 0;
-    uint64_t capacity = 0;
-    uint32_t quantum = 0;
-    uint64_t start_threshold = 0;
-
-    audiod::UniqueFd wake_fd;
-    void* mapping = nullptr;
-    size_t mapping_bytes = 0;
-    audiod::RingHeader* header = nullptr;
-    uint8_t* data = nullptr;
-
-    // The client's own copy of write_pos: the shared one is only ever
-    // published from here, never read back.
-    uint64_t write_pos = 0;
+    std::shared_ptr<audiod::client::StreamCore> core;
 };

@@ -26,13 +26,14 @@ int audiod_connect(const char* app_name, int timeout_ms, audiod_context** out) {
     if (ctx == nullptr) {
         return AUDIOD_E_NOMEM;
     }
+    ctx->app_name = app_name != nullptr ? app_name : "";
     if (const int rc = ctx->channel.connect(audiod::default_socket_path()); rc != 0) {
         delete ctx;
         return rc;
     }
 
     proto::Hello hello;
-    hello.app_name = app_name != nullptr ? app_name : "";
+    hello.app_name = ctx->app_name;
     proto::HelloReply reply;
     int rc = ctx->channel.call_for(hello, &reply, deadline);
     if (rc == 0 && reply.version != proto::kProtocolVersion) {
@@ -54,8 +55,24 @@ void audiod_disconnect(audiod_context* ctx) {
     if (ctx == nullptr) {
         return;
     }
-    while (!ctx->streams.empty()) {
-        audiod_stream_close(*ctx->streams.begin());
+    {
+        std::lock_guard lock(ctx->supervisor_mutex);
+        ctx->supervisor_stopping = true;
+    }
+    ctx->supervisor_wakeup.notify_all();
+    if (ctx->supervisor.joinable()) {
+        ctx->supervisor.join();
+    }
+    for (;;) {
+        audiod_stream* stream = nullptr;
+        {
+            std::lock_guard lock(ctx->streams_mutex);
+            if (ctx->streams.empty()) {
+                break;
+            }
+            stream = ctx->streams.back();
+        }
+        audiod_stream_close(stream);
     }
     delete ctx;
 }
@@ -109,6 +126,8 @@ const char* audiod_strerror(int code) {
         return "refused by the server";
     case AUDIOD_E_VERSION:
         return "incompatible protocol version";
+    case AUDIOD_E_STALLED:
+        return "the server stopped responding";
     default:
         return "unknown error";
     }

@@ -1,11 +1,14 @@
-// Playback streams: the client side of the shared-memory ring.
+// Playback streams: the client side of the shared-memory ring, and the
+// keep-clock that takes over when no server consumes it.
 //
-// The client owns write_pos and the client block of the header; the server
-// owns read_pos. Writing copies frames into the ring and publishes write_pos
-// with release ordering; the server's acquire load of write_pos then sees
-// the frames. Waiting for room uses the stream's eventfd, which the server
-// signals only when free space crosses our wake-up threshold or the ring
-// runs empty — so a client with a deep buffer wakes rarely.
+// Writing copies frames into the ring and publishes write_pos with release
+// ordering; the server's acquire load of write_pos then sees the frames.
+// Waiting for room uses the stream's eventfd, which the server signals only
+// when free space crosses our wake-up threshold or the ring runs empty. When
+// the server is gone or stalled (supervisor.cpp decides), the stream is an
+// "orphan": writes are accepted and consumed by a virtual clock at the
+// nominal rate, so nothing the player calls freezes, until the supervisor
+// binds the stream to a ring of a live server again.
 #include "client_internal.h"
 #include "sample_format.h"
 
@@ -16,45 +19,42 @@
 #include <cstring>
 #include <new>
 #include <poll.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 using audiod::Deadline;
-using audiod::RingHeader;
+using audiod::MonoClock;
+using audiod::client::StreamCore;
 namespace proto = audiod::proto;
 
 namespace {
 
 constexpr uint32_t kDefaultLatencyMs = 100;
 constexpr uint32_t kMaxLatencyMs = 10'000;
+// Requests a player makes on a stream (pause, volume) give up this soon, so
+// a stalled server cannot freeze a player's pause button; with keep-clock
+// the change is applied when the stream is bound again.
+constexpr int kStreamRequestMs = 500;
 
 uint64_t frames_to_ms(uint64_t frames, uint32_t rate) {
     return rate == 0 ? 0 : (frames * 1000 + rate - 1) / rate;
 }
 
-// Frames queued in the ring, as the client sees it. A server that reports a
-// read position outside [write_pos - capacity, write_pos] is broken; treat
-// the ring as full so we stop writing rather than overwrite unread data.
-uint64_t queued_frames(const audiod_stream* s) {
-    const uint64_t read_pos = s->header->read_pos.load(std::memory_order_acquire);
-    const uint64_t queued = s->write_pos - read_pos;
-    return queued > s->capacity ? s->capacity : queued;
-}
-
-void set_client_flags(audiod_stream* s, uint32_t set, uint32_t clear) {
-    const uint32_t flags = s->header->client_flags.load(std::memory_order_relaxed);
-    s->header->client_flags.store((flags | set) & ~clear, std::memory_order_release);
-}
-
-void drain_wakeups(audiod_stream* s) {
+void drain_wakeups(int fd) {
     uint64_t count = 0;
-    [[maybe_unused]] const ssize_t r = ::read(s->wake_fd.get(), &count, sizeof count);
+    [[maybe_unused]] const ssize_t r = ::read(fd, &count, sizeof count);
 }
 
-// Waits for a server wake-up (or the server hanging up), until the deadline.
-int wait_wakeup(audiod_stream* s, const Deadline& deadline) {
-    pollfd fds[2] = {{s->wake_fd.get(), POLLIN, 0}, {s->context->channel.fd(), POLLRDHUP, 0}};
+int poll_ms(std::chrono::nanoseconds wait, const Deadline& deadline) {
+    const auto ms = std::chrono::ceil<std::chrono::milliseconds>(wait).count();
+    const int left = deadline.poll_timeout_ms();
+    return left < 0 ? static_cast<int>(ms) : std::min<int>(left, static_cast<int>(ms));
+}
+
+// Waits for a server wake-up or the server hanging up, until the deadline.
+// Returns 0 (woken), AUDIOD_E_TIMEOUT, or AUDIOD_E_DISCONNECTED.
+int wait_wakeup(StreamCore& core, const Deadline& deadline) {
+    pollfd fds[2] = {{core.wake_fd.get(), POLLIN, 0}, {core.context->channel.fd(), POLLRDHUP, 0}};
     for (;;) {
         const int ready = ::poll(fds, 2, deadline.poll_timeout_ms());
         if (ready < 0 && errno == EINTR) {
@@ -63,65 +63,130 @@ int wait_wakeup(audiod_stream* s, const Deadline& deadline) {
             }
             continue;
         }
-        if (ready < 0) {
-            return AUDIOD_E_SYSTEM;
-        }
-        if (ready == 0) {
+        if (ready <= 0) {
             return AUDIOD_E_TIMEOUT;
         }
-        if ((fds[1].revents & (POLLRDHUP | POLLHUP | POLLERR)) != 0) {
+        if ((fds[1].revents & (POLLRDHUP | POLLHUP | POLLERR | POLLNVAL)) != 0) {
             return AUDIOD_E_DISCONNECTED;
         }
         return 0;
     }
 }
 
-void copy_into_ring(audiod_stream* s, const uint8_t* src, uint64_t frames) {
-    const uint64_t offset = s->write_pos % s->capacity;
-    const uint64_t first = std::min(frames, s->capacity - offset);
-    std::memcpy(s->data + offset * s->frame_bytes, src, first * s->frame_bytes);
-    if (first < frames) {
-        std::memcpy(s->data, src + first * s->frame_bytes, (frames - first) * s->frame_bytes);
+// The server went away under a writer: keep the clock, or report it.
+void on_lost(StreamCore& core) {
+    core.context->connection_lost.store(true);
+    std::lock_guard lock(core.mutex);
+    if (core.keep_clock) {
+        core.orphan_locked(MonoClock::now());
+    } else if (!core.broken) {
+        core.broken = true;
+        core.broken_code = AUDIOD_E_DISCONNECTED;
     }
 }
 
-void release_mapping(audiod_stream* s) {
-    if (s->mapping != nullptr) {
-        ::munmap(s->mapping, s->mapping_bytes);
-        s->mapping = nullptr;
-        s->header = nullptr;
-        s->data = nullptr;
+int stream_command(StreamCore& core, proto::StreamOp op, int timeout_ms) {
+    proto::StreamCommand command;
+    {
+        std::lock_guard lock(core.mutex);
+        command.stream_id = core.server_id;
     }
+    command.op = static_cast<uint32_t>(op);
+    return core.context->call(command, proto::MsgType::ok, nullptr,
+                              Deadline::after_ms(timeout_ms < 0 ? kStreamRequestMs : timeout_ms));
 }
 
-// Validates what the server sent and maps the ring. Returns 0 or AUDIOD_E_*.
-int map_ring(audiod_stream* s, const proto::StreamCreated& created, int memfd) {
-    struct stat st {};
-    if (::fstat(memfd, &st) != 0 || st.st_size < 0 ||
-        static_cast<uint64_t>(st.st_size) != created.memory_bytes ||
-        audiod::ring_memory_bytes(created.capacity_frames, s->frame_bytes) !=
-            created.memory_bytes) {
-        return AUDIOD_E_PROTOCOL;
-    }
-    void* mapping =
-        ::mmap(nullptr, created.memory_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, memfd, 0);
-    if (mapping == MAP_FAILED) {
-        return AUDIOD_E_SYSTEM;
-    }
-    s->mapping = mapping;
-    s->mapping_bytes = created.memory_bytes;
-    s->header = static_cast<RingHeader*>(mapping);
-    s->data = static_cast<uint8_t*>(mapping) + audiod::kRingDataOffset;
-    if (s->header->magic != audiod::kRingMagic || s->header->version != audiod::kRingVersion) {
-        release_mapping(s);
-        return AUDIOD_E_VERSION;
-    }
-    s->capacity = created.capacity_frames;
-    s->write_pos = s->header->write_pos.load(std::memory_order_relaxed);
-    return 0;
+// With keep-clock, a request the server did not answer is not the player's
+// problem: the supervisor re-applies the state when the stream is bound.
+int tolerate_lost_server(const StreamCore& core, int rc) {
+    const bool lost = rc == AUDIOD_E_TIMEOUT || rc == AUDIOD_E_DISCONNECTED;
+    return lost && core.keep_clock ? 0 : rc;
 }
 
 } // namespace
+
+namespace audiod::client {
+
+uint64_t StreamCore::queued_locked(MonoClock::time_point now) {
+    if (orphan) {
+        return write_pos - clock.consumed(now, write_pos);
+    }
+    return ring.bound() ? ring.queued(write_pos - ring_base) : 0;
+}
+
+void StreamCore::orphan_locked(MonoClock::time_point since) {
+    if (orphan || closed) {
+        return;
+    }
+    const uint64_t consumed = write_pos - (ring.bound() ? ring.queued(write_pos - ring_base) : 0);
+    clock = KeepClock(since, consumed, rate, paused);
+    orphan = true;
+    wake();
+}
+
+void StreamCore::wake() const noexcept {
+    const uint64_t one = 1;
+    [[maybe_unused]] const ssize_t w = ::write(wake_fd.get(), &one, sizeof one);
+}
+
+int create_on_server(audiod_context* ctx, const StreamCore& core, const std::string& sink,
+                     float volume, int timeout_ms, ServerStream* out) {
+    proto::CreateStream request;
+    request.format = static_cast<uint32_t>(core.format);
+    request.rate = core.rate;
+    request.channels = core.channels;
+    request.buffer_frames = core.buffer_frames;
+    request.sink = sink;
+    request.volume = volume;
+    proto::Packet reply;
+    const int rc =
+        ctx->call(request, proto::MsgType::stream_created, &reply, Deadline::after_ms(timeout_ms));
+    if (rc != 0) {
+        return rc;
+    }
+    proto::StreamCreated created;
+    if (!proto::decode(proto::parse_envelope(reply.bytes)->body, created) ||
+        reply.fds.size() != 2 || created.capacity_frames == 0) {
+        return AUDIOD_E_PROTOCOL;
+    }
+    if (const int mapped = out->ring.map(created, reply.fds[0].get(), core.frame_bytes);
+        mapped != 0) {
+        return mapped;
+    }
+    out->id = created.stream_id;
+    out->quantum = created.quantum;
+    out->wake = std::move(reply.fds[1]);
+    return 0;
+}
+
+bool rebind(StreamCore& core, ServerStream&& fresh) {
+    std::lock_guard lock(core.mutex);
+    if (core.closed) {
+        return false;
+    }
+    if (core.ring.bound()) {
+        core.underruns_before += core.ring.header()->underruns.load(std::memory_order_relaxed);
+    }
+    core.ring = std::move(fresh.ring);
+    core.server_id = fresh.id;
+    core.quantum = fresh.quantum;
+    // The new ring starts empty at position 0; what the keep-clock had
+    // queued counts as played.
+    core.ring_base = core.write_pos;
+    core.orphan = false;
+    core.start_threshold = std::max<uint64_t>(1, core.ring.capacity() / 2);
+    if (core.wake_frames == 0 || core.wake_frames > core.ring.capacity()) {
+        core.wake_frames = static_cast<uint32_t>(core.start_threshold);
+    }
+    core.ring.header()->wake_free_frames.store(core.wake_frames, std::memory_order_relaxed);
+    // Wake anyone polling the old eventfd, then put the new one in its place
+    // so the descriptor the player holds stays valid.
+    core.wake();
+    ::dup2(fresh.wake.get(), core.wake_fd.get());
+    return true;
+}
+
+} // namespace audiod::client
 
 extern "C" {
 
@@ -151,6 +216,7 @@ void audiod_stream_params_init(audiod_stream_params* params) {
     params->latency_ms = kDefaultLatencyMs;
     params->sink = nullptr;
     params->volume = 1.0f;
+    params->flags = 0;
 }
 
 int audiod_stream_create(audiod_context* ctx, const audiod_stream_params* params,
@@ -161,121 +227,138 @@ int audiod_stream_create(audiod_context* ctx, const audiod_stream_params* params
     *out = nullptr;
     const unsigned bytes = audiod_format_sample_bytes(params->format);
     if (bytes == 0 || params->channels == 0 || params->channels > 64 || params->rate == 0 ||
-        params->latency_ms > kMaxLatencyMs || std::isnan(params->volume)) {
+        params->latency_ms > kMaxLatencyMs || std::isnan(params->volume) ||
+        (params->flags & ~AUDIOD_STREAM_NO_KEEP_CLOCK) != 0) {
         return AUDIOD_E_INVALID;
     }
     const uint32_t latency_ms = params->latency_ms == 0 ? kDefaultLatencyMs : params->latency_ms;
 
-    proto::CreateStream request;
-    request.format = static_cast<uint32_t>(params->format);
-    request.rate = params->rate;
-    request.channels = params->channels;
-    request.buffer_frames =
-        static_cast<uint32_t>((uint64_t{params->rate} * latency_ms + 999) / 1000);
-    request.sink = params->sink != nullptr ? params->sink : "";
-    request.volume = params->volume < 0 ? 1.0f : params->volume;
+    auto core = std::make_shared<StreamCore>();
+    core->context = ctx;
+    core->format = params->format;
+    core->rate = params->rate;
+    core->channels = params->channels;
+    core->frame_bytes = bytes * params->channels;
+    core->buffer_frames = static_cast<uint32_t>((uint64_t{params->rate} * latency_ms + 999) / 1000);
+    core->wanted_sink = params->sink != nullptr ? params->sink : "";
+    core->keep_clock = (params->flags & AUDIOD_STREAM_NO_KEEP_CLOCK) == 0;
+    core->volume = params->volume < 0 ? 1.0f : params->volume;
 
-    proto::Packet reply;
-    const int rc = ctx->call(request, proto::MsgType::stream_created, &reply,
-                             Deadline::after_ms(AUDIOD_DEFAULT_TIMEOUT_MS));
+    audiod::client::ServerStream fresh;
+    const int rc = audiod::client::create_on_server(ctx, *core, core->wanted_sink, core->volume,
+                                                    AUDIOD_DEFAULT_TIMEOUT_MS, &fresh);
     if (rc != 0) {
         return rc;
     }
-    proto::StreamCreated created;
-    if (!proto::decode(proto::parse_envelope(reply.bytes)->body, created) ||
-        reply.fds.size() != 2 || created.capacity_frames == 0) {
-        return AUDIOD_E_PROTOCOL;
-    }
-
-    auto* s = new (std::nothrow) audiod_stream;
-    if (s == nullptr) {
+    auto* handle = new (std::nothrow) audiod_stream;
+    if (handle == nullptr) {
         return AUDIOD_E_NOMEM;
     }
-    s->context = ctx;
-    s->id = created.stream_id;
-    s->format = params->format;
-    s->rate = params->rate;
-    s->channels = params->channels;
-    s->frame_bytes = bytes * params->channels;
-    s->quantum = created.quantum;
-    s->wake_fd = std::move(reply.fds[1]);
-    const int mapped = map_ring(s, created, reply.fds[0].get());
-    if (mapped != 0) {
-        delete s;
-        return mapped;
-    }
-    // Prebuffer half the ring before the server starts taking frames, so a
-    // player that writes in small pieces does not underrun at once.
-    s->start_threshold = std::max<uint64_t>(1, s->capacity / 2);
-    s->header->wake_free_frames.store(static_cast<uint32_t>(std::max<uint64_t>(1, s->capacity / 2)),
-                                      std::memory_order_relaxed);
+    handle->core = core;
+    core->wake_fd = std::move(fresh.wake);
+    fresh.wake.reset(::dup(core->wake_fd.get())); // rebind() dup2s this onto itself
+    audiod::client::rebind(*core, std::move(fresh));
     {
-        std::lock_guard lock(ctx->request_mutex);
-        ctx->streams.insert(s);
+        std::lock_guard lock(ctx->streams_mutex);
+        ctx->streams.push_back(handle);
     }
-    *out = s;
+    audiod::client::ensure_supervisor(ctx);
+    *out = handle;
     return 0;
 }
 
 uint32_t audiod_stream_id(const audiod_stream* stream) {
-    return stream ? stream->id : 0;
+    if (stream == nullptr) {
+        return 0;
+    }
+    std::lock_guard lock(stream->core->mutex);
+    return stream->core->server_id;
 }
 
 uint32_t audiod_stream_buffer_frames(const audiod_stream* stream) {
-    return stream ? static_cast<uint32_t>(stream->capacity) : 0;
+    if (stream == nullptr) {
+        return 0;
+    }
+    std::lock_guard lock(stream->core->mutex);
+    return static_cast<uint32_t>(stream->core->capacity_locked());
 }
 
 long audiod_stream_writable(const audiod_stream* stream) {
     if (stream == nullptr) {
         return AUDIOD_E_INVALID;
     }
-    return static_cast<long>(stream->capacity - queued_frames(stream));
+    StreamCore& core = *stream->core;
+    std::lock_guard lock(core.mutex);
+    return static_cast<long>(core.capacity_locked() - core.queued_locked(MonoClock::now()));
 }
 
-long audiod_stream_write(audiod_stream* s, const void* data, size_t frames, int timeout_ms) {
-    if (s == nullptr || (data == nullptr && frames > 0)) {
+long audiod_stream_write(audiod_stream* stream, const void* data, size_t frames, int timeout_ms) {
+    if (stream == nullptr || (data == nullptr && frames > 0)) {
         return AUDIOD_E_INVALID;
     }
-    if (frames > LONG_MAX) {
-        frames = LONG_MAX;
-    }
+    StreamCore& core = *stream->core;
+    frames = std::min<size_t>(frames, LONG_MAX);
     const int64_t bound = timeout_ms >= 0 ? timeout_ms
-                                          : static_cast<int64_t>(frames_to_ms(frames, s->rate)) +
+                                          : static_cast<int64_t>(frames_to_ms(frames, core.rate)) +
                                                 AUDIOD_DEFAULT_TIMEOUT_MS;
     const Deadline deadline = Deadline::after_ms(bound);
     const auto* src = static_cast<const uint8_t*>(data);
     size_t written = 0;
-    set_client_flags(s, 0, audiod::kClientFlagDraining);
     while (written < frames) {
-        const uint64_t room = s->capacity - queued_frames(s);
-        const uint64_t n = std::min<uint64_t>(room, frames - written);
-        if (n > 0) {
-            copy_into_ring(s, src + written * s->frame_bytes, n);
-            s->write_pos += n;
-            s->header->write_pos.store(s->write_pos, std::memory_order_release);
-            written += n;
-            if (queued_frames(s) >= s->start_threshold) {
-                set_client_flags(s, audiod::kClientFlagStarted, 0);
+        std::chrono::nanoseconds keep_clock_wait{0};
+        {
+            std::lock_guard lock(core.mutex);
+            if (core.broken) {
+                return written > 0 ? static_cast<long>(written) : core.broken_code;
             }
-            continue;
+            const auto now = MonoClock::now();
+            const uint64_t room = core.capacity_locked() - core.queued_locked(now);
+            const uint64_t n = std::min<uint64_t>(room, frames - written);
+            if (core.orphan) {
+                // Nobody plays it: take the frames at the stream's own pace.
+                core.write_pos += n;
+                written += n;
+                if (written == frames) {
+                    break;
+                }
+                keep_clock_wait =
+                    core.clock.time_for(std::min<uint64_t>(frames - written, core.wake_frames));
+            } else if (n > 0) {
+                core.ring.write(core.write_pos - core.ring_base, src + written * core.frame_bytes,
+                                n);
+                core.write_pos += n;
+                written += n;
+                core.ring.set_flags(0, audiod::kClientFlagDraining);
+                if (core.queued_locked(now) >= core.start_threshold) {
+                    core.ring.set_flags(audiod::kClientFlagStarted, 0);
+                }
+                continue;
+            } else {
+                // Full: the server must be consuming for room to appear.
+                core.ring.set_flags(audiod::kClientFlagStarted, 0);
+                // Clear old wake-ups, then re-check: a wake-up that lands
+                // after the check stays pending in the eventfd.
+                drain_wakeups(core.wake_fd.get());
+                if (core.capacity_locked() > core.queued_locked(now)) {
+                    continue;
+                }
+            }
         }
-        // Full: the server must be consuming for room to appear.
-        set_client_flags(s, audiod::kClientFlagStarted, 0);
-        if (timeout_ms == 0) {
+        if (timeout_ms == 0 || deadline.expired()) {
             break;
         }
-        // Clear old wake-ups, then re-check: a wake-up that lands after the
-        // check stays pending in the eventfd, so none is lost.
-        drain_wakeups(s);
-        if (s->capacity - queued_frames(s) > 0) {
+        if (keep_clock_wait.count() > 0) {
+            // The supervisor's wake-up (a new server) ends this early.
+            pollfd pfd{core.wake_fd.get(), POLLIN, 0};
+            ::poll(&pfd, 1, std::max(1, poll_ms(keep_clock_wait, deadline)));
             continue;
         }
-        const int waited = wait_wakeup(s, deadline);
+        const int waited = wait_wakeup(core, deadline);
         if (waited == AUDIOD_E_TIMEOUT) {
             break;
         }
-        if (waited != 0) {
-            return written > 0 ? static_cast<long>(written) : waited;
+        if (waited == AUDIOD_E_DISCONNECTED) {
+            on_lost(core);
         }
     }
     if (written == 0 && frames > 0) {
@@ -285,48 +368,92 @@ long audiod_stream_write(audiod_stream* s, const void* data, size_t frames, int 
 }
 
 int audiod_stream_fd(const audiod_stream* stream) {
-    return stream != nullptr ? stream->wake_fd.get() : AUDIOD_E_INVALID;
+    return stream != nullptr ? stream->core->wake_fd.get() : AUDIOD_E_INVALID;
 }
 
 void audiod_stream_ack_wakeup(audiod_stream* stream) {
     if (stream != nullptr) {
-        drain_wakeups(stream);
+        drain_wakeups(stream->core->wake_fd.get());
     }
 }
 
 int audiod_stream_set_wakeup_frames(audiod_stream* stream, uint32_t frames) {
-    if (stream == nullptr || frames == 0 || frames > stream->capacity) {
+    if (stream == nullptr) {
         return AUDIOD_E_INVALID;
     }
-    stream->header->wake_free_frames.store(frames, std::memory_order_relaxed);
+    StreamCore& core = *stream->core;
+    std::lock_guard lock(core.mutex);
+    if (frames == 0 || frames > core.capacity_locked()) {
+        return AUDIOD_E_INVALID;
+    }
+    core.wake_frames = frames;
+    if (core.ring.bound()) {
+        core.ring.header()->wake_free_frames.store(frames, std::memory_order_relaxed);
+    }
     return 0;
 }
 
-int audiod_stream_drain(audiod_stream* s, int timeout_ms) {
-    if (s == nullptr) {
+int audiod_stream_drain(audiod_stream* stream, int timeout_ms) {
+    if (stream == nullptr) {
         return AUDIOD_E_INVALID;
     }
-    const uint32_t latency = s->header->sink_latency_frames.load(std::memory_order_relaxed);
-    const int64_t bound =
-        timeout_ms >= 0 ? timeout_ms
-                        : static_cast<int64_t>(frames_to_ms(queued_frames(s) + latency, s->rate)) +
-                              AUDIOD_DEFAULT_TIMEOUT_MS;
-    const Deadline deadline = Deadline::after_ms(bound);
-    set_client_flags(s, audiod::kClientFlagStarted | audiod::kClientFlagDraining, 0);
-    for (;;) {
-        drain_wakeups(s);
-        if (queued_frames(s) == 0) {
-            break;
+    StreamCore& core = *stream->core;
+    uint32_t latency = 0;
+    uint64_t queued = 0;
+    {
+        std::lock_guard lock(core.mutex);
+        queued = core.queued_locked(MonoClock::now());
+        if (core.ring.bound() && !core.orphan) {
+            latency = core.ring.header()->sink_latency_frames.load(std::memory_order_relaxed);
+            core.ring.set_flags(audiod::kClientFlagStarted | audiod::kClientFlagDraining, 0);
         }
-        const int waited = wait_wakeup(s, deadline);
-        if (waited != 0) {
+    }
+    const int64_t bound = timeout_ms >= 0
+                              ? timeout_ms
+                              : static_cast<int64_t>(frames_to_ms(queued + latency, core.rate)) +
+                                    AUDIOD_DEFAULT_TIMEOUT_MS;
+    const Deadline deadline = Deadline::after_ms(bound);
+    for (;;) {
+        std::chrono::nanoseconds keep_clock_wait{0};
+        {
+            std::lock_guard lock(core.mutex);
+            if (core.broken) {
+                return core.broken_code;
+            }
+            if (!core.orphan) {
+                drain_wakeups(core.wake_fd.get());
+            }
+            queued = core.queued_locked(MonoClock::now());
+            if (queued == 0) {
+                break;
+            }
+            if (core.orphan) {
+                keep_clock_wait = core.clock.time_for(queued);
+            } else {
+                // A stream re-bound after a new server came up drains there.
+                core.ring.set_flags(audiod::kClientFlagStarted | audiod::kClientFlagDraining, 0);
+            }
+        }
+        if (deadline.expired()) {
+            return AUDIOD_E_TIMEOUT;
+        }
+        if (keep_clock_wait.count() > 0) {
+            pollfd pfd{core.wake_fd.get(), POLLIN, 0};
+            ::poll(&pfd, 1, std::max(1, poll_ms(keep_clock_wait, deadline)));
+            continue;
+        }
+        const int waited = wait_wakeup(core, deadline);
+        if (waited == AUDIOD_E_TIMEOUT) {
             return waited;
+        }
+        if (waited == AUDIOD_E_DISCONNECTED) {
+            on_lost(core);
         }
     }
     // Everything has left the ring; what is still inside the sink's device
     // buffer plays within its latency.
     if (latency > 0) {
-        const uint64_t ns = uint64_t{latency} * 1'000'000'000 / s->rate;
+        const uint64_t ns = uint64_t{latency} * 1'000'000'000 / core.rate;
         timespec wait{static_cast<time_t>(ns / 1'000'000'000),
                       static_cast<long>(ns % 1'000'000'000)};
         while (nanosleep(&wait, &wait) != 0 && errno == EINTR) {
@@ -335,65 +462,119 @@ int audiod_stream_drain(audiod_stream* s, int timeout_ms) {
     return 0;
 }
 
-static int stream_command(audiod_stream* s, proto::StreamOp op, int timeout_ms) {
-    proto::StreamCommand command;
-    command.stream_id = s->id;
-    command.op = static_cast<uint32_t>(op);
-    return s->context->call(
-        command, proto::MsgType::ok, nullptr,
-        Deadline::after_ms(timeout_ms < 0 ? AUDIOD_DEFAULT_TIMEOUT_MS : timeout_ms));
-}
-
-int audiod_stream_pause(audiod_stream* s, int timeout_ms) {
-    return s != nullptr ? stream_command(s, proto::StreamOp::pause, timeout_ms) : AUDIOD_E_INVALID;
-}
-
-int audiod_stream_resume(audiod_stream* s, int timeout_ms) {
-    return s != nullptr ? stream_command(s, proto::StreamOp::resume, timeout_ms) : AUDIOD_E_INVALID;
-}
-
-int audiod_stream_set_volume(audiod_stream* s, float volume, int timeout_ms) {
-    if (s == nullptr || !std::isfinite(volume) || volume < 0) {
+static int set_paused(audiod_stream* stream, bool paused, int timeout_ms) {
+    if (stream == nullptr) {
         return AUDIOD_E_INVALID;
     }
+    StreamCore& core = *stream->core;
+    bool orphan = false;
+    {
+        std::lock_guard lock(core.mutex);
+        if (core.broken) {
+            return core.broken_code;
+        }
+        core.paused = paused;
+        orphan = core.orphan;
+        if (orphan) {
+            const auto now = MonoClock::now();
+            if (paused) {
+                core.clock.pause(now, core.write_pos);
+            } else {
+                core.clock.resume(now);
+            }
+        }
+    }
+    if (orphan) {
+        return 0; // applied when the stream is bound to a server again
+    }
+    const int rc =
+        stream_command(core, paused ? proto::StreamOp::pause : proto::StreamOp::resume, timeout_ms);
+    return tolerate_lost_server(core, rc);
+}
+
+int audiod_stream_pause(audiod_stream* stream, int timeout_ms) {
+    return set_paused(stream, true, timeout_ms);
+}
+
+int audiod_stream_resume(audiod_stream* stream, int timeout_ms) {
+    return set_paused(stream, false, timeout_ms);
+}
+
+int audiod_stream_set_volume(audiod_stream* stream, float volume, int timeout_ms) {
+    if (stream == nullptr || !std::isfinite(volume) || volume < 0) {
+        return AUDIOD_E_INVALID;
+    }
+    StreamCore& core = *stream->core;
     proto::SetVolume request;
+    {
+        std::lock_guard lock(core.mutex);
+        core.volume = volume;
+        if (core.orphan) {
+            return 0;
+        }
+        request.stream_id = core.server_id;
+    }
     request.target = static_cast<uint32_t>(proto::VolumeTarget::stream);
-    request.stream_id = s->id;
     request.mode = static_cast<uint32_t>(proto::VolumeMode::absolute);
     request.value = volume;
-    return s->context->call(
-        request, proto::MsgType::ok, nullptr,
-        Deadline::after_ms(timeout_ms < 0 ? AUDIOD_DEFAULT_TIMEOUT_MS : timeout_ms));
+    const int rc =
+        core.context->call(request, proto::MsgType::ok, nullptr,
+                           Deadline::after_ms(timeout_ms < 0 ? kStreamRequestMs : timeout_ms));
+    return tolerate_lost_server(core, rc);
 }
 
-int audiod_stream_get_timing(const audiod_stream* s, audiod_stream_timing* timing) {
-    if (s == nullptr || timing == nullptr) {
+int audiod_stream_get_timing(const audiod_stream* stream, audiod_stream_timing* timing) {
+    if (stream == nullptr || timing == nullptr) {
         return AUDIOD_E_INVALID;
     }
-    const uint64_t queued = queued_frames(s);
-    const uint64_t consumed = s->write_pos - queued;
-    const uint32_t latency = s->header->sink_latency_frames.load(std::memory_order_relaxed);
-    timing->written = s->write_pos;
+    StreamCore& core = *stream->core;
+    std::lock_guard lock(core.mutex);
+    const uint64_t queued = core.queued_locked(MonoClock::now());
+    const uint64_t consumed = core.write_pos - queued;
+    uint32_t latency = 0;
+    timing->sink_start_frame = audiod::kNoFrame;
+    timing->underruns = core.underruns_before;
+    if (core.ring.bound() && !core.orphan) {
+        latency = core.ring.header()->sink_latency_frames.load(std::memory_order_relaxed);
+        timing->sink_start_frame =
+            core.ring.header()->sink_start_frame.load(std::memory_order_acquire);
+        timing->underruns += core.ring.header()->underruns.load(std::memory_order_relaxed);
+    }
+    timing->written = core.write_pos;
     timing->consumed = consumed;
     timing->played = consumed > latency ? consumed - latency : 0;
     timing->delay_frames = queued + latency;
-    timing->sink_start_frame = s->header->sink_start_frame.load(std::memory_order_acquire);
-    timing->underruns = s->header->underruns.load(std::memory_order_relaxed);
-    timing->rate = s->rate;
+    timing->rate = core.rate;
+    timing->keeping_clock = core.orphan ? 1 : 0;
     return 0;
 }
 
-int audiod_stream_close(audiod_stream* s) {
-    if (s == nullptr) {
+int audiod_stream_close(audiod_stream* stream) {
+    if (stream == nullptr) {
         return 0;
     }
-    const int rc = stream_command(s, proto::StreamOp::close, AUDIOD_DEFAULT_TIMEOUT_MS);
+    StreamCore& core = *stream->core;
+    audiod_context* ctx = core.context;
     {
-        std::lock_guard lock(s->context->request_mutex);
-        s->context->streams.erase(s);
+        std::lock_guard lock(ctx->streams_mutex);
+        std::erase(ctx->streams, stream);
     }
-    release_mapping(s);
-    delete s;
+    bool tell_server = false;
+    proto::StreamCommand command;
+    command.op = static_cast<uint32_t>(proto::StreamOp::close);
+    {
+        std::lock_guard lock(core.mutex);
+        core.closed = true;
+        tell_server = !core.orphan && !core.broken && core.ring.bound();
+        command.stream_id = core.server_id;
+        core.ring.reset();
+    }
+    int rc = 0;
+    if (tell_server) {
+        rc = ctx->call(command, proto::MsgType::ok, nullptr, Deadline::after_ms(kStreamRequestMs));
+        rc = tolerate_lost_server(core, rc);
+    }
+    delete stream; // the core lives on while the supervisor still holds it
     return rc;
 }
 

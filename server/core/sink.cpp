@@ -91,6 +91,8 @@ std::string Sink::start() {
         return {};
     }
     stop_requested_.store(false);
+    // The watchdog measures silence from now, not from the epoch.
+    progress = {frames_played(), std::chrono::steady_clock::now(), false};
     // The thread raises its own priority, then reports what it got before it
     // enters the cycle; waiting for that here is brief and keeps
     // `scheduling_` a plain string owned by the control thread.

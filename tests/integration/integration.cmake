@@ -3,7 +3,7 @@ audiod_add_test(test_integration
           integration/test_playback.cpp integration/test_lifecycle.cpp
           integration/test_audioctl.cpp integration/test_routing.cpp
           integration/test_app_state.cpp integration/test_events.cpp
-          integration/test_watchdog.cpp
+          integration/test_watchdog.cpp integration/test_no_hang.cpp
   LIBS audiod_protocol audiod_common audiod)
 # The programs it runs must be built first.
 add_dependencies(test_integration audiod_bin audioplay audioctl audiod-test-client

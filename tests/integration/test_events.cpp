@@ -77,20 +77,27 @@ BOOST_AUTO_TEST_CASE(watch_prints_each_event_as_json_lines_in_order) {
         {"\"event\":\"sink-added\"", "\"sink\":\"b\""},
         {"\"event\":\"default-changed\"", "\"sink\":\"b\"", "\"previous_sink\":\"a\""},
         {"\"event\":\"stream-added\"", stream, "\"app\":\"ev\"", "\"sink\":\"b\""},
-        {"\"event\":\"stream-changed\"", stream, "\"state\":\"running\""},
         {"\"event\":\"stream-changed\"", stream, "\"volume\":0.5"},
         {"\"event\":\"app-changed\"", "\"app\":\"ev\"", "\"volume\":0.8"},
         {"\"event\":\"sink-changed\"", "\"sink\":\"a\"", "\"muted\":true"},
         {"\"event\":\"stream-moved\"", stream, "\"sink\":\"a\"", "\"previous_sink\":\"b\""},
-        {"\"event\":\"stream-removed\"", stream},
-        {"\"event\":\"sink-removed\"", "\"sink\":\"b\""},
     };
+    // State changes come when the RT thread gets there, so not in a fixed
+    // place relative to the commands.
+    BOOST_CHECK(
+        find_line(lines, 0, {"\"event\":\"stream-changed\"", stream, "\"state\":\"running\""}) <
+        lines.size());
     for (const auto& needles : expected) {
         const size_t found = find_line(lines, at, needles);
         BOOST_CHECK_MESSAGE(found < lines.size(), "missing, in order: " << needles.front() << "\n"
                                                                         << r.out);
         at = found < lines.size() ? found + 1 : at;
     }
+    // After the move, in either order: the stream is freed when its RT
+    // thread lets go, which may come after b's unloading.
+    BOOST_CHECK(find_line(lines, at, {"\"event\":\"stream-removed\"", stream}) < lines.size());
+    BOOST_CHECK(find_line(lines, at, {"\"event\":\"sink-removed\"", "\"sink\":\"b\""}) <
+                lines.size());
 }
 
 BOOST_AUTO_TEST_CASE(watch_in_text_ends_when_the_server_goes) {
@@ -116,12 +123,14 @@ BOOST_AUTO_TEST_CASE(c_api_subscription_through_the_pollable_fd) {
     const ProgramResult r = events.finish(20s);
     BOOST_REQUIRE_MESSAGE(r.status == 0, r.err);
     const auto lines = lines_of(r.out);
+    BOOST_TEST_INFO("events seen:\n" << r.out);
     BOOST_REQUIRE_EQUAL(lines.size(), 4u);
     BOOST_CHECK_EQUAL(lines[0], "subscribed");
     BOOST_CHECK(lines[1].find("sink-added kind=5") == 0 &&
                 lines[1].find("sink=n1") != std::string::npos);
-    BOOST_CHECK(lines[2].find("default-changed kind=8") == 0 &&
-                lines[2].find("from=a") != std::string::npos);
+    BOOST_CHECK_MESSAGE(lines[2].find("default-changed kind=8") == 0 &&
+                            lines[2].find("from=a") != std::string::npos,
+                        r.out);
     BOOST_CHECK(lines[3].find("sink-removed kind=6") == 0);
 }
 

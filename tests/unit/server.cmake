@@ -8,8 +8,7 @@ audiod_add_test(test_server
           unit/server/test_timer_clock.cpp unit/server/test_ring_stress.cpp
           unit/server/test_engine_routing.cpp unit/server/test_app_state.cpp
           unit/server/test_toml_guard.cpp
-  LIBS audiod_server audiod_test_stepped_sink audiod_module_support)
-target_include_directories(test_server PRIVATE ${PROJECT_SOURCE_DIR}/client-lib/src)
+  LIBS audiod_client_objects audiod_server audiod_test_stepped_sink audiod_module_support)
 set_tests_properties(test_server PROPERTIES LABELS "threads")
 
 # Replaces malloc and pthread_mutex_lock, which the sanitizers also replace.

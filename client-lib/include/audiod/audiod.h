@@ -9,10 +9,13 @@
  * Blocking. Every call that can wait takes a timeout in milliseconds and never
  * waits longer than that (plus scheduling noise): 0 means "do not wait", a
  * negative value means "the library's default", which is
- * AUDIOD_DEFAULT_TIMEOUT_MS for requests to the server and, for
- * audiod_stream_write, as long as it takes the server to consume the data at
- * the stream's nominal rate plus AUDIOD_DEFAULT_TIMEOUT_MS. No call waits
- * forever.
+ * AUDIOD_DEFAULT_TIMEOUT_MS (2 s) for connecting and creating streams, 500 ms
+ * for requests on a stream (pause, resume, volume, close), and, for
+ * audiod_stream_write and audiod_stream_drain, as long as it takes to
+ * consume the data at the stream's nominal rate plus
+ * AUDIOD_DEFAULT_TIMEOUT_MS. No call waits forever. A stalled or dead
+ * server does not make any of them wait longer: streams keep their own
+ * clock (see AUDIOD_STREAM_NO_KEEP_CLOCK).
  *
  * Errors. Functions return 0 (or a non-negative count) on success and a
  * negative AUDIOD_E_* code on failure; audiod_strerror() turns a code into
@@ -57,6 +60,7 @@ enum audiod_error {
     AUDIOD_E_BADSTATE = -12,    /**< the stream is in a state that does not allow this */
     AUDIOD_E_REFUSED = -13,     /**< the server refused the request (see audiod_last_error) */
     AUDIOD_E_VERSION = -14,     /**< the server speaks an incompatible protocol version */
+    AUDIOD_E_STALLED = -15,     /**< the server stopped responding (streams without keep-clock) */
 };
 
 /** Text for an AUDIOD_E_* code (or for 0). Never NULL; the string is static. */
@@ -121,6 +125,25 @@ const char* audiod_last_error(const audiod_context* ctx);
 
 /* ---- playback streams -------------------------------------------------- */
 
+/**
+ * Stream flags.
+ *
+ * By default a stream KEEPS ITS CLOCK when the server stalls (its heartbeat
+ * in shared memory stands still for 500 ms) or goes away (the socket hangs
+ * up): writes are still accepted and consumed at the stream's nominal rate,
+ * position and delay keep advancing, pause and resume still work, so the
+ * player's timeline never freezes. The library reconnects in the background;
+ * when a server answers again — the same one resumed or a new one — the
+ * stream is re-created (on the sink it asked for, else the default) and
+ * sound resumes within about a second, with nothing asked of the player.
+ * audiod_stream_get_timing() says whether the clock is being kept.
+ *
+ * AUDIOD_STREAM_NO_KEEP_CLOCK turns that off: calls on the stream then fail
+ * with AUDIOD_E_DISCONNECTED (server gone) or AUDIOD_E_STALLED (server not
+ * responding) and the stream must be closed.
+ */
+#define AUDIOD_STREAM_NO_KEEP_CLOCK 0x1u
+
 /** What a new playback stream carries and where it goes. */
 typedef struct audiod_stream_params {
     int format;          /**< an AUDIOD_FORMAT_* */
@@ -129,9 +152,13 @@ typedef struct audiod_stream_params {
     uint32_t latency_ms; /**< buffer length to keep queued; 0 = default (100 ms) */
     const char* sink;    /**< sink name, or NULL/"" for the default sink */
     float volume;        /**< initial linear gain, 1.0 = unity; negative = unity */
+    uint32_t flags;      /**< AUDIOD_STREAM_* flags; 0 = defaults */
 } audiod_stream_params;
 
-/** Fills params with defaults: s16le, 48000 Hz, 2 channels, 100 ms, default sink, unity gain. */
+/**
+ * Fills params with defaults: s16le, 48000 Hz, 2 channels, 100 ms, default
+ * sink, unity gain, keep-clock on.
+ */
 void audiod_stream_params_init(audiod_stream_params* params);
 
 /**
@@ -180,13 +207,18 @@ int audiod_stream_set_wakeup_frames(audiod_stream* stream, uint32_t frames);
  */
 int audiod_stream_drain(audiod_stream* stream, int timeout_ms);
 
-/** Pauses playback; buffered frames stay buffered. Blocks up to timeout_ms. */
+/**
+ * Pauses playback; buffered frames stay buffered. Blocks up to timeout_ms
+ * (negative: 500 ms). With keep-clock, a server that does not answer in
+ * time is not an error: the pause applies at once to the kept clock and to
+ * the server when it is back.
+ */
 int audiod_stream_pause(audiod_stream* stream, int timeout_ms);
 
-/** Resumes a paused stream. Blocks up to timeout_ms. */
+/** Resumes a paused stream. Blocks like audiod_stream_pause(). */
 int audiod_stream_resume(audiod_stream* stream, int timeout_ms);
 
-/** Sets the stream's own linear gain (1.0 = unity). Blocks up to timeout_ms. */
+/** Sets the stream's own linear gain (1.0 = unity). Blocks like audiod_stream_pause(). */
 int audiod_stream_set_volume(audiod_stream* stream, float volume, int timeout_ms);
 
 /** Timing of a stream, read from shared memory without a round trip. */
@@ -199,6 +231,7 @@ typedef struct audiod_stream_timing {
         sink_start_frame; /**< sink frame at which the stream's first frame played, or UINT64_MAX */
     uint64_t underruns;   /**< cycles in which the server found the buffer short */
     uint32_t rate;        /**< the stream's rate, to turn frames into time */
+    int keeping_clock;    /**< 1 while no server plays the stream and the library keeps time */
 } audiod_stream_timing;
 
 /** Fills *timing. Never blocks. */
@@ -206,8 +239,8 @@ int audiod_stream_get_timing(const audiod_stream* stream, audiod_stream_timing* 
 
 /**
  * Closes the stream and frees it: frames not yet played are dropped (call
- * audiod_stream_drain first to hear them). Blocks up to
- * AUDIOD_DEFAULT_TIMEOUT_MS. stream may be NULL.
+ * audiod_stream_drain first to hear them). Blocks up to 500 ms, and not at
+ * all while the stream keeps its own clock. stream may be NULL.
  */
 int audiod_stream_close(audiod_stream* stream);
 

@@ -17,27 +17,34 @@ using namespace audiod::test;
 
 namespace {
 
-// A client-side stream handle over a ring created in this process, as
-// audiod_stream_create would build it from the server's reply.
+// A client-side stream over a ring created in this process, bound the way
+// audiod_stream_create binds the server's reply.
 struct LocalClient {
     LocalClient(Stream& server_side, uint32_t wake_frames) {
         int fds[2];
         BOOST_REQUIRE(::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, fds) == 0);
         context.channel = proto::RequestChannel(UniqueFd(fds[0]));
         peer.reset(fds[1]);
-        stream.context = &context;
-        stream.format = AUDIOD_FORMAT_S16LE;
-        stream.rate = 48000;
-        stream.channels = 2;
-        stream.frame_bytes = 4;
-        stream.capacity = server_side.ring.capacity();
-        stream.start_threshold = stream.capacity / 2;
-        stream.wake_fd.reset(::dup(server_side.wake_fd.get()));
-        stream.header = server_side.ring.header();
-        stream.data = const_cast<uint8_t*>(server_side.ring.data());
-        stream.header->wake_free_frames.store(wake_frames);
+        auto core = std::make_shared<client::StreamCore>();
+        core->context = &context;
+        core->format = AUDIOD_FORMAT_S16LE;
+        core->rate = 48000;
+        core->channels = 2;
+        core->frame_bytes = 4;
+        core->keep_clock = false;
+        proto::StreamCreated created;
+        created.stream_id = server_side.id;
+        created.capacity_frames = server_side.ring.capacity();
+        created.memory_bytes = server_side.ring.memory_bytes();
+        created.quantum = 64;
+        client::ServerStream fresh;
+        BOOST_REQUIRE_EQUAL(fresh.ring.map(created, server_side.ring.memfd(), 4), 0);
+        core->wake_fd.reset(::dup(server_side.wake_fd.get()));
+        fresh.wake.reset(::dup(core->wake_fd.get()));
+        BOOST_REQUIRE(client::rebind(*core, std::move(fresh)));
+        stream.core = core;
+        BOOST_REQUIRE_EQUAL(audiod_stream_set_wakeup_frames(&stream, wake_frames), 0);
     }
-    ~LocalClient() { stream.header = nullptr; }
 
     audiod_context context;
     audiod_stream stream;

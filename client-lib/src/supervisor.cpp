@@ -1,0 +1,226 @@
+// The supervisor: one thread per context, started with its first stream,
+// that keeps the promise "a player never freezes because the server did".
+//
+// Every 50 ms it looks at the connection and at each stream:
+//  * The socket hung up: the server is gone. Every stream starts keeping
+//    its own clock (or, without keep-clock, fails with DISCONNECTED).
+//  * A stream's heartbeat — a counter the server's RT thread bumps every
+//    cycle in the shared ring header — stood still for 500 ms: the server
+//    (or that stream's sink) stalled. The stream keeps its own clock from
+//    the moment the heartbeat stopped (or fails with STALLED).
+// While any stream keeps its clock, every 250 ms it tries to get a server
+// back: it re-dials a lost one (connect + Hello), or probes a stalled one
+// (GetInfo). Once one answers, each orphaned stream is created anew there,
+// on the sink it asked for (or the default), and bound in place of its old
+// ring; the player's next write lands in the new ring.
+// Its requests have short deadlines so that it keeps its pace.
+#include "client_internal.h"
+#include "socket_path.h"
+
+#include <poll.h>
+#include <sys/epoll.h>
+
+using audiod::Deadline;
+using audiod::MonoClock;
+namespace proto = audiod::proto;
+
+namespace audiod::client {
+
+namespace {
+
+bool hung_up(int fd) {
+    pollfd pfd{fd, POLLRDHUP, 0};
+    return ::poll(&pfd, 1, 0) > 0 && (pfd.revents & (POLLRDHUP | POLLHUP | POLLERR | POLLNVAL));
+}
+
+// Checks the heartbeat of a bound stream; orphans (or breaks) it when the
+// server stood still too long. Call with core.mutex held.
+void watch_heartbeat(StreamCore& core, MonoClock::time_point now) {
+    const uint64_t heartbeat = core.ring.header()->heartbeat.load(std::memory_order_relaxed);
+    if (heartbeat != core.seen_heartbeat || core.heartbeat_changed == MonoClock::time_point{}) {
+        core.seen_heartbeat = heartbeat;
+        core.heartbeat_changed = now;
+        return;
+    }
+    if (now - core.heartbeat_changed < kStallTimeout) {
+        return;
+    }
+    if (core.keep_clock) {
+        // Keep time from when the server stopped, not from when we noticed.
+        core.orphan_locked(core.heartbeat_changed);
+    } else {
+        core.broken = true;
+        core.broken_code = AUDIOD_E_STALLED;
+        core.wake();
+    }
+}
+
+// Re-dials the server; on success the context uses the new connection.
+bool reconnect(audiod_context* ctx) {
+    proto::RequestChannel fresh;
+    if (fresh.connect(default_socket_path()) != 0) {
+        return false;
+    }
+    proto::Hello hello;
+    hello.app_name = ctx->app_name;
+    proto::HelloReply reply;
+    if (fresh.call_for(hello, &reply, Deadline::after_ms(kSupervisorRequestMs)) != 0 ||
+        reply.version != proto::kProtocolVersion) {
+        return false;
+    }
+    std::lock_guard lock(ctx->request_mutex);
+    ctx->channel = std::move(fresh);
+    ctx->client_id = reply.client_id;
+    ctx->server_rate = reply.rate;
+    ctx->server_channels = reply.channels;
+    ctx->server_quantum = reply.quantum;
+    ctx->connection_lost.store(false);
+    if (ctx->events_epoll) {
+        // The old socket left the epoll set when it was closed.
+        epoll_event ev{};
+        ev.events = EPOLLIN;
+        ::epoll_ctl(ctx->events_epoll.get(), EPOLL_CTL_ADD, ctx->channel.fd(), &ev);
+    }
+    if (ctx->subscribed) {
+        [[maybe_unused]] const int rc =
+            ctx->call_locked(proto::Subscribe{}, proto::MsgType::ok, nullptr,
+                             Deadline::after_ms(kSupervisorRequestMs));
+    }
+    return true;
+}
+
+// Creates `core` anew on the server that now answers and binds it.
+// Returns false if the server did not manage (try again later).
+bool recreate(audiod_context* ctx, const std::shared_ptr<StreamCore>& core, bool same_server) {
+    uint32_t old_id = 0;
+    float volume = 1.0f;
+    bool paused = false;
+    {
+        std::lock_guard lock(core->mutex);
+        if (core->closed || !core->orphan) {
+            return true;
+        }
+        old_id = core->server_id;
+        volume = core->volume;
+        paused = core->paused;
+    }
+    if (same_server) {
+        // The stalled server still has the old stream; it goes, unanswered.
+        proto::StreamCommand close;
+        close.stream_id = old_id;
+        close.op = static_cast<uint32_t>(proto::StreamOp::close);
+        std::lock_guard lock(ctx->request_mutex);
+        [[maybe_unused]] const int rc = ctx->channel.post(close);
+    }
+    ServerStream fresh;
+    int rc = create_on_server(ctx, *core, core->wanted_sink, volume, kSupervisorRequestMs, &fresh);
+    if (rc == AUDIOD_E_NOENTITY && !core->wanted_sink.empty()) {
+        rc = create_on_server(ctx, *core, "", volume, kSupervisorRequestMs, &fresh);
+    }
+    if (rc != 0) {
+        return false;
+    }
+    const uint32_t new_id = fresh.id;
+    if (!rebind(*core, std::move(fresh))) {
+        proto::StreamCommand close; // closed by the player meanwhile
+        close.stream_id = new_id;
+        close.op = static_cast<uint32_t>(proto::StreamOp::close);
+        std::lock_guard lock(ctx->request_mutex);
+        [[maybe_unused]] const int ignored = ctx->channel.post(close);
+        return true;
+    }
+    if (paused) {
+        proto::StreamCommand pause;
+        pause.stream_id = new_id;
+        pause.op = static_cast<uint32_t>(proto::StreamOp::pause);
+        std::lock_guard lock(ctx->request_mutex);
+        [[maybe_unused]] const int ignored = ctx->channel.post(pause);
+    }
+    return true;
+}
+
+void supervise(audiod_context* ctx) {
+    MonoClock::time_point next_attempt{};
+    for (;;) {
+        {
+            std::unique_lock lock(ctx->supervisor_mutex);
+            if (ctx->supervisor_wakeup.wait_for(lock, kSupervisePeriod,
+                                                [&] { return ctx->supervisor_stopping; })) {
+                return;
+            }
+        }
+        std::vector<std::shared_ptr<StreamCore>> streams;
+        {
+            std::lock_guard lock(ctx->streams_mutex);
+            for (const audiod_stream* handle : ctx->streams) {
+                streams.push_back(handle->core);
+            }
+        }
+        if (streams.empty()) {
+            continue;
+        }
+        const auto now = MonoClock::now();
+        if (!ctx->connection_lost.load() && hung_up(ctx->channel.fd())) {
+            ctx->connection_lost.store(true);
+        }
+        const bool lost = ctx->connection_lost.load();
+        bool any_orphan = false;
+        for (const auto& core : streams) {
+            std::lock_guard lock(core->mutex);
+            if (core->closed || core->broken) {
+                continue;
+            }
+            if (lost && !core->orphan) {
+                if (core->keep_clock) {
+                    core->orphan_locked(now);
+                } else {
+                    core->broken = true;
+                    core->broken_code = AUDIOD_E_DISCONNECTED;
+                    core->wake();
+                }
+            } else if (!core->orphan) {
+                watch_heartbeat(*core, now);
+            }
+            if (core->orphan) {
+                any_orphan = true;
+                // Poll-based players wait on the wake fd: tell them there
+                // is room, as the server would.
+                if (core->capacity_locked() - core->queued_locked(now) >= core->wake_frames) {
+                    core->wake();
+                }
+            }
+        }
+        if (!any_orphan || now < next_attempt) {
+            continue;
+        }
+        next_attempt = now + kRetryPeriod;
+        if (lost) {
+            if (!reconnect(ctx)) {
+                continue;
+            }
+        } else {
+            proto::ServerInfo info;
+            std::unique_lock lock(ctx->request_mutex);
+            if (ctx->channel.call_for(proto::GetInfo{}, &info,
+                                      Deadline::after_ms(kSupervisorRequestMs)) != 0) {
+                continue; // still stalled (or just lost: next round re-dials)
+            }
+        }
+        for (const auto& core : streams) {
+            if (!recreate(ctx, core, !lost)) {
+                break;
+            }
+        }
+    }
+}
+
+} // namespace
+
+void ensure_supervisor(audiod_context* ctx) {
+    std::lock_guard lock(ctx->supervisor_mutex);
+    if (!ctx->supervisor.joinable() && !ctx->supervisor_stopping) {
+        ctx->supervisor = std::thread(supervise, ctx);
+    }
+}
+
+} // namespace audiod::client

@@ -1,0 +1,231 @@
+// The no-hang guarantee under fault injection, with real processes: clients
+// killed mid-write, the server stopped for 8 s, the server killed and
+// replaced. Players keep their clock (audioplay of 10 s of audio still takes
+// about 10 s), sound comes back within a second of the server, every call
+// stays bounded, and the other streams stay sample-exact.
+#include "fixtures/fixture_signals.h"
+#include "helpers.h"
+#include "wav.h"
+
+#include <boost/test/unit_test.hpp>
+
+#include <csignal>
+#include <fstream>
+#include <thread>
+
+using namespace audiod;
+using namespace audiod::test;
+using namespace std::chrono_literals;
+
+namespace {
+
+constexpr uint64_t kTenSeconds = 480000;
+
+// The players under test go to "out"; audioplay gets a sink of its own so
+// that the file holds one signal to check.
+std::string one_file_sink(const std::string& wav) {
+    return "[server]\nrt-priority = 0\ndefault-sink = \"out\"\n[sinks.out]\ntype = \"file\"\n"
+           "path = \"" +
+           wav + "\"\n[sinks.other]\ntype = \"null\"\n";
+}
+
+// A 10 s WAV of the counter signal, for audioplay.
+std::string ten_second_wav(const TempDir& dir) {
+    const std::string path = dir.file("ten.wav");
+    auto created = WavWriter::create(path, {SampleFormat::s16le, 48000, 2});
+    BOOST_REQUIRE(std::holds_alternative<WavWriter>(created));
+    const auto samples = make_signal("counter", kTenSeconds, 2, 0, 0);
+    BOOST_REQUIRE_EQUAL(std::get<WavWriter>(created).append(samples.data(), samples.size() * 2), 0);
+    BOOST_REQUIRE_EQUAL(std::get<WavWriter>(created).finish(), 0);
+    return path;
+}
+
+// The sequence numbers heard in a WAV, with the silence between them: the
+// longest gap (in frames) between two heard frames, and whether they only
+// ever increase.
+struct Heard {
+    std::vector<uint64_t> values;
+    size_t longest_gap = 0;
+    bool increasing = true;
+};
+
+Heard hear_sequence(const std::string& wav) {
+    const auto samples = read_wav_s16(wav);
+    Heard heard;
+    size_t gap = 0;
+    for (size_t f = 0; f < samples.size() / 2; ++f) {
+        if (samples[2 * f] == 0 && samples[2 * f + 1] == 0) {
+            ++gap;
+            continue;
+        }
+        const uint64_t value = sequence_number(samples[2 * f], samples[2 * f + 1]);
+        if (!heard.values.empty()) {
+            heard.longest_gap = std::max(heard.longest_gap, gap);
+            heard.increasing = heard.increasing && value > heard.values.back();
+        }
+        heard.values.push_back(value);
+        gap = 0;
+    }
+    return heard;
+}
+
+void check_player(const ProgramResult& r, const char* what) {
+    BOOST_TEST_MESSAGE(what << ": " << r.out);
+    BOOST_REQUIRE_MESSAGE(r.status == 0, what << " failed: " << r.err);
+    // About 10 s of wall time: the player's clock never stopped.
+    const auto wall = json_number(r.out, "wall_ms");
+    BOOST_REQUIRE(wall);
+    BOOST_CHECK_GE(*wall, 9500u);
+    BOOST_CHECK_LE(*wall, 12000u);
+    BOOST_CHECK_EQUAL(json_number(r.out, "kept_clock").value_or(0), 1u);
+    // And no call blocked for long: a write waits for room at most about
+    // half a buffer, plus the 500 ms it takes to notice a stalled server.
+    const auto longest = r.out.find("\"longest_call_ms\":");
+    BOOST_REQUIRE(longest != std::string::npos);
+    const double longest_ms = std::stod(r.out.substr(longest + 18));
+    BOOST_CHECK_LT(longest_ms, 1500.0);
+}
+
+} // namespace
+
+BOOST_AUTO_TEST_SUITE(no_hang)
+
+BOOST_AUTO_TEST_CASE(a_client_killed_mid_write_disturbs_no_one) {
+    TempDir dir;
+    const std::string wav = dir.file("out.wav");
+    ServerProcess server(one_file_sink(wav));
+    BackgroundProgram victim({bin("audiod-test-client"), "--signal", "constant", "--value", "0",
+                              "--frames", "960000", "--app", "victim"});
+    BOOST_REQUIRE(wait_for_stream(10s));
+    BackgroundProgram good(
+        {bin("audiod-test-client"), "--signal", "counter", "--frames", "144000", "--app", "good"});
+    std::this_thread::sleep_for(700ms);
+    ::kill(victim.pid(), SIGKILL);
+    victim.finish(10s);
+    // Its stream is gone promptly.
+    const auto start = std::chrono::steady_clock::now();
+    bool gone = false;
+    while (!gone && std::chrono::steady_clock::now() - start < 5s) {
+        gone = run_tool("audioctl", {"list", "streams"}).out.find("victim") == std::string::npos;
+    }
+    BOOST_CHECK(gone);
+    BOOST_CHECK_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(),
+                   1.0);
+    const ProgramResult r = good.finish(60s);
+    BOOST_REQUIRE_MESSAGE(r.status == 0, r.err);
+    BOOST_CHECK_EQUAL(json_number(r.out, "underruns").value_or(99), 0u);
+    BOOST_REQUIRE_EQUAL(server.stop(SIGTERM), 0);
+    const auto out = read_wav_s16(wav);
+    uint64_t next = 0;
+    for (size_t f = 0; f < out.size() / 2; ++f) {
+        if (out[2 * f] != 0) {
+            BOOST_REQUIRE_EQUAL(out[2 * f], counter_value(next++));
+        }
+    }
+    BOOST_CHECK_EQUAL(next, 144000u);
+}
+
+BOOST_AUTO_TEST_CASE(server_stopped_for_8_s_players_keep_their_clock_and_sound_returns) {
+    TempDir dir;
+    const std::string wav = dir.file("out.wav");
+    const std::string ten = ten_second_wav(dir);
+    ServerProcess server(one_file_sink(wav));
+    BackgroundProgram player({bin("audiod-test-client"), "--signal", "sequence", "--frames",
+                              std::to_string(kTenSeconds), "--paced", "--latency-ms", "200",
+                              "--app", "player"});
+    BackgroundProgram play({bin("audioplay"), "--quiet", "--sink", "other", ten});
+    std::this_thread::sleep_for(1s);
+    ::kill(server.pid(), SIGSTOP);
+    std::this_thread::sleep_for(8s);
+    ::kill(server.pid(), SIGCONT);
+    check_player(player.finish(30s), "paced player");
+    const ProgramResult r = play.finish(30s);
+    BOOST_REQUIRE_MESSAGE(r.status == 0, r.err);
+    BOOST_CHECK_MESSAGE(r.seconds >= 9.5 && r.seconds <= 12.0,
+                        "audioplay of 10 s took " << r.seconds << " s");
+    BOOST_REQUIRE_EQUAL(server.stop(SIGTERM), 0);
+
+    // The sink's file has no 8 s hole (its clock resynchronised): what it
+    // holds is the sequence before the stop, then after it, never repeated,
+    // with less than a second of silence where the server came back.
+    const Heard heard = hear_sequence(wav);
+    BOOST_REQUIRE(!heard.values.empty());
+    BOOST_CHECK(heard.increasing);
+    BOOST_CHECK_LT(heard.longest_gap, 48000u);
+    BOOST_CHECK_GT(heard.values.back(), kTenSeconds - 48000);
+}
+
+BOOST_AUTO_TEST_CASE(server_killed_and_replaced_players_carry_on) {
+    TempDir dir;
+    const std::string ten = ten_second_wav(dir);
+    auto first = std::make_unique<ServerProcess>(one_file_sink(dir.file("first.wav")), dir.path());
+    BackgroundProgram player({bin("audiod-test-client"), "--signal", "sequence", "--frames",
+                              std::to_string(kTenSeconds), "--paced", "--latency-ms", "200",
+                              "--app", "player"});
+    BackgroundProgram play({bin("audioplay"), "--quiet", "--sink", "other", ten});
+    std::this_thread::sleep_for(1500ms);
+    BOOST_CHECK_EQUAL(first->stop(SIGKILL), 128 + SIGKILL);
+    first.reset();
+    std::this_thread::sleep_for(1500ms);
+    // A new server on the same socket; the players find it by themselves.
+    std::ofstream(dir.file("audiod.conf")) << one_file_sink(dir.file("second.wav"));
+    ServerProcess second(one_file_sink(dir.file("second.wav")), dir.path());
+    check_player(player.finish(30s), "paced player");
+    const ProgramResult r = play.finish(30s);
+    BOOST_REQUIRE_MESSAGE(r.status == 0, r.err);
+    BOOST_CHECK_MESSAGE(r.seconds >= 9.5 && r.seconds <= 12.0,
+                        "audioplay of 10 s took " << r.seconds << " s");
+    BOOST_REQUIRE_EQUAL(second.stop(SIGTERM), 0);
+
+    // The new server's file: the player's sequence within a second of its
+    // start, increasing, to the end.
+    const Heard heard = hear_sequence(dir.file("second.wav"));
+    BOOST_REQUIRE(!heard.values.empty());
+    BOOST_CHECK(heard.increasing);
+    const auto samples = read_wav_s16(dir.file("second.wav"));
+    const auto start = first_sound(samples, 2);
+    BOOST_REQUIRE(start);
+    BOOST_CHECK_LT(*start, 48000u);
+    BOOST_CHECK_GT(heard.values.back(), kTenSeconds - 48000);
+    // The first server's file is readable up to its last flush.
+    const Heard before = hear_sequence(dir.file("first.wav"));
+    BOOST_CHECK(before.increasing);
+    BOOST_CHECK_GT(before.values.size(), 24000u);
+}
+
+BOOST_AUTO_TEST_CASE(without_keep_clock_a_lost_server_is_a_clear_quick_error) {
+    TempDir dir;
+    {
+        ServerProcess server(one_file_sink(dir.file("a.wav")));
+        BackgroundProgram player(
+            {bin("audiod-test-client"), "--frames", "480000", "--paced", "--no-keep-clock"});
+        std::this_thread::sleep_for(800ms);
+        const auto killed = std::chrono::steady_clock::now();
+        server.stop(SIGKILL);
+        const ProgramResult r = player.finish(30s);
+        const double after =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - killed).count();
+        BOOST_CHECK_EQUAL(r.status, 3);
+        BOOST_CHECK_MESSAGE(r.err.find("connection to the server lost") != std::string::npos,
+                            r.err);
+        BOOST_CHECK_LT(after, 1.5);
+    }
+    {
+        ServerProcess server(one_file_sink(dir.file("b.wav")));
+        BackgroundProgram player(
+            {bin("audiod-test-client"), "--frames", "480000", "--paced", "--no-keep-clock"});
+        std::this_thread::sleep_for(800ms);
+        const auto stopped = std::chrono::steady_clock::now();
+        ::kill(server.pid(), SIGSTOP);
+        const ProgramResult r = player.finish(30s);
+        const double after =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - stopped).count();
+        ::kill(server.pid(), SIGCONT);
+        BOOST_CHECK_EQUAL(r.status, 3);
+        BOOST_CHECK_MESSAGE(r.err.find("the server stopped responding") != std::string::npos,
+                            r.err);
+        BOOST_CHECK_LT(after, 2.0);
+    }
+}
+
+BOOST_AUTO_TEST_SUITE_END()
