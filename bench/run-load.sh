@@ -14,7 +14,7 @@ server=""
 trap '[ -n "$server" ] && kill "$server" 2>/dev/null; rm -rf "$work"' EXIT
 export AUDIOD_SOCKET="$work/socket"
 
-echo "quantum,streams,seconds,server_cpu_pct,server_pct_per_stream,client_cpu_pct,client_pct_per_stream,server_wakeups_per_s,client_wakeups_per_s,underruns,failures"
+echo "quantum,streams,seconds,server_cpu_pct,server_pct_per_stream,client_cpu_pct,client_pct_per_stream,server_wakeups_per_s,client_wakeups_per_s,underruns,xruns,longest_write_ms,failures"
 for q in $quanta; do
     printf '[server]\nquantum = %s\n[sinks.null]\ntype = "null"\n' "$q" >"$work/audiod.conf"
     "$build/bin/audiod" --quiet --config "$work/audiod.conf" &

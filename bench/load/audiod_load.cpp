@@ -31,9 +31,26 @@ struct Options {
     bool csv = false;
 };
 
+// The sum of every sink's xrun counter.
+uint64_t total_xruns(audiod::proto::RequestChannel& channel) {
+    audiod::proto::SinkList sinks;
+    if (channel.call_for(audiod::proto::ListSinks{}, &sinks, audiod::Deadline::after_ms(2000)) !=
+        0) {
+        return 0;
+    }
+    uint64_t total = 0;
+    for (const auto& sink : sinks.sinks) {
+        total += sink.xruns;
+    }
+    return total;
+}
+
+std::atomic<int64_t> g_longest_write_us{0};
+
 // One player: a stream fed with a tone by blocking writes, until `stop`.
 void player(int index, const Options& options, std::atomic<bool>& stop,
             std::atomic<unsigned long long>& underruns, std::atomic<int>& failures) {
+    audiod_stream_timing timing{};
     audiod_context* ctx = nullptr;
     const std::string app = "load-" + std::to_string(index);
     if (audiod_connect(app.c_str(), -1, &ctx) != 0) {
@@ -61,19 +78,25 @@ void player(int index, const Options& options, std::atomic<bool>& stop,
         tone.fill_s16(buffer.data(), chunk);
         size_t done = 0;
         while (done < chunk && !stop.load(std::memory_order_relaxed)) {
+            const auto began = std::chrono::steady_clock::now();
             const long n =
                 audiod_stream_write(stream, buffer.data() + done * channels, chunk - done, 500);
+            const int64_t us = std::chrono::duration_cast<std::chrono::microseconds>(
+                                   std::chrono::steady_clock::now() - began)
+                                   .count();
+            int64_t longest = g_longest_write_us.load();
+            while (us > longest && !g_longest_write_us.compare_exchange_weak(longest, us)) {
+            }
             if (n < 0 && n != AUDIOD_E_TIMEOUT) {
                 failures.fetch_add(1);
                 stop.store(true);
                 break;
             }
             done += n > 0 ? static_cast<size_t>(n) : 0;
+            audiod_stream_get_timing(stream, &timing);
+            underruns.store(timing.underruns);
         }
     }
-    audiod_stream_timing timing{};
-    audiod_stream_get_timing(stream, &timing);
-    underruns.fetch_add(timing.underruns);
     audiod_stream_close(stream);
     audiod_disconnect(ctx);
 }
@@ -125,15 +148,27 @@ int main(int argc, char** argv) {
     const pid_t server = static_cast<pid_t>(info.pid);
 
     std::atomic<bool> stop{false};
-    std::atomic<unsigned long long> underruns{0};
     std::atomic<int> failures{0};
+    // Each player publishes its stream's underrun count after every write,
+    // so the window measured below can be told apart from start and end.
+    std::vector<std::atomic<unsigned long long>> underruns(static_cast<size_t>(options.streams));
     std::vector<std::thread> players;
     for (int i = 0; i < options.streams; ++i) {
-        players.emplace_back(player, i, std::cref(options), std::ref(stop), std::ref(underruns),
-                             std::ref(failures));
+        players.emplace_back(player, i, std::cref(options), std::ref(stop),
+                             std::ref(underruns[static_cast<size_t>(i)]), std::ref(failures));
     }
+    const auto total_underruns = [&] {
+        unsigned long long total = 0;
+        for (const auto& count : underruns) {
+            total += count.load();
+        }
+        return total;
+    };
     // Let every stream prebuffer and settle before measuring.
     std::this_thread::sleep_for(std::chrono::milliseconds(1000));
+    const uint64_t xruns_before = total_xruns(info_channel);
+    const unsigned long long underruns_before = total_underruns();
+    g_longest_write_us.store(0);
     const auto server_before = audiod::bench::read_proc_stats(server);
     const auto client_before = audiod::bench::read_proc_stats(::getpid());
     const double client_cpu_before = client_cpu_seconds();
@@ -144,6 +179,9 @@ int main(int argc, char** argv) {
     const auto server_after = audiod::bench::read_proc_stats(server);
     const auto client_after = audiod::bench::read_proc_stats(::getpid());
     const double client_cpu = client_cpu_seconds() - client_cpu_before;
+    const unsigned long long window_underruns = total_underruns() - underruns_before;
+    const uint64_t xruns = total_xruns(info_channel) - xruns_before;
+    const double longest_write_ms = static_cast<double>(g_longest_write_us.load()) / 1000.0;
     stop.store(true);
     for (auto& t : players) {
         t.join();
@@ -152,13 +190,16 @@ int main(int argc, char** argv) {
     const double server_cpu = server_after.cpu_seconds - server_before.cpu_seconds;
     const double server_pct = 100.0 * server_cpu / elapsed;
     const double client_pct = 100.0 * client_cpu / elapsed;
-    const double server_wakeups = (server_after.switches - server_before.switches) / elapsed;
-    const double client_wakeups = (client_after.switches - client_before.switches) / elapsed;
+    const double server_wakeups =
+        static_cast<double>(server_after.switches - server_before.switches) / elapsed;
+    const double client_wakeups =
+        static_cast<double>(client_after.switches - client_before.switches) / elapsed;
+    const auto xrun_count = static_cast<unsigned long long>(xruns);
     if (options.csv) {
-        std::printf("%u,%d,%.1f,%.2f,%.3f,%.2f,%.3f,%.0f,%.0f,%llu,%d\n", info.quantum,
+        std::printf("%u,%d,%.1f,%.2f,%.3f,%.2f,%.3f,%.0f,%.0f,%llu,%llu,%.1f,%d\n", info.quantum,
                     options.streams, elapsed, server_pct, server_pct / options.streams, client_pct,
-                    client_pct / options.streams, server_wakeups, client_wakeups, underruns.load(),
-                    failures.load());
+                    client_pct / options.streams, server_wakeups, client_wakeups, window_underruns,
+                    xrun_count, longest_write_ms, failures.load());
     } else {
         std::printf("quantum %u, %d streams, %.1f s, client buffers %u ms\n", info.quantum,
                     options.streams, elapsed, options.latency_ms);
@@ -166,8 +207,10 @@ int main(int argc, char** argv) {
                     server_pct, server_pct / options.streams, server_wakeups);
         std::printf("  clients: %6.2f %% of a core (%.3f %% per stream), %8.0f wake-ups/s\n",
                     client_pct, client_pct / options.streams, client_wakeups);
-        std::printf("  total:   %6.2f %% of a core; underruns %llu; failures %d\n",
-                    server_pct + client_pct, underruns.load(), failures.load());
+        std::printf("  total:   %6.2f %% of a core; underruns %llu; xruns %llu; longest write "
+                    "%.1f ms; failures %d\n",
+                    server_pct + client_pct, window_underruns, xrun_count, longest_write_ms,
+                    failures.load());
     }
     return failures.load() == 0 ? 0 : 1;
 }

@@ -1,6 +1,6 @@
-// The real-time rule, checked: the RT thread of a real Sink neither
-// allocates, frees, nor locks a mutex while streams attach, play, change
-// volume, pause, corrupt their rings and detach around it.
+// The real-time rule, checked: the RT threads of real Sinks neither
+// allocate, free, nor lock a mutex while streams attach, play, change
+// volume, pause, move between the sinks, corrupt their rings and detach.
 #define BOOST_TEST_MODULE rt_safety
 #include <boost/test/unit_test.hpp>
 
@@ -38,14 +38,16 @@ BOOST_AUTO_TEST_CASE(the_hooks_catch_what_they_should) {
 
 BOOST_AUTO_TEST_CASE(rt_cycle_never_allocates_or_locks_under_churn) {
     SinkRig rig({48000, 2, 64});
+    SinkRig other({48000, 2, 32}); // a second RT thread to move streams to
     rig.run_cycles(2);
+    other.run_cycles(2);
     rt_violations().reset();
 
     std::mt19937 rng(7);
     std::vector<int16_t> chunk(size_t{256} * 2, 1234);
     std::vector<Stream*> live;
     for (int round = 0; round < 300; ++round) {
-        const auto action = rng() % 7;
+        const auto action = rng() % 8;
         if (action == 0 || live.size() < 2) {
             const auto format = rng() % 2 ? SampleFormat::s16le : SampleFormat::f32le;
             Stream& s = rig.add_stream(format, 1024 + rng() % 4096, 0.5f);
@@ -77,6 +79,18 @@ BOOST_AUTO_TEST_CASE(rt_cycle_never_allocates_or_locks_under_churn) {
                 s.ring.header()->write_pos.store(~uint64_t{0} - (rng() % 1000));
                 std::erase(live, &s);
                 break;
+            case 6: { // moved to the other sink while it plays, and back
+                rig.send({RtCommand::Kind::detach, &s, 1.0f});
+                rig.run_cycles(1);
+                rig.events(1);
+                other.send({RtCommand::Kind::attach, &s, 1.0f});
+                other.run_cycles(2);
+                other.send({RtCommand::Kind::detach, &s, 1.0f});
+                other.run_cycles(1);
+                other.events(1);
+                rig.send({RtCommand::Kind::attach, &s, 1.0f});
+                break;
+            }
             default:
                 rig.send({RtCommand::Kind::sink_gain, nullptr, float(rng() % 100) / 100.0f});
                 break;
@@ -90,4 +104,5 @@ BOOST_AUTO_TEST_CASE(rt_cycle_never_allocates_or_locks_under_churn) {
     BOOST_CHECK_EQUAL(rt_violations().frees.load(), 0u);
     BOOST_CHECK_EQUAL(rt_violations().locks.load(), 0u);
     BOOST_CHECK_GT(rig.device->cycles.load(), 300u);
+    BOOST_CHECK_GT(other.device->cycles.load(), 20u);
 }
