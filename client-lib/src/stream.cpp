@@ -85,6 +85,24 @@ void on_lost(StreamCore& core) {
     }
 }
 
+// Waits for whatever lets a write or drain progress: the kept clock's pace
+// when no server plays the stream (a supervisor wake-up ends it early), else
+// the server's wake-up. Returns 0 to go on, or AUDIOD_E_TIMEOUT.
+int wait_for_progress(StreamCore& core, std::chrono::nanoseconds keep_clock_wait,
+                      const Deadline& deadline) {
+    if (keep_clock_wait.count() > 0) {
+        pollfd pfd{core.wake_fd.get(), POLLIN, 0};
+        ::poll(&pfd, 1, std::max(1, poll_ms(keep_clock_wait, deadline)));
+        return 0;
+    }
+    const int waited = wait_wakeup(core, deadline);
+    if (waited == AUDIOD_E_DISCONNECTED) {
+        on_lost(core);
+        return 0;
+    }
+    return waited;
+}
+
 int stream_command(StreamCore& core, proto::StreamOp op, int timeout_ms) {
     proto::StreamCommand command;
     {
@@ -344,21 +362,9 @@ long audiod_stream_write(audiod_stream* stream, const void* data, size_t frames,
                 }
             }
         }
-        if (timeout_ms == 0 || deadline.expired()) {
+        if (timeout_ms == 0 || deadline.expired() ||
+            wait_for_progress(core, keep_clock_wait, deadline) == AUDIOD_E_TIMEOUT) {
             break;
-        }
-        if (keep_clock_wait.count() > 0) {
-            // The supervisor's wake-up (a new server) ends this early.
-            pollfd pfd{core.wake_fd.get(), POLLIN, 0};
-            ::poll(&pfd, 1, std::max(1, poll_ms(keep_clock_wait, deadline)));
-            continue;
-        }
-        const int waited = wait_wakeup(core, deadline);
-        if (waited == AUDIOD_E_TIMEOUT) {
-            break;
-        }
-        if (waited == AUDIOD_E_DISCONNECTED) {
-            on_lost(core);
         }
     }
     if (written == 0 && frames > 0) {
@@ -434,20 +440,9 @@ int audiod_stream_drain(audiod_stream* stream, int timeout_ms) {
                 core.ring.set_flags(audiod::kClientFlagStarted | audiod::kClientFlagDraining, 0);
             }
         }
-        if (deadline.expired()) {
+        if (deadline.expired() ||
+            wait_for_progress(core, keep_clock_wait, deadline) == AUDIOD_E_TIMEOUT) {
             return AUDIOD_E_TIMEOUT;
-        }
-        if (keep_clock_wait.count() > 0) {
-            pollfd pfd{core.wake_fd.get(), POLLIN, 0};
-            ::poll(&pfd, 1, std::max(1, poll_ms(keep_clock_wait, deadline)));
-            continue;
-        }
-        const int waited = wait_wakeup(core, deadline);
-        if (waited == AUDIOD_E_TIMEOUT) {
-            return waited;
-        }
-        if (waited == AUDIOD_E_DISCONNECTED) {
-            on_lost(core);
         }
     }
     // Everything has left the ring; what is still inside the sink's device

@@ -55,6 +55,16 @@ void watch_heartbeat(StreamCore& core, MonoClock::time_point now) {
     }
 }
 
+// Sends a stream command without waiting for the answer (it will be skipped
+// like any late reply): the supervisor must keep its pace.
+void post_command(audiod_context* ctx, uint32_t stream_id, proto::StreamOp op) {
+    proto::StreamCommand command;
+    command.stream_id = stream_id;
+    command.op = static_cast<uint32_t>(op);
+    std::lock_guard lock(ctx->request_mutex);
+    [[maybe_unused]] const int rc = ctx->channel.post(command);
+}
+
 // Re-dials the server; on success the context uses the new connection.
 bool reconnect(audiod_context* ctx) {
     proto::RequestChannel fresh;
@@ -105,12 +115,8 @@ bool recreate(audiod_context* ctx, const std::shared_ptr<StreamCore>& core, bool
         paused = core->paused;
     }
     if (same_server) {
-        // The stalled server still has the old stream; it goes, unanswered.
-        proto::StreamCommand close;
-        close.stream_id = old_id;
-        close.op = static_cast<uint32_t>(proto::StreamOp::close);
-        std::lock_guard lock(ctx->request_mutex);
-        [[maybe_unused]] const int rc = ctx->channel.post(close);
+        // The stalled server still has the old stream; it goes.
+        post_command(ctx, old_id, proto::StreamOp::close);
     }
     ServerStream fresh;
     int rc = create_on_server(ctx, *core, core->wanted_sink, volume, kSupervisorRequestMs, &fresh);
@@ -122,19 +128,11 @@ bool recreate(audiod_context* ctx, const std::shared_ptr<StreamCore>& core, bool
     }
     const uint32_t new_id = fresh.id;
     if (!rebind(*core, std::move(fresh))) {
-        proto::StreamCommand close; // closed by the player meanwhile
-        close.stream_id = new_id;
-        close.op = static_cast<uint32_t>(proto::StreamOp::close);
-        std::lock_guard lock(ctx->request_mutex);
-        [[maybe_unused]] const int ignored = ctx->channel.post(close);
+        post_command(ctx, new_id, proto::StreamOp::close); // the player closed it meanwhile
         return true;
     }
     if (paused) {
-        proto::StreamCommand pause;
-        pause.stream_id = new_id;
-        pause.op = static_cast<uint32_t>(proto::StreamOp::pause);
-        std::lock_guard lock(ctx->request_mutex);
-        [[maybe_unused]] const int ignored = ctx->channel.post(pause);
+        post_command(ctx, new_id, proto::StreamOp::pause);
     }
     return true;
 }

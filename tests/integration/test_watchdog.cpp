@@ -192,10 +192,14 @@ BOOST_AUTO_TEST_CASE(a_thousand_killed_clients_leak_nothing) {
     BOOST_TEST_MESSAGE("server fds " << fds_before << " -> " << fds_after << ", RSS " << rss_before
                                      << " -> " << rss_after << " KiB");
     BOOST_CHECK_LE(fds_after, fds_before + 2);
+#ifndef AUDIOD_SANITIZED
     // One leaked ring per client would be ~20 MiB here.
     BOOST_CHECK_LT(rss_after - rss_before, 4096);
+#endif
     const ProgramResult clients = run_tool("audioctl", {"--json", "list", "clients"});
     BOOST_CHECK(clients.out.find("victim") == std::string::npos);
+    // A clean exit; in the sanitizer build LeakSanitizer would fail it on a leak.
+    BOOST_CHECK_EQUAL(server.stop(SIGTERM), 0);
 }
 
 BOOST_AUTO_TEST_CASE(a_hung_cycle_is_found_and_demoted_and_others_play_on) {
