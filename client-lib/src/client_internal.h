@@ -122,6 +122,9 @@ struct audiod_context {
     bool subscribed = false;
     // Set by whoever sees the socket hang up; the supervisor reconnects.
     std::atomic<bool> connection_lost{false};
+    // channel.fd(), readable without request_mutex (writers poll it for a
+    // hang-up while the supervisor may be replacing the channel).
+    std::atomic<int> socket_fd{-1};
 
     // The player's open stream handles (each holds its StreamCore).
     std::mutex streams_mutex;

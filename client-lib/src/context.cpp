@@ -31,6 +31,7 @@ int audiod_connect(const char* app_name, int timeout_ms, audiod_context** out) {
         delete ctx;
         return rc;
     }
+    ctx->socket_fd.store(ctx->channel.fd());
 
     proto::Hello hello;
     hello.app_name = ctx->app_name;

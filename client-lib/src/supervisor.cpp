@@ -80,6 +80,7 @@ bool reconnect(audiod_context* ctx) {
     }
     std::lock_guard lock(ctx->request_mutex);
     ctx->channel = std::move(fresh);
+    ctx->socket_fd.store(ctx->channel.fd());
     ctx->client_id = reply.client_id;
     ctx->server_rate = reply.rate;
     ctx->server_channels = reply.channels;
@@ -158,7 +159,7 @@ void supervise(audiod_context* ctx) {
             continue;
         }
         const auto now = MonoClock::now();
-        if (!ctx->connection_lost.load() && hung_up(ctx->channel.fd())) {
+        if (!ctx->connection_lost.load() && hung_up(ctx->socket_fd.load())) {
             ctx->connection_lost.store(true);
         }
         const bool lost = ctx->connection_lost.load();

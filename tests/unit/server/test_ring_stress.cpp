@@ -24,6 +24,7 @@ struct LocalClient {
         int fds[2];
         BOOST_REQUIRE(::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, fds) == 0);
         context.channel = proto::RequestChannel(UniqueFd(fds[0]));
+        context.socket_fd.store(fds[0]);
         peer.reset(fds[1]);
         auto core = std::make_shared<client::StreamCore>();
         core->context = &context;
