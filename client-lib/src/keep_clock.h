@@ -30,8 +30,11 @@ public:
     [[nodiscard]] uint64_t consumed(MonoClock::time_point now, uint64_t written) noexcept {
         uint64_t total = consumed_;
         if (!paused_ && now > since_) {
-            const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(now - since_);
-            total += static_cast<uint64_t>(ns.count()) * rate_ / 1'000'000'000;
+            // Whole seconds and the rest apart: exact, and no overflow for
+            // any length of time.
+            const auto ns = static_cast<uint64_t>(
+                std::chrono::duration_cast<std::chrono::nanoseconds>(now - since_).count());
+            total += ns / 1'000'000'000 * rate_ + ns % 1'000'000'000 * rate_ / 1'000'000'000;
         }
         if (total >= written) {
             // Ran dry: restart from here so later frames are not consumed at once.
