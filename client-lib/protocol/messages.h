@@ -221,6 +221,7 @@ struct SinkInfo {
     uint32_t streams = 0;
     std::string state;
     std::string scheduling;
+    uint32_t latency_frames = 0; // the device's own buffer
 };
 
 struct SinkList {
@@ -353,6 +354,7 @@ void visit(V& v, M& m) requires std::is_same_v<std::remove_const_t<M>, SinkInfo>
     v.u32(m.streams);
     v.str(m.state);
     v.str(m.scheduling);
+    v.u32(m.latency_frames);
 }
 
 template <class V, class M>

@@ -43,7 +43,7 @@ std::string Engine::start() {
         if (auto* error = std::get_if<std::string>(&opened)) {
             return "sink '" + sink.name + "': " + *error;
         }
-        add_sink(std::move(std::get<std::unique_ptr<Sink>>(opened)), sink.type);
+        add_sink(std::move(std::get<std::unique_ptr<Sink>>(opened)), sink.type, sink.options);
     }
     default_sink_ = config_.default_sink;
     // A default chosen at run time (set-default-sink) outlives restarts.
@@ -239,6 +239,7 @@ void Engine::tick() {
     }
     pending_.erase(pending_.begin(), pending_.begin() + static_cast<ptrdiff_t>(sent));
     watch_rt_threads();
+    reopen_failed_sinks();
     report_state_changes();
     if (const std::string error = state_.save_if_dirty(); !error.empty()) {
         log_warning("engine", error);

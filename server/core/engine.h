@@ -120,6 +120,10 @@ private:
     struct SinkEntry {
         std::unique_ptr<Sink> sink;
         std::string configured_type; // "auto" stays "auto" here
+        std::vector<std::pair<std::string, std::string>> options;
+        // A failed sink is reopened from then on, once a second, until its
+        // device is back.
+        std::chrono::steady_clock::time_point next_reopen{};
     };
 
     // engine.cpp
@@ -141,7 +145,9 @@ private:
     [[nodiscard]] Sink* find_sink(const std::string& name) const;
     [[nodiscard]] Sink* default_sink() const;
     [[nodiscard]] Sink* fallback_for(const Sink& leaving) const;
-    void add_sink(std::unique_ptr<Sink> sink, std::string configured_type);
+    void add_sink(std::unique_ptr<Sink> sink, std::string configured_type,
+                  std::vector<std::pair<std::string, std::string>> options);
+    void reopen_failed_sinks();
     void start_move(Stream& stream, Sink& destination);
     void land(Stream& stream, Sink& destination);
     // Takes every stream off a sink whose RT thread has stopped.

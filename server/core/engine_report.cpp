@@ -54,6 +54,7 @@ std::vector<proto::SinkInfo> Engine::list_sinks() const {
         info.streams = static_cast<uint32_t>(sink.attached_streams);
         info.state = sink.failed() ? "failed" : sink.progress.stalled ? "stalled" : "running";
         info.scheduling = sink.scheduling();
+        info.latency_frames = sink.latency_frames();
         out.push_back(std::move(info));
     }
     return out;

@@ -109,9 +109,10 @@ Engine::open_sink(const std::string& configured_type, const std::string& name,
     return std::move(sink);
 }
 
-void Engine::add_sink(std::unique_ptr<Sink> sink, std::string configured_type) {
+void Engine::add_sink(std::unique_ptr<Sink> sink, std::string configured_type,
+                      std::vector<std::pair<std::string, std::string>> options) {
     Sink& added = *sink;
-    sinks_.push_back({std::move(sink), std::move(configured_type)});
+    sinks_.push_back({std::move(sink), std::move(configured_type), std::move(options), {}});
     if (observer_ != nullptr) {
         observer_->on_sink_opened(added);
     }
@@ -173,7 +174,7 @@ MaybeError Engine::load_sink(const std::string& type, const std::string& name,
     if (auto* error = std::get_if<std::string>(&opened)) {
         return ClientError{AUDIOD_E_REFUSED, "cannot load sink '" + name + "': " + *error};
     }
-    add_sink(std::move(std::get<std::unique_ptr<Sink>>(opened)), type);
+    add_sink(std::move(std::get<std::unique_ptr<Sink>>(opened)), type, options);
     return std::nullopt;
 }
 
@@ -262,6 +263,7 @@ MaybeError Engine::move(const proto::MoveStream& request) {
     }
     for (Stream* stream : streams) {
         stream->wanted_sink = destination->name();
+        stream->rescued_from.clear(); // the user chose: no going back by itself
         start_move(*stream, *destination);
     }
     // The application will prefer this sink from now on, across restarts.
@@ -298,6 +300,9 @@ void Engine::land(Stream& stream, Sink& destination) {
     }
     stream.sink = &destination;
     stream.moving_to = nullptr;
+    if (stream.rescued_from == destination.name()) {
+        stream.rescued_from.clear();
+    }
     // What changed while no RT thread held the stream applies now.
     stream.rt.paused = stream.paused;
     const float gain = gain_command(stream).gain;
@@ -335,6 +340,7 @@ void Engine::rehome_streams(Sink& leaving) {
         }
         const std::string previous = leaving.name();
         land(stream, *destination);
+        stream.rescued_from = previous;
         log_info("engine", "stream rescued id=" + std::to_string(stream.id) + " from=" + previous +
                                " to=" + destination->name());
         proto::Event event = stream_event("stream-moved", stream);
@@ -348,9 +354,42 @@ void Engine::rehome_streams(Sink& leaving) {
 
 void Engine::bring_back_streams(Sink& arrived) {
     for (auto& [id, stream] : streams_) {
-        if (stream->wanted_sink == arrived.name() && stream->destination() != &arrived) {
+        const bool belongs = stream->wanted_sink == arrived.name() ||
+                             stream->rescued_from == arrived.name();
+        if (belongs && !stream->detaching && stream->destination() != &arrived) {
             start_move(*stream, arrived);
         }
+    }
+}
+
+void Engine::reopen_failed_sinks() {
+    const auto now = std::chrono::steady_clock::now();
+    for (SinkEntry& entry : sinks_) {
+        if (!entry.sink->failed() || now < entry.next_reopen) {
+            continue;
+        }
+        entry.next_reopen = now + std::chrono::seconds(1);
+        const std::string name = entry.sink->name();
+        auto opened = open_sink(entry.configured_type, name, entry.options);
+        if (auto* error = std::get_if<std::string>(&opened)) {
+            log_debug("engine", "sink " + name + " still unavailable: " + *error);
+            continue;
+        }
+        // Its streams left when it failed, so nothing refers to the old one.
+        if (observer_ != nullptr) {
+            observer_->on_sink_closing(*entry.sink);
+        }
+        entry.sink = std::move(std::get<std::unique_ptr<Sink>>(opened));
+        if (observer_ != nullptr) {
+            observer_->on_sink_opened(*entry.sink);
+        }
+        log_info("engine", "sink " + name + " is back");
+        proto::Event event;
+        event.kind = "sink-changed";
+        event.sink = name;
+        event.state = "running";
+        emit(event);
+        bring_back_streams(*entry.sink);
     }
 }
 

@@ -76,6 +76,8 @@ void write_sink(JsonWriter& w, const proto::SinkInfo& s) {
     w.value(s.xruns);
     w.key("scheduling");
     w.value(s.scheduling);
+    w.key("latency_frames");
+    w.value(uint64_t{s.latency_frames});
     w.end_object();
 }
 
@@ -118,11 +120,15 @@ void write_stream(JsonWriter& w, const proto::StreamInfo& s) {
 
 std::string sinks_text(const std::vector<proto::SinkInfo>& sinks) {
     std::vector<std::vector<std::string>> rows{{"NAME", "TYPE", "STATE", "RATE", "CH", "QUANTUM",
-                                                "FORMAT", "VOLUME", "MUTED", "STREAMS", "XRUNS"}};
+                                                "LATENCY", "FORMAT", "VOLUME", "MUTED", "STREAMS",
+                                                "XRUNS"}};
     for (const auto& s : sinks) {
+        char latency[32];
+        std::snprintf(latency, sizeof latency, "%.1f ms",
+                      s.rate ? 1000.0 * s.latency_frames / s.rate : 0.0);
         rows.push_back({s.name + (s.is_default ? " *" : ""), s.type, s.state,
                         std::to_string(s.rate), std::to_string(s.channels),
-                        std::to_string(s.quantum), format_of(s.format), percent(s.volume),
+                        std::to_string(s.quantum), latency, format_of(s.format), percent(s.volume),
                         s.muted ? "yes" : "no", std::to_string(s.streams),
                         std::to_string(s.xruns)});
     }

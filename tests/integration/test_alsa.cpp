@@ -1,0 +1,219 @@
+// The alsa sink through the real snd_pcm_* code path, on the test sound
+// card (tests/fixtures/fake_card): what it plays, recovery from underruns
+// and suspends, and a device that is unplugged and comes back.
+#include "fixtures/fixture_signals.h"
+#include "helpers.h"
+
+#include <boost/test/unit_test.hpp>
+
+#include <csignal>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <set>
+#include <thread>
+
+using namespace audiod;
+using namespace audiod::test;
+using namespace std::chrono_literals;
+
+namespace {
+
+// A server whose "card" sink is the test sound card in `dir`/card, with a
+// file sink "spare" beside it. A generous device buffer (16 quanta, 85 ms)
+// keeps this machine's scheduling jitter from causing xruns of its own.
+struct CardServer {
+    explicit CardServer(const TempDir& dir, const std::string& periods = "16") {
+        card = dir.file("card");
+        std::filesystem::create_directories(card);
+        ::setenv("ALSA_CONFIG_PATH",
+                 (std::string(AUDIOD_BUILD_DIR) + "/tests/alsa/asound.conf").c_str(), 1);
+        ::setenv("AUDIOD_TESTCARD_DIR", card.c_str(), 1);
+        server = std::make_unique<ServerProcess>(
+            "[server]\nrt-priority = 20\ndefault-sink = \"card\"\n\n[sinks.card]\ntype = "
+            "\"alsa\"\ndevice = \"testcard\"\nperiods = " +
+            periods + "\n\n[sinks.spare]\ntype = \"file\"\npath = \"" + dir.file("spare.wav") +
+            "\"\n");
+    }
+
+    std::string card;
+    std::unique_ptr<ServerProcess> server;
+};
+
+std::vector<uint64_t> sequence_of(const std::vector<int16_t>& samples) {
+    std::vector<uint64_t> out;
+    for (size_t f = 0; f + 1 < samples.size(); f += 2) {
+        if (samples[f] != 0 || samples[f + 1] != 0) {
+            out.push_back(sequence_number(samples[f], samples[f + 1]));
+        }
+    }
+    return out;
+}
+
+std::vector<int16_t> raw_s16(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    std::vector<int16_t> samples(bytes.size() / 2);
+    std::memcpy(samples.data(), bytes.data(), samples.size() * 2);
+    return samples;
+}
+
+std::string sink_field(const std::string& sink, const std::string& key) {
+    const ProgramResult r = run_tool("audioctl", {"--json", "list", "sinks"});
+    const auto at = r.out.find("\"name\":\"" + sink + "\"");
+    if (at == std::string::npos) {
+        return "";
+    }
+    const auto k = r.out.find("\"" + key + "\":", at);
+    auto v = k + key.size() + 3;
+    const bool quoted = r.out[v] == '"';
+    v += quoted ? 1 : 0;
+    return r.out.substr(v, r.out.find_first_of(quoted ? "\"" : ",}", v) - v);
+}
+
+std::string sink_of_stream(uint32_t id) {
+    const ProgramResult r = run_tool("audioctl", {"--json", "list", "streams"});
+    const auto at = r.out.find("\"id\":" + std::to_string(id) + ",");
+    if (at == std::string::npos) {
+        return "";
+    }
+    const auto key = r.out.find("\"sink\":\"", at);
+    return r.out.substr(key + 8, r.out.find('"', key + 8) - key - 8);
+}
+
+bool eventually(const std::function<bool()>& condition, std::chrono::milliseconds limit) {
+    const auto deadline = std::chrono::steady_clock::now() + limit;
+    while (std::chrono::steady_clock::now() < deadline) {
+        if (condition()) {
+            return true;
+        }
+        std::this_thread::sleep_for(50ms);
+    }
+    return condition();
+}
+
+void touch(const std::string& path) {
+    std::ofstream(path) << "x\n";
+}
+
+bool increasing(const std::vector<uint64_t>& values) {
+    return std::adjacent_find(values.begin(), values.end(), std::greater_equal<>()) == values.end();
+}
+
+} // namespace
+
+BOOST_AUTO_TEST_SUITE(alsa)
+
+BOOST_AUTO_TEST_CASE(plays_exactly_what_it_is_given_through_the_real_alsa_path) {
+    TempDir dir;
+    CardServer card(dir);
+    const ProgramResult r =
+        run_tool("audiod-test-client", {"--signal", "sequence", "--frames", "96000"}, 60s);
+    BOOST_REQUIRE_MESSAGE(r.status == 0, r.err);
+    const std::string xruns = sink_field("card", "xruns");
+    BOOST_CHECK_EQUAL(sink_field("card", "latency_frames"), std::to_string(16 * 256));
+    BOOST_CHECK_EQUAL(sink_field("card", "type"), "alsa");
+    BOOST_REQUIRE_EQUAL(card.server->stop(SIGTERM), 0);
+    const auto heard = sequence_of(raw_s16(card.card + "/played.raw"));
+    if (xruns == "0") {
+        // Every frame, once, in order.
+        BOOST_REQUIRE_EQUAL(heard.size(), 96000u);
+        for (uint64_t i = 0; i < heard.size(); ++i) {
+            BOOST_REQUIRE_EQUAL(heard[i], i);
+        }
+    } else {
+        // This machine's scheduling made the device underrun: what played
+        // is still in order, only the frames in the device buffer went.
+        BOOST_TEST_MESSAGE("the card reported " << xruns << " xruns of its own");
+        BOOST_CHECK(increasing(heard));
+        BOOST_CHECK_GT(heard.size(), 90000u);
+    }
+}
+
+BOOST_AUTO_TEST_CASE(underruns_and_suspends_are_recovered_without_dropping_streams) {
+    TempDir dir;
+    CardServer card(dir);
+    BackgroundProgram client({bin("audiod-test-client"), "--signal", "sequence", "--frames",
+                              "240000", "--app", "survivor"});
+    const auto id = wait_for_stream(10s);
+    BOOST_REQUIRE(id);
+    std::this_thread::sleep_for(1s);
+    const std::string before = sink_field("card", "xruns");
+    touch(card.card + "/xrun");
+    BOOST_CHECK(eventually([&] { return sink_field("card", "xruns") != before; }, 5s));
+    std::this_thread::sleep_for(700ms);
+    touch(card.card + "/suspend");
+    std::this_thread::sleep_for(400ms);
+    ::unlink((card.card + "/suspend").c_str());
+    const ProgramResult r = client.finish(60s);
+    BOOST_REQUIRE_MESSAGE(r.status == 0, r.err);
+    // The stream was never dropped or moved: it stayed on the card.
+    BOOST_CHECK_GE(std::stoull(sink_field("card", "xruns")), std::stoull(before) + 2);
+    BOOST_CHECK_EQUAL(sink_field("card", "state"), "running");
+    BOOST_REQUIRE_EQUAL(card.server->stop(SIGTERM), 0);
+    const auto heard = sequence_of(raw_s16(card.card + "/played.raw"));
+    BOOST_CHECK(increasing(heard));
+    // Only what sat in the device's buffer at each fault is lost.
+    BOOST_CHECK_GT(heard.size(), 240000u - 3 * 16 * 256 - 48000);
+    BOOST_CHECK_EQUAL(heard.back(), 239999u);
+}
+
+BOOST_AUTO_TEST_CASE(an_unplugged_device_hands_its_streams_over_and_takes_them_back) {
+    TempDir dir;
+    CardServer card(dir);
+    BackgroundProgram client({bin("audiod-test-client"), "--signal", "sequence", "--frames",
+                              "336000", "--sink", "card", "--app", "faithful"});
+    const auto id = wait_for_stream(10s);
+    BOOST_REQUIRE(id);
+    std::this_thread::sleep_for(1500ms);
+    touch(card.card + "/unplug");
+    // The sink fails; its stream moves to the other sink and keeps playing.
+    BOOST_CHECK(eventually([&] { return sink_field("card", "state") == "failed"; }, 5s));
+    BOOST_CHECK(eventually([&] { return sink_of_stream(*id) == "spare"; }, 5s));
+    std::this_thread::sleep_for(1500ms);
+    ::unlink((card.card + "/unplug").c_str());
+    // The device is back: the sink reopens and the stream returns to it.
+    BOOST_CHECK(eventually([&] { return sink_field("card", "state") == "running"; }, 5s));
+    BOOST_CHECK(eventually([&] { return sink_of_stream(*id) == "card"; }, 5s));
+    const ProgramResult r = client.finish(60s);
+    BOOST_REQUIRE_MESSAGE(r.status == 0, r.err);
+    BOOST_REQUIRE_EQUAL(card.server->stop(SIGTERM), 0);
+    BOOST_CHECK(card.server->log().find("sink card is back") != std::string::npos);
+
+    const auto on_card = sequence_of(raw_s16(card.card + "/played.raw"));
+    const auto on_spare = sequence_of(read_wav_s16(dir.file("spare.wav")));
+    BOOST_CHECK(!on_spare.empty());
+    BOOST_CHECK(increasing(on_card));
+    BOOST_CHECK(increasing(on_spare));
+    // No frame played twice; only the device buffer at the unplug is lost.
+    std::set<uint64_t> all(on_card.begin(), on_card.end());
+    for (const uint64_t v : on_spare) {
+        BOOST_CHECK_MESSAGE(all.insert(v).second, "frame " << v << " played twice");
+    }
+    BOOST_CHECK_GT(all.size(), 336000u - 2 * 16 * 256);
+    BOOST_CHECK_EQUAL(on_card.back(), 335999u);
+}
+
+BOOST_AUTO_TEST_CASE(bad_devices_and_options_are_refused_clearly) {
+    TempDir dir;
+    CardServer card(dir);
+    ProgramResult r = run_tool("audioctl", {"load-sink", "alsa", "nowhere", "device=no-such-pcm"});
+    BOOST_CHECK_EQUAL(r.status, 1);
+    BOOST_CHECK_MESSAGE(r.err.find("cannot open ALSA device 'no-such-pcm'") != std::string::npos,
+                        r.err);
+    r = run_tool("audioctl", {"load-sink", "alsa", "x", "device=testcard", "periods=99"});
+    BOOST_CHECK_EQUAL(r.status, 1);
+    BOOST_CHECK(r.err.find("periods = 99 is not in 2..16") != std::string::npos);
+    r = run_tool("audioctl", {"load-sink", "alsa", "y", "colour=red"});
+    BOOST_CHECK_EQUAL(r.status, 1);
+    BOOST_CHECK(r.err.find("no option 'colour'") != std::string::npos);
+    // A second card sink on the same device works too (the test card is not exclusive).
+    r = run_tool("audioctl", {"load-sink", "alsa", "second", "device=testcard", "periods=4"});
+    BOOST_CHECK_MESSAGE(r.status == 0, r.err);
+    BOOST_CHECK_EQUAL(sink_field("second", "latency_frames"), std::to_string(4 * 256));
+    BOOST_CHECK_EQUAL(card.server->stop(SIGTERM), 0);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
