@@ -62,10 +62,17 @@ Configuration (TOML):
   [sinks.main]           # one table per sink
   type = "auto"          # ALSA "default" if a sound card exists, else null
 
+  [sinks.speakers]
+  type = "alsa"          # a sound card, driven by its own clock
+  device = "hw:0,0"      # any ALSA PCM; periods = 3 quanta of buffer
+
   [sinks.recorder]
   type = "file"          # writes the mix to a WAV file
   path = "/tmp/mix.wav"
   format = "s16le"       # s16le, s32le or f32le
+
+A sink whose device fails (unplugged) hands its streams to the default sink
+and is reopened every second until the device is back.
 
 Only one server runs per socket; a second one refuses to start. A socket left
 behind by a crashed server is reclaimed. SIGINT and SIGTERM stop the server
