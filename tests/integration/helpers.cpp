@@ -72,4 +72,46 @@ std::optional<uint32_t> wait_for_stream(std::chrono::milliseconds limit) {
     return std::nullopt;
 }
 
+bool eventually(const std::function<bool()>& condition, std::chrono::milliseconds limit) {
+    const auto deadline = std::chrono::steady_clock::now() + limit;
+    while (std::chrono::steady_clock::now() < deadline) {
+        if (condition()) {
+            return true;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    return condition();
+}
+
+namespace {
+
+// The value of "key" in the object of a JSON array that starts at `anchor`.
+std::string field_after(const std::string& json, const std::string& anchor,
+                        const std::string& key) {
+    const auto at = json.find(anchor);
+    if (at == std::string::npos) {
+        return "";
+    }
+    const auto k = json.find("\"" + key + "\":", at);
+    if (k == std::string::npos || k > json.find('}', at)) {
+        return "";
+    }
+    auto v = k + key.size() + 3;
+    const bool quoted = json[v] == '"';
+    v += quoted ? 1 : 0;
+    return json.substr(v, json.find_first_of(quoted ? "\"" : ",}", v) - v);
+}
+
+} // namespace
+
+std::string stream_field(uint32_t id, const std::string& key) {
+    return field_after(run_tool("audioctl", {"--json", "list", "streams"}).out,
+                       "\"id\":" + std::to_string(id) + ",", key);
+}
+
+std::string sink_field(const std::string& sink, const std::string& key) {
+    return field_after(run_tool("audioctl", {"--json", "list", "sinks"}).out,
+                       "\"name\":\"" + sink + "\"", key);
+}
+
 } // namespace audiod::test

@@ -4,6 +4,7 @@
 #include "process.h"
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -29,5 +30,13 @@ std::optional<size_t> first_sound(const std::vector<int16_t>& samples, uint32_t 
 
 // Waits until `audioctl --json list streams` shows a stream; returns its id.
 std::optional<uint32_t> wait_for_stream(std::chrono::milliseconds limit);
+
+// Polls `condition` every 50 ms until it holds or `limit` passes.
+bool eventually(const std::function<bool()>& condition, std::chrono::milliseconds limit);
+
+// One field of a stream or sink as `audioctl --json list` shows it (string
+// values without their quotes), or "" if there is no such stream or sink.
+std::string stream_field(uint32_t id, const std::string& key);
+std::string sink_field(const std::string& sink, const std::string& key);
 
 } // namespace audiod::test

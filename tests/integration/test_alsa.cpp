@@ -60,40 +60,6 @@ std::vector<int16_t> raw_s16(const std::string& path) {
     return samples;
 }
 
-std::string sink_field(const std::string& sink, const std::string& key) {
-    const ProgramResult r = run_tool("audioctl", {"--json", "list", "sinks"});
-    const auto at = r.out.find("\"name\":\"" + sink + "\"");
-    if (at == std::string::npos) {
-        return "";
-    }
-    const auto k = r.out.find("\"" + key + "\":", at);
-    auto v = k + key.size() + 3;
-    const bool quoted = r.out[v] == '"';
-    v += quoted ? 1 : 0;
-    return r.out.substr(v, r.out.find_first_of(quoted ? "\"" : ",}", v) - v);
-}
-
-std::string sink_of_stream(uint32_t id) {
-    const ProgramResult r = run_tool("audioctl", {"--json", "list", "streams"});
-    const auto at = r.out.find("\"id\":" + std::to_string(id) + ",");
-    if (at == std::string::npos) {
-        return "";
-    }
-    const auto key = r.out.find("\"sink\":\"", at);
-    return r.out.substr(key + 8, r.out.find('"', key + 8) - key - 8);
-}
-
-bool eventually(const std::function<bool()>& condition, std::chrono::milliseconds limit) {
-    const auto deadline = std::chrono::steady_clock::now() + limit;
-    while (std::chrono::steady_clock::now() < deadline) {
-        if (condition()) {
-            return true;
-        }
-        std::this_thread::sleep_for(50ms);
-    }
-    return condition();
-}
-
 void touch(const std::string& path) {
     std::ofstream(path) << "x\n";
 }
@@ -171,12 +137,12 @@ BOOST_AUTO_TEST_CASE(an_unplugged_device_hands_its_streams_over_and_takes_them_b
     touch(card.card + "/unplug");
     // The sink fails; its stream moves to the other sink and keeps playing.
     BOOST_CHECK(eventually([&] { return sink_field("card", "state") == "failed"; }, 5s));
-    BOOST_CHECK(eventually([&] { return sink_of_stream(*id) == "spare"; }, 5s));
+    BOOST_CHECK(eventually([&] { return stream_field(*id, "sink") == "spare"; }, 5s));
     std::this_thread::sleep_for(1500ms);
     ::unlink((card.card + "/unplug").c_str());
     // The device is back: the sink reopens and the stream returns to it.
     BOOST_CHECK(eventually([&] { return sink_field("card", "state") == "running"; }, 5s));
-    BOOST_CHECK(eventually([&] { return sink_of_stream(*id) == "card"; }, 5s));
+    BOOST_CHECK(eventually([&] { return stream_field(*id, "sink") == "card"; }, 5s));
     const ProgramResult r = client.finish(60s);
     BOOST_REQUIRE_MESSAGE(r.status == 0, r.err);
     BOOST_REQUIRE_EQUAL(card.server->stop(SIGTERM), 0);

@@ -69,16 +69,6 @@ void ctl_ok(const std::vector<std::string>& args) {
     BOOST_REQUIRE_MESSAGE(r.status == 0, "audioctl " << args[0] << ": " << r.err);
 }
 
-std::string sink_of_stream(uint32_t id) {
-    const ProgramResult r = ctl({"--json", "list", "streams"});
-    const auto at = r.out.find("\"id\":" + std::to_string(id) + ",");
-    if (at == std::string::npos) {
-        return "";
-    }
-    const auto key = r.out.find("\"sink\":\"", at);
-    return r.out.substr(key + 8, r.out.find('"', key + 8) - key - 8);
-}
-
 } // namespace
 
 BOOST_AUTO_TEST_SUITE(routing)
@@ -93,7 +83,7 @@ BOOST_AUTO_TEST_CASE(moves_between_clocks_and_quanta_lose_and_repeat_nothing) {
     BOOST_REQUIRE(id);
     std::this_thread::sleep_for(700ms);
     ctl_ok({"move-stream", std::to_string(*id), "b"});
-    BOOST_CHECK_EQUAL(sink_of_stream(*id), "b");
+    BOOST_CHECK_EQUAL(stream_field(*id, "sink"), "b");
     std::this_thread::sleep_for(600ms);
     ctl_ok({"move-stream", "app:mover", "a"});
     std::this_thread::sleep_for(600ms);
@@ -130,20 +120,20 @@ BOOST_AUTO_TEST_CASE(sinks_load_unload_default_and_rescue) {
                               std::to_string(kFrames), "--app", "rescued"});
     const auto id = wait_for_stream(10s);
     BOOST_REQUIRE(id);
-    BOOST_CHECK_EQUAL(sink_of_stream(*id), "c");
+    BOOST_CHECK_EQUAL(stream_field(*id, "sink"), "c");
     // The application now prefers c.
     ctl_ok({"move-stream", "app:rescued", "c"});
     std::this_thread::sleep_for(800ms);
     // c goes away: the stream moves to the new default instead of dying.
     ctl_ok({"unload-sink", "c"});
-    BOOST_CHECK_EQUAL(sink_of_stream(*id), "a");
+    BOOST_CHECK_EQUAL(stream_field(*id, "sink"), "a");
     r = ctl({"info"});
     BOOST_CHECK(r.out.find("default sink: a") != std::string::npos);
     std::this_thread::sleep_for(800ms);
     // c comes back (writing another file): the stream returns to it.
     ctl_ok({"load-sink", "file", "c", "path=" + dir.file("c2.wav")});
     std::this_thread::sleep_for(300ms);
-    BOOST_CHECK_EQUAL(sink_of_stream(*id), "c");
+    BOOST_CHECK_EQUAL(stream_field(*id, "sink"), "c");
     r = client.finish(60s);
     BOOST_REQUIRE_MESSAGE(r.status == 0, r.err);
     BOOST_REQUIRE_EQUAL(server.stop(SIGTERM), 0);

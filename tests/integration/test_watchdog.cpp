@@ -24,19 +24,6 @@ using namespace std::chrono_literals;
 
 namespace {
 
-std::string stream_field(uint32_t id, const std::string& key) {
-    const ProgramResult r = run_tool("audioctl", {"--json", "list", "streams"});
-    const auto at = r.out.find("\"id\":" + std::to_string(id) + ",");
-    if (at == std::string::npos) {
-        return "";
-    }
-    const auto k = r.out.find("\"" + key + "\":", at);
-    auto v = k + key.size() + 3;
-    const bool quoted = r.out[v] == '"';
-    v += quoted ? 1 : 0;
-    return r.out.substr(v, r.out.find_first_of(quoted ? "\"" : ",}", v) - v);
-}
-
 size_t open_fds(pid_t pid) {
     size_t n = 0;
     DIR* dir = ::opendir(("/proc/" + std::to_string(pid) + "/fd").c_str());
@@ -97,17 +84,6 @@ bool is_fifo(pid_t pid, pid_t tid) {
     return policy_of(pid, tid) == SCHED_FIFO;
 }
 
-bool wait_until(const std::function<bool()>& condition, std::chrono::milliseconds limit) {
-    const auto deadline = std::chrono::steady_clock::now() + limit;
-    while (std::chrono::steady_clock::now() < deadline) {
-        if (condition()) {
-            return true;
-        }
-        std::this_thread::sleep_for(50ms);
-    }
-    return condition();
-}
-
 } // namespace
 
 BOOST_AUTO_TEST_SUITE(watchdog)
@@ -125,11 +101,11 @@ BOOST_AUTO_TEST_CASE(a_stopped_client_disturbs_no_one_and_shows_as_stalled) {
         {bin("audiod-test-client"), "--signal", "counter", "--frames", "192000", "--app", "good"});
     std::this_thread::sleep_for(800ms);
     ::kill(sleepy.pid(), SIGSTOP);
-    BOOST_CHECK(wait_until([&] { return stream_field(*sleepy_id, "state") == "stalled"; }, 5s));
+    BOOST_CHECK(eventually([&] { return stream_field(*sleepy_id, "state") == "stalled"; }, 5s));
     BOOST_CHECK_NE(stream_field(*sleepy_id, "underruns"), "0");
     ::kill(sleepy.pid(), SIGCONT);
     // It resumes by itself once data flows again.
-    BOOST_CHECK(wait_until([&] { return stream_field(*sleepy_id, "state") == "running"; }, 5s));
+    BOOST_CHECK(eventually([&] { return stream_field(*sleepy_id, "state") == "running"; }, 5s));
     const ProgramResult r = good.finish(60s);
     BOOST_REQUIRE_MESSAGE(r.status == 0, r.err);
     BOOST_CHECK_EQUAL(json_number(r.out, "underruns").value_or(99), 0u);
@@ -171,7 +147,7 @@ BOOST_AUTO_TEST_CASE(a_thousand_killed_clients_leak_nothing) {
         ::waitpid(child, &status, 0);
     };
     const auto settled = [&] {
-        return wait_until(
+        return eventually(
             [&] {
                 return run_tool("audioctl", {"--json", "list", "streams"}).out == "[]\n";
             },
@@ -216,13 +192,8 @@ BOOST_AUTO_TEST_CASE(a_hung_cycle_is_found_and_demoted_and_others_play_on) {
         {bin("audiod-test-client"), "--signal", "counter", "--frames", "144000", "--sink", "main"});
     std::this_thread::sleep_for(300ms);
     std::ofstream(hang) << "stop\n";
-    const auto sink_state = [] {
-        const ProgramResult r = run_tool("audioctl", {"--json", "list", "sinks"});
-        const auto at = r.out.find("\"name\":\"bad\"");
-        const auto s = r.out.find("\"state\":\"", at);
-        return r.out.substr(s + 9, r.out.find('"', s + 9) - s - 9);
-    };
-    BOOST_CHECK(wait_until([&] { return sink_state() == "stalled"; }, 5s));
+    const auto sink_state = [] { return sink_field("bad", "state"); };
+    BOOST_CHECK(eventually([&] { return sink_state() == "stalled"; }, 5s));
     BOOST_CHECK(server.log().find("sink bad: the RT thread completed no cycle") !=
                 std::string::npos);
     if (fifo) {
@@ -230,7 +201,7 @@ BOOST_AUTO_TEST_CASE(a_hung_cycle_is_found_and_demoted_and_others_play_on) {
         BOOST_CHECK(run_tool("audioctl", {"info"}).out.find("demoted") != std::string::npos);
     }
     ::unlink(hang.c_str());
-    BOOST_CHECK(wait_until([&] { return sink_state() == "running"; }, 5s));
+    BOOST_CHECK(eventually([&] { return sink_state() == "running"; }, 5s));
     const ProgramResult r = good.finish(60s);
     BOOST_REQUIRE_MESSAGE(r.status == 0, r.err);
     BOOST_CHECK_EQUAL(json_number(r.out, "underruns").value_or(99), 0u);
@@ -250,7 +221,7 @@ BOOST_AUTO_TEST_CASE(rlimit_rttime_demotes_and_never_kills) {
     // A real-time thread spinning without blocking: the kernel's SIGXCPU
     // (RLIMIT_RTTIME, 200 ms) demotes it; without SCHED_FIFO only the
     // cycle watchdog can (1 s).
-    BOOST_CHECK(wait_until([&] { return !is_fifo(server.pid(), rt); }, 5s) || !fifo);
+    BOOST_CHECK(eventually([&] { return !is_fifo(server.pid(), rt); }, 5s) || !fifo);
     std::this_thread::sleep_for(1500ms);
     ::unlink(hang.c_str());
     std::this_thread::sleep_for(300ms);
