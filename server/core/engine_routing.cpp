@@ -354,8 +354,8 @@ void Engine::rehome_streams(Sink& leaving) {
 
 void Engine::bring_back_streams(Sink& arrived) {
     for (auto& [id, stream] : streams_) {
-        const bool belongs = stream->wanted_sink == arrived.name() ||
-                             stream->rescued_from == arrived.name();
+        const bool belongs =
+            stream->wanted_sink == arrived.name() || stream->rescued_from == arrived.name();
         if (belongs && !stream->detaching && stream->destination() != &arrived) {
             start_move(*stream, arrived);
         }
@@ -375,11 +375,27 @@ void Engine::reopen_failed_sinks() {
             log_debug("engine", "sink " + name + " still unavailable: " + *error);
             continue;
         }
-        // Its streams left when it failed, so nothing refers to the old one.
         if (observer_ != nullptr) {
             observer_->on_sink_closing(*entry.sink);
         }
+        // Streams that had nowhere else to go when it failed are still on
+        // the old sink (whose RT thread is gone): they land on the new one
+        // before the old one is freed.
+        std::unique_ptr<Sink> old = std::move(entry.sink);
         entry.sink = std::move(std::get<std::unique_ptr<Sink>>(opened));
+        std::vector<Stream*> parked;
+        for (auto& [id, stream] : streams_) {
+            if (stream->sink == old.get()) {
+                parked.push_back(stream.get());
+            }
+        }
+        for (Stream* stream : parked) {
+            if (stream->detaching) {
+                release_stream(*stream);
+            } else {
+                land(*stream, *entry.sink);
+            }
+        }
         if (observer_ != nullptr) {
             observer_->on_sink_opened(*entry.sink);
         }

@@ -15,7 +15,7 @@ using namespace audiod::test;
 namespace {
 
 struct EngineRig {
-    EngineRig()
+    explicit EngineRig(bool two_sinks = true)
         : loader("/nonexistent")
         , state("") {
         loader.add_builtin("stepped", &stepped_module());
@@ -24,13 +24,15 @@ struct EngineRig {
         config.rt_priority = 0;
         config.default_sink = "s1";
         config.sinks.push_back({"s1", "stepped", {}, 1});
-        // A different quantum at the destination.
-        config.sinks.push_back({"s2", "stepped", {{"quantum", "32"}}, 2});
+        if (two_sinks) {
+            // A different quantum at the destination.
+            config.sinks.push_back({"s2", "stepped", {{"quantum", "32"}}, 2});
+        }
         engine = std::make_unique<Engine>(config, loader, state);
         BOOST_REQUIRE_EQUAL(engine->start(), "");
-        BOOST_REQUIRE_EQUAL(stepped_devices().size(), 2u);
+        BOOST_REQUIRE_EQUAL(stepped_devices().size(), two_sinks ? 2u : 1u);
         s1 = stepped_devices()[0];
-        s2 = stepped_devices()[1];
+        s2 = two_sinks ? stepped_devices()[1] : nullptr;
     }
     ~EngineRig() {
         // Only the devices of sinks still open: an unloaded one is gone.
@@ -171,6 +173,35 @@ BOOST_AUTO_TEST_CASE(a_failing_sink_hands_its_streams_to_the_default) {
     const auto on_s2 = EngineRig::heard(*rig.s2);
     for (int64_t f = 0; f < 32; ++f) {
         BOOST_REQUIRE_EQUAL(on_s2[f], 64 + f);
+    }
+}
+
+BOOST_AUTO_TEST_CASE(the_only_sink_fails_and_comes_back_with_its_streams) {
+    EngineRig rig(false);
+    Stream& stream = rig.play(4000);
+    step(*rig.s1, 1);
+    Sink* failing = stream.sink;
+    rig.s1->stopping = true;
+    const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (!failing->failed() && std::chrono::steady_clock::now() < give_up) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    rig.engine->handle_events(failing->event_fd());
+    // Nowhere to go: the stream waits on the failed sink.
+    BOOST_CHECK_EQUAL(stream.sink, failing);
+    // A second later the sink is reopened (the stepped device always opens)
+    // and the stream is on the new one, carrying on where it stopped.
+    std::this_thread::sleep_for(std::chrono::milliseconds(1100));
+    rig.engine->tick();
+    BOOST_REQUIRE_EQUAL(stepped_devices().size(), 1u);
+    SteppedDevice* reopened = stepped_devices()[0];
+    BOOST_CHECK(!stream.sink->failed());
+    BOOST_CHECK_EQUAL(stream.sink->name(), "s1");
+    step(*reopened, 1);
+    const auto heard = EngineRig::heard(*reopened);
+    BOOST_REQUIRE_EQUAL(heard.size(), 64u);
+    for (int64_t f = 0; f < 64; ++f) {
+        BOOST_REQUIRE_EQUAL(heard[f], 64 + f);
     }
 }
 
