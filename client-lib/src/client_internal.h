@@ -51,6 +51,7 @@ struct StreamCore {
     uint32_t buffer_frames = 0;
     std::string wanted_sink; // as the player asked ("" = default)
     bool keep_clock = true;
+    bool manual_start = false; // AUDIOD_STREAM_MANUAL_START
 
     // ---- guarded by mutex ----------------------------------------------
     std::mutex mutex;
@@ -60,6 +61,7 @@ struct StreamCore {
     float volume = 1.0f;
     bool paused = false;
     bool closed = false;
+    bool started = false;   // manual_start streams: audiod_stream_start() was called
     uint64_t write_pos = 0; // frames the player has written, ever
     uint64_t ring_base = 0; // write_pos when the current ring was bound
     uint64_t start_threshold = 0;

@@ -197,6 +197,9 @@ bool rebind(StreamCore& core, ServerStream&& fresh) {
         core.wake_frames = static_cast<uint32_t>(core.start_threshold);
     }
     core.ring.header()->wake_free_frames.store(core.wake_frames, std::memory_order_relaxed);
+    if (core.started) {
+        core.ring.set_flags(audiod::kClientFlagStarted, 0);
+    }
     // Wake anyone polling the old eventfd, then put the new one in its place
     // so the descriptor the player holds stays valid.
     core.wake();
@@ -246,7 +249,7 @@ int audiod_stream_create(audiod_context* ctx, const audiod_stream_params* params
     const unsigned bytes = audiod_format_sample_bytes(params->format);
     if (bytes == 0 || params->channels == 0 || params->channels > 64 || params->rate == 0 ||
         params->latency_ms > kMaxLatencyMs || std::isnan(params->volume) ||
-        (params->flags & ~AUDIOD_STREAM_NO_KEEP_CLOCK) != 0) {
+        (params->flags & ~(AUDIOD_STREAM_NO_KEEP_CLOCK | AUDIOD_STREAM_MANUAL_START)) != 0) {
         return AUDIOD_E_INVALID;
     }
     const uint32_t latency_ms = params->latency_ms == 0 ? kDefaultLatencyMs : params->latency_ms;
@@ -260,6 +263,7 @@ int audiod_stream_create(audiod_context* ctx, const audiod_stream_params* params
     core->buffer_frames = static_cast<uint32_t>((uint64_t{params->rate} * latency_ms + 999) / 1000);
     core->wanted_sink = params->sink != nullptr ? params->sink : "";
     core->keep_clock = (params->flags & AUDIOD_STREAM_NO_KEEP_CLOCK) == 0;
+    core->manual_start = (params->flags & AUDIOD_STREAM_MANUAL_START) != 0;
     core->volume = params->volume < 0 ? 1.0f : params->volume;
 
     audiod::client::ServerStream fresh;
@@ -299,6 +303,22 @@ uint32_t audiod_stream_buffer_frames(const audiod_stream* stream) {
     }
     std::lock_guard lock(stream->core->mutex);
     return static_cast<uint32_t>(stream->core->capacity_locked());
+}
+
+int audiod_stream_start(audiod_stream* stream) {
+    if (stream == nullptr) {
+        return AUDIOD_E_INVALID;
+    }
+    StreamCore& core = *stream->core;
+    std::lock_guard lock(core.mutex);
+    if (core.broken) {
+        return core.broken_code;
+    }
+    core.started = true;
+    if (core.ring.bound() && !core.orphan) {
+        core.ring.set_flags(audiod::kClientFlagStarted, 0);
+    }
+    return 0;
 }
 
 long audiod_stream_writable(const audiod_stream* stream) {
@@ -347,13 +367,16 @@ long audiod_stream_write(audiod_stream* stream, const void* data, size_t frames,
                 core.write_pos += n;
                 written += n;
                 core.ring.set_flags(0, audiod::kClientFlagDraining);
-                if (core.queued_locked(now) >= core.start_threshold) {
+                if (!core.manual_start && core.queued_locked(now) >= core.start_threshold) {
                     core.ring.set_flags(audiod::kClientFlagStarted, 0);
                 }
                 continue;
             } else {
-                // Full: the server must be consuming for room to appear.
-                core.ring.set_flags(audiod::kClientFlagStarted, 0);
+                // Full: the server must be consuming for room to appear (it
+                // starts a full ring by itself, whatever the start mode).
+                if (!core.manual_start) {
+                    core.ring.set_flags(audiod::kClientFlagStarted, 0);
+                }
                 // Clear old wake-ups, then re-check: a wake-up that lands
                 // after the check stays pending in the eventfd.
                 drain_wakeups(core.wake_fd.get());
@@ -409,6 +432,7 @@ int audiod_stream_drain(audiod_stream* stream, int timeout_ms) {
     {
         std::lock_guard lock(core.mutex);
         queued = core.queued_locked(MonoClock::now());
+        core.started = true;
         if (core.ring.bound() && !core.orphan) {
             latency = core.ring.header()->sink_latency_frames.load(std::memory_order_relaxed);
             core.ring.set_flags(audiod::kClientFlagStarted | audiod::kClientFlagDraining, 0);

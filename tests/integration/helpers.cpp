@@ -1,5 +1,6 @@
 #include "helpers.h"
 
+#include "fixtures/fixture_signals.h"
 #include "wav.h"
 
 #include <boost/test/unit_test.hpp>
@@ -112,6 +113,26 @@ std::string stream_field(uint32_t id, const std::string& key) {
 std::string sink_field(const std::string& sink, const std::string& key) {
     return field_after(run_tool("audioctl", {"--json", "list", "sinks"}).out,
                        "\"name\":\"" + sink + "\"", key);
+}
+
+Heard hear_sequence(const std::string& wav) {
+    const auto samples = read_wav_s16(wav);
+    Heard heard;
+    size_t gap = 0;
+    for (size_t f = 0; f < samples.size() / 2; ++f) {
+        if (samples[2 * f] == 0 && samples[2 * f + 1] == 0) {
+            ++gap;
+            continue;
+        }
+        const uint64_t value = sequence_number(samples[2 * f], samples[2 * f + 1]);
+        if (!heard.values.empty()) {
+            heard.longest_gap = std::max(heard.longest_gap, gap);
+            heard.increasing = heard.increasing && value > heard.values.back();
+        }
+        heard.values.push_back(value);
+        gap = 0;
+    }
+    return heard;
 }
 
 } // namespace audiod::test

@@ -39,4 +39,14 @@ bool eventually(const std::function<bool()>& condition, std::chrono::millisecond
 std::string stream_field(uint32_t id, const std::string& key);
 std::string sink_field(const std::string& sink, const std::string& key);
 
+// The "sequence" signal's frame numbers heard in a stereo s16 WAV, with the
+// silence between them: the longest gap (in frames) between two heard
+// frames, and whether they only ever increase.
+struct Heard {
+    std::vector<uint64_t> values;
+    size_t longest_gap = 0;
+    bool increasing = true;
+};
+Heard hear_sequence(const std::string& wav);
+
 } // namespace audiod::test

@@ -4,16 +4,40 @@ audiod_add_test(test_integration
           integration/test_audioctl.cpp integration/test_routing.cpp
           integration/test_app_state.cpp integration/test_events.cpp
           integration/test_watchdog.cpp integration/test_no_hang.cpp
-          integration/test_alsa.cpp
+          integration/test_alsa.cpp integration/test_alsa_plugin.cpp
   LIBS audiod_protocol audiod_common audiod
   NO_CTEST)
 # The programs it runs must be built first.
 add_dependencies(test_integration audiod_bin audioplay audioctl audiod-test-client
   audiod-evil-client audiod-event-client audiod_module_null audiod_module_file
-  audiod_module_faulty audiod_module_alsa audiod_fake_card)
+  audiod_module_faulty audiod_module_alsa audiod_fake_card audiod_alsa_pcm audiod-alsa-player)
+find_package(ALSA REQUIRED)
+target_link_libraries(test_integration PRIVATE ALSA::ALSA)
+# Uninstrumented programs (aplay, mpv...) that load our instrumented ALSA
+# plugin need the sanitizer runtime preloaded.
+if(AUDIOD_SANITIZE)
+  set(runtimes "")
+  foreach(sanitizer address undefined thread)
+    if(AUDIOD_SANITIZE MATCHES ${sanitizer})
+      set(lib ${sanitizer})
+      if(sanitizer STREQUAL address)
+        set(lib asan)
+      elseif(sanitizer STREQUAL undefined)
+        set(lib ubsan)
+      elseif(sanitizer STREQUAL thread)
+        set(lib tsan)
+      endif()
+      execute_process(COMMAND ${CMAKE_CXX_COMPILER} -print-file-name=lib${lib}.so
+        OUTPUT_VARIABLE path OUTPUT_STRIP_TRAILING_WHITESPACE)
+      list(APPEND runtimes ${path})
+    endif()
+  endforeach()
+  list(JOIN runtimes ":" runtimes)
+  target_compile_definitions(test_integration PRIVATE AUDIOD_SANITIZER_RUNTIME="${runtimes}")
+endif()
 # One ctest entry per suite (and per fault-injection case), so that ctest -j
 # overlaps their real-time waits instead of running them one after another.
-foreach(suite playback lifecycle audioctl routing app_state events watchdog alsa
+foreach(suite playback lifecycle audioctl routing app_state events watchdog alsa alsa_plugin
         no_hang/a_client_killed_mid_write_disturbs_no_one
         no_hang/server_stopped_for_8_s_players_keep_their_clock_and_sound_returns
         no_hang/server_killed_and_replaced_players_carry_on

@@ -40,35 +40,6 @@ std::string ten_second_wav(const TempDir& dir) {
     return path;
 }
 
-// The sequence numbers heard in a WAV, with the silence between them: the
-// longest gap (in frames) between two heard frames, and whether they only
-// ever increase.
-struct Heard {
-    std::vector<uint64_t> values;
-    size_t longest_gap = 0;
-    bool increasing = true;
-};
-
-Heard hear_sequence(const std::string& wav) {
-    const auto samples = read_wav_s16(wav);
-    Heard heard;
-    size_t gap = 0;
-    for (size_t f = 0; f < samples.size() / 2; ++f) {
-        if (samples[2 * f] == 0 && samples[2 * f + 1] == 0) {
-            ++gap;
-            continue;
-        }
-        const uint64_t value = sequence_number(samples[2 * f], samples[2 * f + 1]);
-        if (!heard.values.empty()) {
-            heard.longest_gap = std::max(heard.longest_gap, gap);
-            heard.increasing = heard.increasing && value > heard.values.back();
-        }
-        heard.values.push_back(value);
-        gap = 0;
-    }
-    return heard;
-}
-
 void check_player(const ProgramResult& r, const char* what) {
     BOOST_TEST_MESSAGE(what << ": " << r.out);
     BOOST_REQUIRE_MESSAGE(r.status == 0, what << " failed: " << r.err);

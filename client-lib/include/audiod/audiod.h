@@ -144,6 +144,14 @@ const char* audiod_last_error(const audiod_context* ctx);
  */
 #define AUDIOD_STREAM_NO_KEEP_CLOCK 0x1u
 
+/**
+ * AUDIOD_STREAM_MANUAL_START: the server starts playing the stream only when
+ * audiod_stream_start() or audiod_stream_drain() is called (or when its
+ * buffer is completely full), instead of once half the buffer is queued.
+ * For players with their own start threshold, like ALSA programs.
+ */
+#define AUDIOD_STREAM_MANUAL_START 0x2u
+
 /** What a new playback stream carries and where it goes. */
 typedef struct audiod_stream_params {
     int format;          /**< an AUDIOD_FORMAT_* */
@@ -182,6 +190,12 @@ uint32_t audiod_stream_buffer_frames(const audiod_stream* stream);
  * never waits and returns AUDIOD_E_AGAIN when the buffer is full.
  */
 long audiod_stream_write(audiod_stream* stream, const void* data, size_t frames, int timeout_ms);
+
+/**
+ * Starts playing what is queued now, without waiting for the buffer to
+ * fill (see AUDIOD_STREAM_MANUAL_START). Never blocks.
+ */
+int audiod_stream_start(audiod_stream* stream);
 
 /** How many frames can be written right now without waiting. Never blocks. */
 long audiod_stream_writable(const audiod_stream* stream);

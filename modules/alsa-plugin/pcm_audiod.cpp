@@ -1,0 +1,505 @@
+// libasound_module_pcm_audiod.so: the ALSA PCM type "audiod", so that
+// unmodified ALSA programs (aplay, mpv, mplayer, sox, PortAudio programs)
+// play through the audiod server. An ioplug plugin built on libaudiod's
+// public C API; conf/alsa/50-audiod.conf defines `pcm.audiod` with it.
+//
+// Mapping ALSA onto a libaudiod stream:
+//   - prepare creates the stream (MANUAL_START, so ALSA's start threshold
+//     decides when sound starts); start starts it; drop (stop) closes it,
+//     discarding what was queued, and the next prepare creates a new one.
+//   - ALSA's hardware pointer is the stream's `consumed` count, which keeps
+//     advancing at the nominal rate while libaudiod keeps the clock for a
+//     stalled or lost server: a player never freezes.
+//   - delay is the stream's delay_frames: queued frames plus the sink's own
+//     device latency.
+//   - The poll descriptor is an epoll set over the stream's wake-up eventfd
+//     and a timerfd. The eventfd is edge-like (the server signals a
+//     threshold crossing); ALSA programs expect a level ("room for
+//     avail_min frames"), so after every change the timer is armed to fire
+//     at once when there is room, else when the room should be there at the
+//     nominal rate. The timer also wakes a poller when no server signals at
+//     all (keep-clock), so poll(2) never waits forever.
+//
+// The server takes s16le and f32le at its own rate and channel count; the
+// `plug` PCM that wraps this one in the configuration converts anything else.
+//
+// Configuration fields: `sink` (a sink name; default: the server's default
+// sink) and `app` (the application name; default: the program's name).
+#include "audiod/audiod.h"
+
+#include <alsa/asoundlib.h>
+#include <alsa/pcm_external.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdint>
+#include <cstring>
+#include <new>
+#include <string>
+#include <sys/epoll.h>
+#include <sys/timerfd.h>
+#include <unistd.h>
+
+namespace {
+
+// How much later than the nominal rate predicts the fallback timer fires:
+// late enough that the server's own wake-up normally comes first.
+constexpr uint64_t kTimerSlackNs = 10'000'000;
+// The largest buffer the server accepts, in milliseconds.
+constexpr uint64_t kMaxLatencyMs = 10'000;
+
+struct AudiodPcm {
+    snd_pcm_ioplug_t io{};
+    std::string sink;
+    std::string app;
+    audiod_context* context = nullptr;
+    audiod_stream* stream = nullptr;
+    int watched_fd = -1; // the stream's eventfd, in `epoll`
+    int epoll = -1;
+    int timer = -1;
+    int format = AUDIOD_FORMAT_INVALID;
+    snd_pcm_uframes_t avail_min = 1;
+    snd_pcm_uframes_t boundary = 0;
+    uint32_t ring_extra = 0; // frames of ring capacity beyond ALSA's buffer
+    bool written = false;    // frames went into the stream since it was created
+};
+
+AudiodPcm& pcm_of(snd_pcm_ioplug_t* io) {
+    return *static_cast<AudiodPcm*>(io->private_data);
+}
+
+int to_errno(int audiod_code) {
+    switch (audiod_code) {
+    case AUDIOD_E_INVALID:
+    case AUDIOD_E_NOTSUPPORTED:
+        return -EINVAL;
+    case AUDIOD_E_NOSERVER:
+        return -ECONNREFUSED;
+    case AUDIOD_E_NOENTITY:
+        return -ENOENT;
+    case AUDIOD_E_NOMEM:
+        return -ENOMEM;
+    case AUDIOD_E_BUSY:
+    case AUDIOD_E_AGAIN:
+        return -EBUSY;
+    case AUDIOD_E_TIMEOUT:
+        return -ETIMEDOUT;
+    case AUDIOD_E_DISCONNECTED:
+    case AUDIOD_E_STALLED:
+        return -ENODEV;
+    default:
+        return -EIO;
+    }
+}
+
+void arm_timer(const AudiodPcm& pcm, uint64_t ns) {
+    itimerspec spec{};
+    ns = std::max<uint64_t>(ns, 1); // zero would disarm it
+    spec.it_value.tv_sec = static_cast<time_t>(ns / 1'000'000'000);
+    spec.it_value.tv_nsec = static_cast<long>(ns % 1'000'000'000);
+    timerfd_settime(pcm.timer, 0, &spec, nullptr);
+}
+
+void clear_timer(const AudiodPcm& pcm) {
+    uint64_t expirations = 0;
+    [[maybe_unused]] const ssize_t r = ::read(pcm.timer, &expirations, sizeof expirations);
+}
+
+// Frames queued in the stream (0 without one).
+uint64_t queued(const AudiodPcm& pcm) {
+    audiod_stream_timing timing{};
+    if (pcm.stream == nullptr || audiod_stream_get_timing(pcm.stream, &timing) != 0) {
+        return 0;
+    }
+    return timing.written - timing.consumed;
+}
+
+// What ALSA will compute as avail: room in ALSA's buffer.
+snd_pcm_uframes_t alsa_avail(const AudiodPcm& pcm) {
+    const uint64_t q = queued(pcm);
+    return q >= pcm.io.buffer_size ? 0 : static_cast<snd_pcm_uframes_t>(pcm.io.buffer_size - q);
+}
+
+// Makes the poll descriptor readable now if there is room for avail_min
+// frames (or nothing more will come), else when the room should be there.
+// Call after anything that changes the room or the state.
+void update_poll(AudiodPcm& pcm) {
+    if (pcm.stream != nullptr) {
+        // Cleared first: a wake-up that lands after the check below stays.
+        audiod_stream_ack_wakeup(pcm.stream);
+    }
+    clear_timer(pcm);
+    const snd_pcm_state_t state = pcm.io.state;
+    const bool flowing = state == SND_PCM_STATE_RUNNING || state == SND_PCM_STATE_DRAINING;
+    const snd_pcm_uframes_t avail = alsa_avail(pcm);
+    if (pcm.stream == nullptr || avail >= pcm.avail_min ||
+        (state != SND_PCM_STATE_PREPARED && !flowing)) {
+        arm_timer(pcm, 0);
+        return;
+    }
+    const uint64_t missing = pcm.avail_min - avail;
+    arm_timer(pcm, missing * 1'000'000'000 / std::max(1u, pcm.io.rate) + kTimerSlackNs);
+}
+
+void watch_stream_fd(AudiodPcm& pcm) {
+    const int fd = pcm.stream != nullptr ? audiod_stream_fd(pcm.stream) : -1;
+    if (fd == pcm.watched_fd) {
+        return;
+    }
+    if (pcm.watched_fd >= 0) {
+        // Already gone from the set if the old stream's fd was closed.
+        epoll_ctl(pcm.epoll, EPOLL_CTL_DEL, pcm.watched_fd, nullptr);
+    }
+    pcm.watched_fd = -1;
+    if (fd >= 0) {
+        epoll_event event{};
+        event.events = EPOLLIN;
+        event.data.fd = fd;
+        if (epoll_ctl(pcm.epoll, EPOLL_CTL_ADD, fd, &event) == 0 ||
+            (errno == EEXIST && epoll_ctl(pcm.epoll, EPOLL_CTL_MOD, fd, &event) == 0)) {
+            pcm.watched_fd = fd;
+        }
+    }
+}
+
+void close_stream(AudiodPcm& pcm) {
+    if (pcm.stream == nullptr) {
+        return;
+    }
+    if (pcm.watched_fd >= 0) {
+        epoll_ctl(pcm.epoll, EPOLL_CTL_DEL, pcm.watched_fd, nullptr);
+        pcm.watched_fd = -1;
+    }
+    audiod_stream_close(pcm.stream);
+    pcm.stream = nullptr;
+    pcm.written = false;
+}
+
+int open_stream(AudiodPcm& pcm) {
+    snd_pcm_ioplug_t& io = pcm.io;
+    audiod_stream_params params;
+    audiod_stream_params_init(&params);
+    params.format = pcm.format;
+    params.rate = io.rate;
+    params.channels = io.channels;
+    const uint64_t ms = (uint64_t{io.buffer_size} * 1000 + io.rate - 1) / std::max(1u, io.rate);
+    params.latency_ms = static_cast<uint32_t>(std::clamp<uint64_t>(ms, 1, kMaxLatencyMs));
+    params.sink = pcm.sink.empty() ? nullptr : pcm.sink.c_str();
+    params.flags = AUDIOD_STREAM_MANUAL_START;
+    const int rc = audiod_stream_create(pcm.context, &params, &pcm.stream);
+    if (rc != 0) {
+        SNDERR("audiod: cannot create a stream: %s %s", audiod_strerror(rc),
+               audiod_last_error(pcm.context));
+        pcm.stream = nullptr;
+        return to_errno(rc);
+    }
+    const uint32_t capacity = audiod_stream_buffer_frames(pcm.stream);
+    pcm.ring_extra =
+        capacity > io.buffer_size ? capacity - static_cast<uint32_t>(io.buffer_size) : 0;
+    pcm.written = false;
+    audiod_stream_set_wakeup_frames(pcm.stream, static_cast<uint32_t>(std::min<uint64_t>(
+                                                    pcm.avail_min + pcm.ring_extra, capacity)));
+    watch_stream_fd(pcm);
+    return 0;
+}
+
+// ---- callbacks ---------------------------------------------------------------
+
+int pcm_hw_params(snd_pcm_ioplug_t* io, snd_pcm_hw_params_t*) {
+    AudiodPcm& pcm = pcm_of(io);
+    close_stream(pcm);
+    switch (io->format) {
+    case SND_PCM_FORMAT_S16_LE:
+        pcm.format = AUDIOD_FORMAT_S16LE;
+        return 0;
+    case SND_PCM_FORMAT_FLOAT_LE:
+        pcm.format = AUDIOD_FORMAT_F32LE;
+        return 0;
+    default:
+        return -EINVAL;
+    }
+}
+
+int pcm_hw_free(snd_pcm_ioplug_t* io) {
+    close_stream(pcm_of(io));
+    return 0;
+}
+
+int pcm_sw_params(snd_pcm_ioplug_t* io, snd_pcm_sw_params_t* params) {
+    AudiodPcm& pcm = pcm_of(io);
+    snd_pcm_sw_params_get_avail_min(params, &pcm.avail_min);
+    snd_pcm_sw_params_get_boundary(params, &pcm.boundary);
+    pcm.avail_min = std::clamp<snd_pcm_uframes_t>(pcm.avail_min, 1, io->buffer_size);
+    if (pcm.stream != nullptr) {
+        audiod_stream_set_wakeup_frames(pcm.stream,
+                                        static_cast<uint32_t>(pcm.avail_min + pcm.ring_extra));
+    }
+    return 0;
+}
+
+int pcm_prepare(snd_pcm_ioplug_t* io) {
+    AudiodPcm& pcm = pcm_of(io);
+    // A stream that was written to holds frames ALSA has forgotten.
+    if (pcm.written) {
+        close_stream(pcm);
+    }
+    int rc = 0;
+    if (pcm.stream == nullptr) {
+        rc = open_stream(pcm);
+    }
+    update_poll(pcm);
+    return rc;
+}
+
+int pcm_start(snd_pcm_ioplug_t* io) {
+    AudiodPcm& pcm = pcm_of(io);
+    const int rc = pcm.stream != nullptr ? audiod_stream_start(pcm.stream) : AUDIOD_E_BADSTATE;
+    update_poll(pcm);
+    return rc == 0 ? 0 : to_errno(rc);
+}
+
+// Drop: what is queued must not play.
+int pcm_stop(snd_pcm_ioplug_t* io) {
+    AudiodPcm& pcm = pcm_of(io);
+    close_stream(pcm);
+    update_poll(pcm);
+    return 0;
+}
+
+snd_pcm_sframes_t pcm_pointer(snd_pcm_ioplug_t* io) {
+    AudiodPcm& pcm = pcm_of(io);
+    audiod_stream_timing timing{};
+    if (pcm.stream == nullptr || audiod_stream_get_timing(pcm.stream, &timing) != 0) {
+        return 0;
+    }
+    const uint64_t boundary = pcm.boundary > 0 ? pcm.boundary : io->buffer_size;
+    return static_cast<snd_pcm_sframes_t>(timing.consumed % boundary);
+}
+
+snd_pcm_sframes_t pcm_transfer(snd_pcm_ioplug_t* io, const snd_pcm_channel_area_t* areas,
+                               snd_pcm_uframes_t offset, snd_pcm_uframes_t size) {
+    AudiodPcm& pcm = pcm_of(io);
+    if (pcm.stream == nullptr) {
+        return -EBADFD;
+    }
+    // Interleaved access only: channel 0's area walks whole frames.
+    const auto* src =
+        static_cast<const uint8_t*>(areas[0].addr) + (areas[0].first + offset * areas[0].step) / 8;
+    const long taken = audiod_stream_write(pcm.stream, src, size, 0);
+    if (taken > 0) {
+        pcm.written = true;
+    }
+    update_poll(pcm);
+    if (taken == AUDIOD_E_AGAIN) {
+        return 0;
+    }
+    return taken >= 0 ? taken : to_errno(static_cast<int>(taken));
+}
+
+int pcm_delay(snd_pcm_ioplug_t* io, snd_pcm_sframes_t* delay) {
+    AudiodPcm& pcm = pcm_of(io);
+    audiod_stream_timing timing{};
+    *delay = 0;
+    if (pcm.stream != nullptr && audiod_stream_get_timing(pcm.stream, &timing) == 0) {
+        *delay = static_cast<snd_pcm_sframes_t>(timing.delay_frames);
+    }
+    return 0;
+}
+
+int pcm_drain(snd_pcm_ioplug_t* io) {
+    AudiodPcm& pcm = pcm_of(io);
+    if (pcm.stream == nullptr) {
+        return 0;
+    }
+    const int rc = audiod_stream_drain(pcm.stream, -1);
+    return rc == 0 ? 0 : to_errno(rc);
+}
+
+int pcm_pause(snd_pcm_ioplug_t* io, int enable) {
+    AudiodPcm& pcm = pcm_of(io);
+    if (pcm.stream == nullptr) {
+        return -EBADFD;
+    }
+    const int rc =
+        enable != 0 ? audiod_stream_pause(pcm.stream, -1) : audiod_stream_resume(pcm.stream, -1);
+    return rc == 0 ? 0 : to_errno(rc);
+}
+
+int pcm_poll_revents(snd_pcm_ioplug_t* io, struct pollfd* pfd, unsigned int nfds,
+                     unsigned short* revents) {
+    AudiodPcm& pcm = pcm_of(io);
+    if (nfds > 0 && (pfd[0].revents & POLLIN) != 0) {
+        // Let epoll forget the readiness we are about to handle.
+        epoll_event events[2];
+        [[maybe_unused]] const int n = epoll_wait(pcm.epoll, events, 2, 0);
+    }
+    update_poll(pcm);
+    switch (io->state) {
+    case SND_PCM_STATE_PREPARED:
+    case SND_PCM_STATE_RUNNING:
+        *revents = alsa_avail(pcm) >= pcm.avail_min ? POLLOUT : 0;
+        break;
+    case SND_PCM_STATE_DRAINING:
+        *revents = queued(pcm) == 0 ? POLLOUT : 0;
+        break;
+    case SND_PCM_STATE_PAUSED:
+        *revents = 0;
+        break;
+    default:
+        *revents = POLLOUT | POLLERR;
+        break;
+    }
+    return 0;
+}
+
+int pcm_close(snd_pcm_ioplug_t* io) {
+    AudiodPcm* pcm = &pcm_of(io);
+    close_stream(*pcm);
+    audiod_disconnect(pcm->context);
+    if (pcm->epoll >= 0) {
+        ::close(pcm->epoll);
+    }
+    if (pcm->timer >= 0) {
+        ::close(pcm->timer);
+    }
+    delete pcm;
+    return 0;
+}
+
+const snd_pcm_ioplug_callback_t kCallbacks = [] {
+    snd_pcm_ioplug_callback_t c{};
+    c.start = pcm_start;
+    c.stop = pcm_stop;
+    c.pointer = pcm_pointer;
+    c.transfer = pcm_transfer;
+    c.close = pcm_close;
+    c.hw_params = pcm_hw_params;
+    c.hw_free = pcm_hw_free;
+    c.sw_params = pcm_sw_params;
+    c.prepare = pcm_prepare;
+    c.drain = pcm_drain;
+    c.pause = pcm_pause;
+    c.poll_revents = pcm_poll_revents;
+    c.delay = pcm_delay;
+    return c;
+}();
+
+// What the server takes as it is: its rate and channel count, s16 or float.
+int constrain(AudiodPcm& pcm) {
+    uint32_t rate = 0;
+    uint32_t channels = 0;
+    if (audiod_server_format(pcm.context, &rate, &channels) != 0 || rate == 0 || channels == 0) {
+        return -EIO;
+    }
+    snd_pcm_ioplug_t* io = &pcm.io;
+    static const unsigned accesses[] = {SND_PCM_ACCESS_RW_INTERLEAVED,
+                                        SND_PCM_ACCESS_MMAP_INTERLEAVED};
+    static const unsigned formats[] = {SND_PCM_FORMAT_S16_LE, SND_PCM_FORMAT_FLOAT_LE};
+    const unsigned frame_bytes_max = 4 * channels;
+    const unsigned max_buffer_bytes = static_cast<unsigned>(
+        std::min<uint64_t>(uint64_t{rate} * kMaxLatencyMs / 1000 * frame_bytes_max, 64u << 20));
+    int err = snd_pcm_ioplug_set_param_list(io, SND_PCM_IOPLUG_HW_ACCESS, 2, accesses);
+    err = err < 0 ? err : snd_pcm_ioplug_set_param_list(io, SND_PCM_IOPLUG_HW_FORMAT, 2, formats);
+    err = err < 0
+              ? err
+              : snd_pcm_ioplug_set_param_minmax(io, SND_PCM_IOPLUG_HW_CHANNELS, channels, channels);
+    err = err < 0 ? err : snd_pcm_ioplug_set_param_minmax(io, SND_PCM_IOPLUG_HW_RATE, rate, rate);
+    err = err < 0 ? err
+                  : snd_pcm_ioplug_set_param_minmax(io, SND_PCM_IOPLUG_HW_PERIOD_BYTES, 128,
+                                                    max_buffer_bytes / 2);
+    err = err < 0 ? err
+                  : snd_pcm_ioplug_set_param_minmax(io, SND_PCM_IOPLUG_HW_BUFFER_BYTES, 256,
+                                                    max_buffer_bytes);
+    err = err < 0 ? err : snd_pcm_ioplug_set_param_minmax(io, SND_PCM_IOPLUG_HW_PERIODS, 2, 1024);
+    return err;
+}
+
+int parse_config(snd_config_t* conf, AudiodPcm& pcm) {
+    snd_config_iterator_t i;
+    snd_config_iterator_t next;
+    snd_config_for_each(i, next, conf) {
+        snd_config_t* node = snd_config_iterator_entry(i);
+        const char* id = nullptr;
+        if (snd_config_get_id(node, &id) < 0) {
+            continue;
+        }
+        const std::string key = id;
+        if (key == "comment" || key == "type" || key == "hint") {
+            continue;
+        }
+        const char* value = nullptr;
+        if ((key == "sink" || key == "app") && snd_config_get_string(node, &value) >= 0) {
+            (key == "sink" ? pcm.sink : pcm.app) = value;
+            continue;
+        }
+        SNDERR("audiod: unknown field %s (the fields are sink and app)", id);
+        return -EINVAL;
+    }
+    return 0;
+}
+
+int open_pcm(snd_pcm_t** pcmp, const char* name, snd_config_t* conf, snd_pcm_stream_t stream,
+             int mode) {
+    if (stream != SND_PCM_STREAM_PLAYBACK) {
+        SNDERR("audiod: only playback is supported so far");
+        return -ENOTSUP;
+    }
+    auto* pcm = new (std::nothrow) AudiodPcm;
+    if (pcm == nullptr) {
+        return -ENOMEM;
+    }
+    pcm->io.private_data = pcm; // pcm_close finds it there on every path
+    int err = parse_config(conf, *pcm);
+    if (err < 0) {
+        pcm_close(&pcm->io);
+        return err;
+    }
+    pcm->epoll = epoll_create1(EPOLL_CLOEXEC);
+    pcm->timer = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+    epoll_event event{};
+    event.events = EPOLLIN;
+    event.data.fd = pcm->timer;
+    if (pcm->epoll < 0 || pcm->timer < 0 ||
+        epoll_ctl(pcm->epoll, EPOLL_CTL_ADD, pcm->timer, &event) != 0) {
+        err = -errno;
+        pcm_close(&pcm->io);
+        return err;
+    }
+    const int rc = audiod_connect(pcm->app.empty() ? nullptr : pcm->app.c_str(), -1, &pcm->context);
+    if (rc != 0) {
+        SNDERR("audiod: cannot connect to the audiod server: %s", audiod_strerror(rc));
+        pcm->context = nullptr;
+        pcm_close(&pcm->io);
+        return to_errno(rc);
+    }
+    pcm->io.version = SND_PCM_IOPLUG_VERSION;
+    pcm->io.name = "audiod sound server";
+    pcm->io.callback = &kCallbacks;
+    pcm->io.poll_fd = pcm->epoll;
+    pcm->io.poll_events = POLLIN;
+    pcm->io.mmap_rw = 0;
+    pcm->io.flags = SND_PCM_IOPLUG_FLAG_BOUNDARY_WA | SND_PCM_IOPLUG_FLAG_MONOTONIC;
+    err = snd_pcm_ioplug_create(&pcm->io, name, stream, mode);
+    if (err < 0) {
+        pcm_close(&pcm->io);
+        return err;
+    }
+    if ((err = constrain(*pcm)) < 0) {
+        snd_pcm_ioplug_delete(&pcm->io); // calls pcm_close
+        return err;
+    }
+    *pcmp = pcm->io.pcm;
+    return 0;
+}
+
+} // namespace
+
+extern "C" SND_PCM_PLUGIN_DEFINE_FUNC(audiod) {
+    (void)root;
+    return open_pcm(pcmp, name, conf, stream, mode);
+}
+
+// In a block, so that C++ reads it as a definition, not a declaration.
+extern "C" {
+SND_PCM_PLUGIN_SYMBOL(audiod)
+}

@@ -1,0 +1,377 @@
+// The ALSA PCM plugin (modules/alsa-plugin) with real, unmodified ALSA
+// programs — aplay, sox, mpv, mplayer — and audiod-alsa-player, an ALSA
+// program of ours that reads delay and pauses, drops and polls like a
+// player. Each plays a known signal through `pcm.audiod` into a file sink,
+// and the file is checked frame by frame.
+#include "fixtures/fixture_signals.h"
+#include "helpers.h"
+#include "wav.h"
+
+#include <boost/test/unit_test.hpp>
+
+#include <cmath>
+#include <csignal>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <regex>
+#include <thread>
+#include <unistd.h>
+
+using namespace audiod;
+using namespace audiod::test;
+using namespace std::chrono_literals;
+
+namespace {
+
+constexpr uint64_t kTwoSeconds = 96000;
+
+// A program installed on the system, found on $PATH (the test command
+// installs them all: a missing one fails the test).
+std::string installed(const std::string& name) {
+    const char* path = std::getenv("PATH");
+    std::string dirs = path != nullptr ? path : "/usr/bin:/bin";
+    for (size_t start = 0; start <= dirs.size();) {
+        const size_t end = std::min(dirs.find(':', start), dirs.size());
+        const std::string candidate = dirs.substr(start, end - start) + "/" + name;
+        if (::access(candidate.c_str(), X_OK) == 0) {
+            return candidate;
+        }
+        start = end + 1;
+    }
+    BOOST_FAIL(name << " is not installed (scripts/install-deps test installs it)");
+    return name;
+}
+
+// The environment an ALSA program needs to find `pcm.audiod` of this build
+// (and, in a sanitizer build, the sanitizer runtime our plugin needs, which
+// an uninstrumented program does not load by itself).
+std::map<std::string, std::string> alsa_env(const std::string& socket) {
+    std::map<std::string, std::string> env{
+        {"ALSA_CONFIG_PATH", "/usr/share/alsa/alsa.conf:" + std::string(AUDIOD_BUILD_DIR) +
+                                 "/share/alsa/alsa.conf.d/50-audiod.conf"},
+        {"AUDIOD_SOCKET", socket},
+        {"HOME", "/nonexistent"}, // no ~/.asoundrc, ~/.config/mpv
+    };
+#ifdef AUDIOD_SANITIZER_RUNTIME
+    env["LD_PRELOAD"] = AUDIOD_SANITIZER_RUNTIME;
+    // The programs' own leaks and races are not ours to report.
+    env["ASAN_OPTIONS"] = "detect_leaks=0";
+    env["TSAN_OPTIONS"] = "report_bugs=0";
+#endif
+    return env;
+}
+
+// Same, for our own (instrumented) ALSA program: everything is checked.
+std::map<std::string, std::string> player_env(const std::string& socket) {
+    auto env = alsa_env(socket);
+    env.erase("LD_PRELOAD");
+    env.erase("ASAN_OPTIONS");
+    env.erase("TSAN_OPTIONS");
+    return env;
+}
+
+std::string write_sequence_wav(const TempDir& dir, uint64_t frames) {
+    const std::string path = dir.file("sequence.wav");
+    auto created = WavWriter::create(path, {SampleFormat::s16le, 48000, 2});
+    BOOST_REQUIRE(std::holds_alternative<WavWriter>(created));
+    const auto samples = make_signal("sequence", frames, 2, 0, 0);
+    BOOST_REQUIRE_EQUAL(std::get<WavWriter>(created).append(samples.data(), samples.size() * 2), 0);
+    BOOST_REQUIRE_EQUAL(std::get<WavWriter>(created).finish(), 0);
+    return path;
+}
+
+std::string sinks_config(const TempDir& dir) {
+    return "[server]\nrt-priority = 0\ndefault-sink = \"out\"\n[sinks.out]\ntype = \"file\"\n"
+           "path = \"" +
+           dir.file("out.wav") + "\"\n[sinks.other]\ntype = \"file\"\npath = \"" +
+           dir.file("other.wav") + "\"\n";
+}
+
+// Every frame 0..frames-1 heard exactly once, in order, without a gap.
+void check_whole_sequence(const Heard& heard, uint64_t frames, const std::string& who) {
+    BOOST_REQUIRE_MESSAGE(heard.values.size() == frames,
+                          who << ": heard " << heard.values.size() << " of " << frames);
+    BOOST_CHECK_MESSAGE(heard.increasing, who << ": frames out of order");
+    BOOST_CHECK_EQUAL(heard.values.front(), 0u);
+    BOOST_CHECK_EQUAL(heard.values.back(), frames - 1);
+    BOOST_CHECK_MESSAGE(heard.longest_gap == 0, who << ": a gap of " << heard.longest_gap);
+}
+
+double json_double(const std::string& json, const std::string& key) {
+    const std::regex pattern("\"" + key + "\":(-?[0-9.]+)");
+    std::smatch match;
+    BOOST_REQUIRE_MESSAGE(std::regex_search(json, match, pattern), key << " missing in " << json);
+    return std::stod(match[1].str());
+}
+
+ProgramResult run_player(const ServerProcess& server, std::vector<std::string> args) {
+    args.insert(args.begin(), bin("audiod-alsa-player"));
+    const ProgramResult r = run_program(args, 60s, player_env(server.socket()));
+    BOOST_TEST_MESSAGE("alsa-player: " << r.out);
+    BOOST_REQUIRE_MESSAGE(r.status == 0, r.err);
+    return r;
+}
+
+} // namespace
+
+BOOST_AUTO_TEST_SUITE(alsa_plugin)
+
+BOOST_AUTO_TEST_CASE(aplay_plays_a_wav_bit_exact_and_drains_it_to_the_end) {
+    TempDir dir;
+    const std::string wav = write_sequence_wav(dir, kTwoSeconds);
+    ServerProcess server(sinks_config(dir));
+    const ProgramResult r = run_program({installed("aplay"), "-q", "-D", "audiod", wav}, 30s,
+                                        alsa_env(server.socket()));
+    BOOST_REQUIRE_MESSAGE(r.status == 0, r.err);
+    // Played in real time, and drain returned once it had all been played.
+    BOOST_CHECK_GE(r.seconds, 1.9);
+    BOOST_CHECK_LE(r.seconds, 5.0);
+    BOOST_REQUIRE_EQUAL(server.stop(SIGTERM), 0);
+    check_whole_sequence(hear_sequence(dir.file("out.wav")), kTwoSeconds, "aplay");
+}
+
+BOOST_AUTO_TEST_CASE(sox_mpv_and_mplayer_play_through_the_plugin) {
+    TempDir dir;
+    const std::string wav = write_sequence_wav(dir, kTwoSeconds);
+    // One server each, all at once.
+    const std::map<std::string, std::vector<std::string>> programs{
+        {"sox", {installed("sox"), "-q", wav, "-t", "alsa", "audiod"}},
+        {"mpv",
+         {installed("mpv"), "--no-config", "--really-quiet", "--no-video", "--ao=alsa",
+          "--audio-device=alsa/audiod", wav}},
+        {"mplayer",
+         {installed("mplayer"), "-really-quiet", "-noconsolecontrols", "-nolirc", "-vo", "null",
+          "-ao", "alsa:device=audiod", wav}},
+    };
+    std::map<std::string, std::unique_ptr<TempDir>> dirs;
+    std::map<std::string, std::unique_ptr<ServerProcess>> servers;
+    std::map<std::string, std::unique_ptr<BackgroundProgram>> running;
+    for (const auto& [name, argv] : programs) {
+        dirs[name] = std::make_unique<TempDir>();
+        servers[name] = std::make_unique<ServerProcess>(sinks_config(*dirs[name]));
+        running[name] =
+            std::make_unique<BackgroundProgram>(argv, alsa_env(servers[name]->socket()));
+    }
+    for (const auto& [name, argv] : programs) {
+        const ProgramResult r = running[name]->finish(60s);
+        BOOST_REQUIRE_MESSAGE(r.status == 0, name << ": " << r.err);
+        BOOST_CHECK_MESSAGE(r.seconds >= 1.9, name << " took only " << r.seconds << " s");
+        BOOST_REQUIRE_EQUAL(servers[name]->stop(SIGTERM), 0);
+        check_whole_sequence(hear_sequence(dirs[name]->file("out.wav")), kTwoSeconds, name);
+    }
+}
+
+BOOST_AUTO_TEST_CASE(other_rates_channels_and_formats_are_converted_by_plug) {
+    TempDir dir;
+    // 1 s of a 1 kHz tone, mono, 8-bit, at 44.1 kHz.
+    const std::string wav = dir.file("tone.wav");
+    {
+        auto created = WavWriter::create(wav, {SampleFormat::u8, 44100, 1});
+        BOOST_REQUIRE(std::holds_alternative<WavWriter>(created));
+        std::vector<uint8_t> samples(44100);
+        for (size_t i = 0; i < samples.size(); ++i) {
+            samples[i] = static_cast<uint8_t>(
+                128 + std::lround(100 * std::sin(2 * M_PI * 1000 * double(i) / 44100)));
+        }
+        BOOST_REQUIRE_EQUAL(std::get<WavWriter>(created).append(samples.data(), samples.size()), 0);
+        BOOST_REQUIRE_EQUAL(std::get<WavWriter>(created).finish(), 0);
+    }
+    ServerProcess server(sinks_config(dir));
+    const ProgramResult r = run_program({installed("aplay"), "-q", "-D", "audiod", wav}, 30s,
+                                        alsa_env(server.socket()));
+    BOOST_REQUIRE_MESSAGE(r.status == 0, r.err);
+    BOOST_REQUIRE_EQUAL(server.stop(SIGTERM), 0);
+
+    const auto samples = read_wav_s16(dir.file("out.wav"));
+    const auto start = first_sound(samples, 2);
+    BOOST_REQUIRE(start);
+    // Mono on both speakers; a second of 1 kHz at 48 kHz: 1000 periods
+    // (counted as rises through zero, with hysteresis against the u8 steps).
+    size_t rises = 0;
+    size_t sounding = 0;
+    bool low = false;
+    int16_t peak = 0;
+    for (size_t f = *start; f < samples.size() / 2; ++f) {
+        const int16_t s = samples[2 * f];
+        BOOST_REQUIRE_EQUAL(s, samples[2 * f + 1]);
+        if (std::abs(s) > 1000) {
+            sounding = f - *start + 1;
+        }
+        if (s < -1000) {
+            low = true;
+        } else if (s > 1000 && low) {
+            low = false;
+            ++rises;
+        }
+        peak = std::max(peak, s);
+    }
+    BOOST_TEST_MESSAGE("sounding " << sounding << " frames, " << rises << " periods, peak "
+                                   << peak);
+    BOOST_CHECK_GE(sounding, 47500u);
+    BOOST_CHECK_LE(sounding, 48500u);
+    BOOST_CHECK_GE(rises, 995u);
+    BOOST_CHECK_LE(rises, 1005u);
+    // 100/128 of full scale.
+    BOOST_CHECK_GE(peak, 24500);
+    BOOST_CHECK_LE(peak, 26500);
+}
+
+BOOST_AUTO_TEST_CASE(delay_matches_what_the_sink_has_consumed) {
+    TempDir dir;
+    ServerProcess server(sinks_config(dir));
+    const uint32_t quantum = std::stoul(sink_field("out", "quantum"));
+    const uint64_t latency = std::stoull(sink_field("out", "latency_frames"));
+    const ProgramResult r =
+        run_player(server, {"--frames", std::to_string(3 * 48000), "--delay-checks", "12",
+                            "--audioctl", bin("audioctl")});
+    // Each check: written, delay, the server's position, delay again. The
+    // true delay when the server answered is what was written and not yet
+    // through the sink; it lies between the two readings.
+    const std::regex check(R"(\[(\d+),(\d+),(\d+),(\d+)\])");
+    size_t checked = 0;
+    for (auto it = std::sregex_iterator(r.out.begin(), r.out.end(), check);
+         it != std::sregex_iterator(); ++it) {
+        const int64_t written = std::stoll((*it)[1].str());
+        const int64_t before = std::stoll((*it)[2].str());
+        const int64_t position = std::stoll((*it)[3].str());
+        const int64_t after = std::stoll((*it)[4].str());
+        const int64_t truth = written - position + static_cast<int64_t>(latency);
+        BOOST_CHECK_MESSAGE(truth <= before + quantum && truth >= after - quantum,
+                            "delay read " << before << " then " << after << ", truth " << truth);
+        ++checked;
+    }
+    BOOST_CHECK_EQUAL(checked, 12u);
+    BOOST_REQUIRE_EQUAL(server.stop(SIGTERM), 0);
+    check_whole_sequence(hear_sequence(dir.file("out.wav")), 3 * 48000, "alsa-player");
+}
+
+BOOST_AUTO_TEST_CASE(pause_freezes_the_delay_and_resume_loses_nothing) {
+    TempDir dir;
+    ServerProcess server(sinks_config(dir));
+    const ProgramResult r =
+        run_player(server, {"--frames", std::to_string(kTwoSeconds), "--pause-at", "40000",
+                            "--pause-ms", "1000", "--audioctl", bin("audioctl")});
+    const uint64_t written = json_number(r.out, "written").value_or(0);
+    const auto pause = r.out.substr(r.out.find("\"pause\":"));
+    const auto paused_at = json_number(pause, "written");
+    const auto before = json_number(pause, "delay_before");
+    const auto after = json_number(pause, "delay_after");
+    const auto position = json_number(pause, "position");
+    BOOST_REQUIRE(paused_at && before && after && position);
+    BOOST_CHECK_EQUAL(written, kTwoSeconds);
+    // Nothing moved while paused, and the delay was the truth.
+    BOOST_CHECK_EQUAL(*before, *after);
+    BOOST_CHECK_EQUAL(*before, *paused_at - *position);
+    BOOST_CHECK_GE(json_double(r.out, "seconds"), 2.9);
+    BOOST_REQUIRE_EQUAL(server.stop(SIGTERM), 0);
+    // Every frame once, in order, with about a second of silence between.
+    const Heard heard = hear_sequence(dir.file("out.wav"));
+    BOOST_REQUIRE_EQUAL(heard.values.size(), kTwoSeconds);
+    BOOST_CHECK(heard.increasing);
+    BOOST_CHECK_GE(heard.longest_gap, 40000u);
+    BOOST_CHECK_LE(heard.longest_gap, 72000u);
+}
+
+BOOST_AUTO_TEST_CASE(drop_discards_what_was_queued_and_playback_goes_on) {
+    TempDir dir;
+    ServerProcess server(sinks_config(dir));
+    const ProgramResult r =
+        run_player(server, {"--frames", std::to_string(kTwoSeconds), "--drop-at", "48000"});
+    const uint64_t buffer = json_number(r.out, "buffer_size").value_or(0);
+    BOOST_REQUIRE_EQUAL(server.stop(SIGTERM), 0);
+    const Heard heard = hear_sequence(dir.file("out.wav"));
+    BOOST_REQUIRE(!heard.values.empty());
+    BOOST_CHECK(heard.increasing);
+    // One jump in the sequence, no longer than the buffer, then on to the end.
+    size_t jumps = 0;
+    uint64_t skipped = 0;
+    for (size_t i = 1; i < heard.values.size(); ++i) {
+        if (heard.values[i] != heard.values[i - 1] + 1) {
+            ++jumps;
+            skipped += heard.values[i] - heard.values[i - 1] - 1;
+        }
+    }
+    BOOST_CHECK_EQUAL(jumps, 1u);
+    BOOST_CHECK_GT(skipped, 0u);
+    BOOST_CHECK_LE(skipped, buffer);
+    BOOST_CHECK_EQUAL(heard.values.back(), kTwoSeconds - 1);
+}
+
+BOOST_AUTO_TEST_CASE(a_nonblocking_player_waiting_in_poll_plays_everything) {
+    TempDir dir;
+    ServerProcess server(sinks_config(dir));
+    const ProgramResult r = run_player(
+        server, {"--frames", std::to_string(kTwoSeconds), "--nonblock", "--period-ms", "10"});
+    // poll() returns about once a period: never a long wait for room.
+    BOOST_CHECK_LT(json_double(r.out, "longest_poll_ms"), 500.0);
+    BOOST_REQUIRE_EQUAL(server.stop(SIGTERM), 0);
+    check_whole_sequence(hear_sequence(dir.file("out.wav")), kTwoSeconds, "non-blocking player");
+}
+
+BOOST_AUTO_TEST_CASE(an_alsa_program_is_an_application_that_can_be_moved) {
+    TempDir dir;
+    const uint64_t frames = 4 * 48000;
+    const std::string wav = write_sequence_wav(dir, frames);
+    ServerProcess server(sinks_config(dir));
+    BackgroundProgram aplay({installed("aplay"), "-q", "-D", "audiod", wav},
+                            alsa_env(server.socket()));
+    const auto id = wait_for_stream(5s);
+    BOOST_REQUIRE(id);
+    BOOST_CHECK_EQUAL(stream_field(*id, "app"), "aplay");
+    std::this_thread::sleep_for(1s);
+    const ProgramResult moved = run_tool("audioctl", {"move-stream", "app:aplay", "other"});
+    BOOST_REQUIRE_MESSAGE(moved.status == 0, moved.err);
+    const ProgramResult r = aplay.finish(30s);
+    BOOST_REQUIRE_MESSAGE(r.status == 0, r.err);
+    BOOST_REQUIRE_EQUAL(server.stop(SIGTERM), 0);
+    // Every frame exactly once across the two sinks, in order in each.
+    const Heard first = hear_sequence(dir.file("out.wav"));
+    const Heard second = hear_sequence(dir.file("other.wav"));
+    BOOST_REQUIRE(!first.values.empty() && !second.values.empty());
+    BOOST_CHECK(first.increasing && second.increasing);
+    BOOST_CHECK_EQUAL(first.values.front(), 0u);
+    BOOST_CHECK_EQUAL(second.values.front(), first.values.back() + 1);
+    BOOST_CHECK_EQUAL(second.values.back(), frames - 1);
+    BOOST_CHECK_EQUAL(first.values.size() + second.values.size(), frames);
+}
+
+BOOST_AUTO_TEST_CASE(aplay_keeps_playing_when_the_server_dies_and_sound_returns) {
+    TempDir dir;
+    const uint64_t frames = 6 * 48000;
+    const std::string wav = write_sequence_wav(dir, frames);
+    auto first = std::make_unique<ServerProcess>(sinks_config(dir), dir.path());
+    const std::string socket = first->socket();
+    BackgroundProgram aplay({installed("aplay"), "-q", "-D", "audiod", wav}, alsa_env(socket));
+    std::this_thread::sleep_for(1500ms);
+    BOOST_CHECK_EQUAL(first->stop(SIGKILL), 128 + SIGKILL);
+    first.reset();
+    std::filesystem::rename(dir.file("out.wav"), dir.file("first.wav"));
+    std::this_thread::sleep_for(1500ms);
+    ServerProcess second(sinks_config(dir), dir.path());
+    const ProgramResult r = aplay.finish(30s);
+    BOOST_REQUIRE_MESSAGE(r.status == 0, r.err);
+    // aplay's clock never stopped: 6 s of audio in about 6 s.
+    BOOST_CHECK_GE(r.seconds, 5.5);
+    BOOST_CHECK_LE(r.seconds, 9.0);
+    BOOST_REQUIRE_EQUAL(second.stop(SIGTERM), 0);
+    // The new server heard the rest of the file, within a second of starting.
+    const Heard heard = hear_sequence(dir.file("out.wav"));
+    BOOST_REQUIRE(!heard.values.empty());
+    BOOST_CHECK(heard.increasing);
+    BOOST_CHECK_GT(heard.values.back(), frames - 48000);
+    const auto start = first_sound(read_wav_s16(dir.file("out.wav")), 2);
+    BOOST_REQUIRE(start);
+    BOOST_CHECK_LT(*start, 48000u);
+}
+
+BOOST_AUTO_TEST_CASE(without_a_server_opening_fails_at_once_with_a_reason) {
+    TempDir dir;
+    const ProgramResult r = run_program({installed("aplay"), "-q", "-D", "audiod", "/dev/null"},
+                                        10s, alsa_env(dir.file("no-such-socket")));
+    BOOST_CHECK_NE(r.status, 0);
+    BOOST_CHECK_LT(r.seconds, 3.0);
+    BOOST_CHECK_MESSAGE(r.err.find("audiod") != std::string::npos, r.err);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
