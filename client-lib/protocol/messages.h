@@ -46,6 +46,8 @@ enum class MsgType : uint32_t {
     server_info = 25,
     list_clients = 26,
     client_list = 27,
+    list_apps = 28,
+    app_list = 29,
     load_sink = 30,
     unload_sink = 31,
     set_default_sink = 32,
@@ -200,6 +202,24 @@ struct ClientInfo {
 struct ClientList {
     static constexpr MsgType kType = MsgType::client_list;
     std::vector<ClientInfo> clients;
+};
+
+struct ListApps {
+    static constexpr MsgType kType = MsgType::list_apps;
+};
+
+// An application: one that plays now, or one whose settings are remembered.
+struct AppInfo {
+    std::string name;
+    float volume = 1.0f;
+    bool muted = false;
+    std::string sink;     // preferred sink, "" for the default
+    uint32_t streams = 0; // playing now
+};
+
+struct AppList {
+    static constexpr MsgType kType = MsgType::app_list;
+    std::vector<AppInfo> apps;
 };
 
 struct ListSinks {
@@ -462,6 +482,20 @@ void visit(V& v, M& m) requires std::is_same_v<std::remove_const_t<M>, ClientInf
 template <class V, class M>
 void visit(V& v, M& m) requires std::is_same_v<std::remove_const_t<M>, ClientList> {
     v.list(m.clients, [](auto& vv, auto& item) { visit(vv, item); });
+}
+
+template <class V, class M>
+void visit(V& v, M& m) requires std::is_same_v<std::remove_const_t<M>, AppInfo> {
+    v.str(m.name);
+    v.f32(m.volume);
+    v.boolean(m.muted);
+    v.str(m.sink);
+    v.u32(m.streams);
+}
+
+template <class V, class M>
+void visit(V& v, M& m) requires std::is_same_v<std::remove_const_t<M>, AppList> {
+    v.list(m.apps, [](auto& vv, auto& item) { visit(vv, item); });
 }
 
 // ---- envelopes --------------------------------------------------------------

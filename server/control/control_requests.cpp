@@ -99,6 +99,15 @@ bool ControlServer::handle_packet(Client& client, const proto::Packet& packet) {
         });
     case proto::MsgType::list_clients:
         return handle_list_clients(client, seq, body);
+    case proto::MsgType::list_apps:
+        return empty_request(proto::ListApps{}, [&] {
+            proto::AppList list;
+            list.apps = engine_.list_apps();
+            if (list.apps.size() > proto::kMaxListItems) {
+                list.apps.resize(proto::kMaxListItems);
+            }
+            return list;
+        });
     case proto::MsgType::get_info:
         return empty_request(proto::GetInfo{}, [&] {
             proto::ServerInfo info = engine_.info();

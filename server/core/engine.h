@@ -106,6 +106,8 @@ public:
     // ---- reports (engine_report.cpp) ----
     [[nodiscard]] std::vector<proto::SinkInfo> list_sinks() const;
     [[nodiscard]] std::vector<proto::StreamInfo> list_streams() const;
+    // Applications playing now and those with remembered settings, by name.
+    [[nodiscard]] std::vector<proto::AppInfo> list_apps() const;
     [[nodiscard]] proto::ServerInfo info() const;
     [[nodiscard]] const ServerConfig& config() const noexcept { return config_; }
 

@@ -4,6 +4,8 @@
 #include "memory_lock.h"
 #include "version.h"
 
+#include <algorithm>
+#include <map>
 #include <unistd.h>
 
 namespace audiod {
@@ -83,6 +85,37 @@ std::vector<proto::StreamInfo> Engine::list_streams() const {
         info.position = stream->consumed.load(std::memory_order_relaxed);
         out.push_back(std::move(info));
     }
+    return out;
+}
+
+std::vector<proto::AppInfo> Engine::list_apps() const {
+    std::map<std::string, uint32_t> playing;
+    for (const auto& [id, stream] : streams_) {
+        if (!stream->detaching) {
+            ++playing[stream->app];
+        }
+    }
+    std::vector<proto::AppInfo> out;
+    const auto add = [&](const std::string& name, uint32_t streams) {
+        const AppSettings settings = state_.get(name);
+        proto::AppInfo info;
+        info.name = name;
+        info.volume = settings.volume;
+        info.muted = settings.muted;
+        info.sink = settings.sink;
+        info.streams = streams;
+        out.push_back(std::move(info));
+    };
+    for (const auto& [name, settings] : state_.all()) {
+        const auto it = playing.find(name);
+        add(name, it == playing.end() ? 0 : it->second);
+    }
+    for (const auto& [name, count] : playing) {
+        if (state_.all().count(name) == 0) {
+            add(name, count);
+        }
+    }
+    std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
     return out;
 }
 

@@ -62,6 +62,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     case 9:
         check<ServerInfo>(body);
         break;
+    case 10:
+        check<AppList>(body);
+        break;
     default:
         // Whole packets, as the server receives them.
         if (const auto envelope = parse_envelope(std::span<const uint8_t>(data, size))) {

@@ -98,6 +98,27 @@ BOOST_AUTO_TEST_CASE(volume_mute_and_sink_survive_restarts_and_apply_from_the_fi
         std::count_if(b3.begin(), b3.end(), [](int16_t s) { return s != 0 && s != 3000; }), 0);
 }
 
+BOOST_AUTO_TEST_CASE(list_apps_shows_playing_and_remembered_applications) {
+    TempDir dir;
+    std::ofstream(dir.file("state")) << "version = 1\napps-count = 1\n\n[apps.\"sleeper\"]\n"
+                                        "volume = 0.25\nmuted = true\nsink = \"b\"\n";
+    ServerProcess server(config(dir, "b.wav"), dir.path());
+    BackgroundProgram client(
+        {bin("audiod-test-client"), "--frames", "4800", "--app", "player", "--hold-ms", "3000"});
+    BOOST_REQUIRE(wait_for_stream(10s));
+    const ProgramResult r = run_tool("audioctl", {"--json", "list", "apps"});
+    BOOST_REQUIRE_MESSAGE(r.status == 0, r.err);
+    BOOST_CHECK_EQUAL(r.out, "[{\"kind\":\"app\",\"name\":\"player\",\"volume\":1,\"muted\":false,"
+                             "\"sink\":\"\",\"streams\":1},{\"kind\":\"app\",\"name\":"
+                             "\"sleeper\",\"volume\":0.25,\"muted\":true,\"sink\":\"b\","
+                             "\"streams\":0}]\n");
+    const ProgramResult text = run_tool("audioctl", {"list", "apps"});
+    BOOST_CHECK_MESSAGE(text.out.find("sleeper") != std::string::npos &&
+                            text.out.find("25%") != std::string::npos,
+                        text.out);
+    BOOST_CHECK_EQUAL(client.finish(30s).status, 0);
+}
+
 BOOST_AUTO_TEST_CASE(executable_name_is_the_key_when_no_name_is_declared) {
     TempDir dir;
     ServerProcess server(config(dir, "b.wav"), dir.path());

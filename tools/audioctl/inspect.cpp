@@ -34,11 +34,21 @@ int server_error(const Session& session, const char* what, int rc) {
 
 int run_list(Session& session, const Args& args) {
     if (args.size() > 1) {
-        return usage("list takes at most one argument: sinks, streams or clients");
+        return usage("list takes at most one argument: sinks, streams, clients or apps");
     }
     const std::string what = args.empty() ? "all" : args[0];
-    if (what != "all" && what != "sinks" && what != "streams" && what != "clients") {
-        return usage("cannot list '" + what + "' (use sinks, streams or clients)");
+    if (what != "all" && what != "sinks" && what != "streams" && what != "clients" &&
+        what != "apps") {
+        return usage("cannot list '" + what + "' (use sinks, streams, clients or apps)");
+    }
+    if (what == "apps") {
+        proto::AppList apps;
+        if (const int rc = fetch<proto::ListApps>(session, "list apps", &apps); rc != 0) {
+            return rc;
+        }
+        const std::string out = session.json ? apps_json(apps.apps) : apps_text(apps.apps);
+        std::fputs(out.c_str(), stdout);
+        return 0;
     }
     if (what == "clients") {
         proto::ClientList clients;

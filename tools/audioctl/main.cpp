@@ -17,14 +17,17 @@ constexpr const char* kUsage = R"(Usage: audioctl [OPTION]... COMMAND [ARGUMENT]
 Inspect and control the audiod sound server.
 
 Inspecting:
-  list [sinks|streams|clients]
-                   show sinks and/or playback streams, or the connected
-                   clients. Sinks: name (* = default), type, state, rate,
-                   channels, quantum, format, volume, mute, streams, xruns.
-                   Streams: id, application, sink, state (starting, running,
-                   paused, moving, draining, drained), volume, mute,
-                   underruns, format, rate, channels, pid. Clients: id, pid,
-                   executable, application, streams.
+  list [sinks|streams|clients|apps]
+                   show sinks and/or playback streams, the connected
+                   clients, or the applications. Sinks: name (* = default),
+                   type, state, rate, channels, quantum, latency, format,
+                   volume, mute, streams, xruns. Streams: id, application,
+                   sink, state (starting, running, paused, moving, draining,
+                   drained), volume, mute, underruns, format, rate,
+                   channels, pid. Clients: id, pid, executable,
+                   application, streams. Apps: every application playing
+                   now or remembered in the state file, with its volume,
+                   mute, preferred sink and streams playing.
   info             server version, rate, quantum, scheduling in force,
                    uptime, counts, state file and sinks.
   watch            print every event as it happens, one per line: streams

@@ -336,4 +336,36 @@ std::string event_json(const proto::Event& e) {
     return w.str() + "\n";
 }
 
+std::string apps_text(const std::vector<proto::AppInfo>& apps) {
+    std::vector<std::vector<std::string>> rows{{"APP", "VOLUME", "MUTED", "SINK", "STREAMS"}};
+    for (const auto& a : apps) {
+        rows.push_back({a.name, percent(a.volume), a.muted ? "yes" : "no",
+                        a.sink.empty() ? "(default)" : a.sink, std::to_string(a.streams)});
+    }
+    return table(rows);
+}
+
+std::string apps_json(const std::vector<proto::AppInfo>& apps) {
+    JsonWriter w;
+    w.begin_array();
+    for (const auto& a : apps) {
+        w.begin_object();
+        w.key("kind");
+        w.value("app");
+        w.key("name");
+        w.value(a.name);
+        w.key("volume");
+        w.value(static_cast<double>(a.volume));
+        w.key("muted");
+        w.value(a.muted);
+        w.key("sink");
+        w.value(a.sink);
+        w.key("streams");
+        w.value(uint64_t{a.streams});
+        w.end_object();
+    }
+    w.end_array();
+    return w.str() + "\n";
+}
+
 } // namespace audiod::ctl

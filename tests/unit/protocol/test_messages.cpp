@@ -141,6 +141,21 @@ BOOST_AUTO_TEST_CASE(lists_round_trip) {
     check_truncations(streams);
 }
 
+BOOST_AUTO_TEST_CASE(app_list_round_trips) {
+    AppList apps;
+    apps.apps.push_back({"mpv", 0.5f, true, "headphones", 2});
+    apps.apps.push_back({"aplay", 1.0f, false, "", 0});
+    const AppList out = round_trip(apps);
+    BOOST_REQUIRE_EQUAL(out.apps.size(), 2u);
+    BOOST_CHECK_EQUAL(out.apps[0].name, "mpv");
+    BOOST_CHECK_EQUAL(out.apps[0].volume, 0.5f);
+    BOOST_CHECK(out.apps[0].muted && !out.apps[1].muted);
+    BOOST_CHECK_EQUAL(out.apps[0].sink, "headphones");
+    BOOST_CHECK_EQUAL(out.apps[0].streams, 2u);
+    BOOST_CHECK_EQUAL(out.apps[1].sink, "");
+    check_truncations(apps);
+}
+
 BOOST_AUTO_TEST_CASE(empty_messages_have_empty_bodies) {
     const auto bytes = encode(5, ListSinks{});
     BOOST_CHECK_EQUAL(bytes.size(), kEnvelopeBytes);
