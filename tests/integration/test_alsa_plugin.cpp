@@ -375,3 +375,71 @@ BOOST_AUTO_TEST_CASE(without_a_server_opening_fails_at_once_with_a_reason) {
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+// The control plugin: amixer -D audiod.
+BOOST_AUTO_TEST_SUITE(alsa_mixer)
+
+BOOST_AUTO_TEST_CASE(amixer_shows_and_sets_application_and_sink_volumes) {
+    TempDir dir;
+    ServerProcess server(sinks_config(dir));
+    const auto env = alsa_env(server.socket());
+    const auto amixer = [&](std::vector<std::string> args) {
+        args.insert(args.begin(), {installed("amixer"), "-D", "audiod"});
+        const ProgramResult r = run_program(args, 10s, env);
+        BOOST_REQUIRE_MESSAGE(r.status == 0, r.err);
+        return r.out;
+    };
+    BackgroundProgram client({bin("audiod-test-client"), "--signal", "constant", "--value", "10000",
+                              "--frames", "48000", "--app", "player", "--hold-ms", "4000"});
+    BOOST_REQUIRE(wait_for_stream(10s));
+    const std::string controls = amixer({"scontrols"});
+    for (const char* name : {"'Master',0", "'Sink out',0", "'Sink other',0", "'App player',0"}) {
+        BOOST_CHECK_MESSAGE(controls.find(name) != std::string::npos, name << " in " << controls);
+    }
+    // Set from ALSA, seen by audiod.
+    amixer({"sset", "App player", "40%"});
+    amixer({"sset", "Sink other", "mute"});
+    amixer({"sset", "Master", "75%"});
+    const std::string apps = run_tool("audioctl", {"--json", "list", "apps"}).out;
+    BOOST_CHECK_MESSAGE(apps.find("\"name\":\"player\",\"volume\":0.4") != std::string::npos,
+                        apps);
+    BOOST_CHECK_EQUAL(sink_field("other", "muted"), "true");
+    BOOST_CHECK_EQUAL(sink_field("out", "volume"), "0.75");
+    // Set by audiod, seen from ALSA.
+    BOOST_REQUIRE_EQUAL(run_tool("audioctl", {"set-volume", "sink:other", "20%"}).status, 0);
+    const std::string other = amixer({"sget", "Sink other"});
+    BOOST_CHECK_MESSAGE(other.find("Playback 20 [20%] [off]") != std::string::npos, other);
+    BOOST_CHECK_EQUAL(client.finish(30s).status, 0);
+    BOOST_REQUIRE_EQUAL(server.stop(SIGTERM), 0);
+    // The player was heard at 40 % of 75 %: 10000 -> 3000.
+    const auto samples = read_wav_s16(dir.file("out.wav"));
+    BOOST_CHECK_GT(std::count(samples.begin(), samples.end(), int16_t{3000}), 2 * 24000);
+}
+
+BOOST_AUTO_TEST_CASE(amixer_events_follow_changes_made_elsewhere) {
+    TempDir dir;
+    ServerProcess server(sinks_config(dir));
+    auto env = alsa_env(server.socket());
+    BackgroundProgram events(
+        {installed("stdbuf"), "-oL", installed("amixer"), "-D", "audiod", "events"}, env);
+    std::this_thread::sleep_for(1s);
+    BOOST_REQUIRE_EQUAL(run_tool("audioctl", {"set-volume", "sink:other", "30%"}).status, 0);
+    std::this_thread::sleep_for(1s);
+    ::kill(events.pid(), SIGTERM);
+    const ProgramResult r = events.finish(10s);
+    BOOST_CHECK_MESSAGE(r.out.find("event value: numid=5,iface=MIXER,name='Sink other Playback "
+                                   "Volume'") != std::string::npos,
+                        r.out);
+    BOOST_CHECK(r.out.find("name='Sink out Playback Volume'") == std::string::npos ||
+                r.out.find("event value: numid=3") == std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(amixer_without_a_server_fails_at_once) {
+    TempDir dir;
+    const ProgramResult r = run_program({installed("amixer"), "-D", "audiod"}, 10s,
+                                        alsa_env(dir.file("no-such-socket")));
+    BOOST_CHECK_NE(r.status, 0);
+    BOOST_CHECK_LT(r.seconds, 3.0);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
