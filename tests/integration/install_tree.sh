@@ -2,7 +2,8 @@
 # The installed tree is complete and relocatable: install, move it elsewhere,
 # then run the moved server (finding its modules and default configuration
 # relative to itself), play through it, and build a C client against it with
-# pkg-config.
+# pkg-config. The ALSA plugins find the moved libaudiod, and aplay plays
+# through them.
 set -eu
 build=$1
 # A sanitizer build's libaudiod needs its client built the same way.
@@ -23,7 +24,9 @@ mv "$work/first" "$work/prefix"
 p="$work/prefix"
 for f in bin/audiod bin/audioctl bin/audioplay lib/libaudiod.so include/audiod/audiod.h \
          include/audiod/module.h lib/pkgconfig/audiod.pc lib/audiod/modules/null.so \
-         lib/audiod/modules/file.so share/audiod/audiod.conf; do
+         lib/audiod/modules/file.so lib/audiod/modules/alsa.so share/audiod/audiod.conf \
+         lib/alsa-lib/libasound_module_pcm_audiod.so lib/alsa-lib/libasound_module_ctl_audiod.so \
+         share/alsa/alsa.conf.d/50-audiod.conf; do
     [ -e "$p/$f" ] || fail "missing $f"
 done
 soname=$(readelf -d "$p/lib/libaudiod.so" | sed -n 's/.*SONAME.*\[\(.*\)\]/\1/p')
@@ -71,6 +74,18 @@ flags=$(PKG_CONFIG_PATH="$p/lib/pkgconfig" pkg-config --cflags --libs audiod)
 cc -std=c11 -Wall -Wextra -Wpedantic -Werror $extra -o "$work/client" "$work/client.c" $flags \
     -Wl,-rpath,"$p/lib" || fail "cannot build a C client with pkg-config"
 "$work/client" || fail "the C client failed"
+
+# The snippet names the plugins by the prefix they were installed to; point
+# a copy at the moved tree.
+sed "s|$work/first|$p|g" "$p/share/alsa/alsa.conf.d/50-audiod.conf" >"$work/alsa.conf"
+grep -q "$p/lib/alsa-lib/libasound_module_pcm_audiod.so" "$work/alsa.conf" ||
+    fail "the ALSA snippet does not name the installed plugin"
+if [ -z "$sanitize" ]; then
+    # (A sanitizer build's plugin needs its runtime preloaded into aplay;
+    # the alsa_plugin tests do that.)
+    head -c 19200 /dev/zero | ALSA_CONFIG_PATH="/usr/share/alsa/alsa.conf:$work/alsa.conf" \
+        aplay -q -D audiod -t raw -f S16_LE -r 48000 -c 2 - || fail "aplay through the plugin failed"
+fi
 
 kill "$server"
 wait "$server" || fail "server did not stop cleanly"
