@@ -80,7 +80,7 @@ struct Stream {
     bool detaching = false;     // closing: a detach is on its way to the RT thread
     Sink* moving_to = nullptr;  // moving: detach sent to `sink`, then attach here
     std::string wanted_sink;    // where it belongs when that sink exists ("" = default)
-    std::string rescued_from; // the sink that went away under it, to go back to
+    std::string rescued_from;   // the sink that went away under it, to go back to
     std::string reported_state; // last state announced in an event
 
     StreamRing ring;

@@ -401,8 +401,7 @@ BOOST_AUTO_TEST_CASE(amixer_shows_and_sets_application_and_sink_volumes) {
     amixer({"sset", "Sink other", "mute"});
     amixer({"sset", "Master", "75%"});
     const std::string apps = run_tool("audioctl", {"--json", "list", "apps"}).out;
-    BOOST_CHECK_MESSAGE(apps.find("\"name\":\"player\",\"volume\":0.4") != std::string::npos,
-                        apps);
+    BOOST_CHECK_MESSAGE(apps.find("\"name\":\"player\",\"volume\":0.4") != std::string::npos, apps);
     BOOST_CHECK_EQUAL(sink_field("other", "muted"), "true");
     BOOST_CHECK_EQUAL(sink_field("out", "volume"), "0.75");
     // Set by audiod, seen from ALSA.
