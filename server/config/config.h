@@ -7,9 +7,12 @@
 //   default-sink = "speakers"
 //   rt-priority = 20      # SCHED_FIFO priority when permitted; 0 disables
 //   stall-timeout-ms = 1000 # a stream starved this long is marked stalled
+//   resample-quality = 5  # 0 (cheapest) .. 10 (best), for streams at other rates
 //
 //   [sinks.speakers]      # one table per sink; the name is the table's key
 //   type = "auto"         # a module name: null, file, alsa ..., or "auto"
+//   rate = 44100          # this sink's own rate, channels, quantum (default:
+//   channels = 2          #   the [server] values)
 //   path = "/tmp/x.wav"   # any further keys are options for the module
 //
 // Every error names the file, the line and the reason; unknown keys in
@@ -39,6 +42,7 @@ struct ServerConfig {
     uint32_t quantum = 256;
     int rt_priority = 20;
     uint32_t stall_timeout_ms = 1000;
+    int resample_quality = 5;
     std::string default_sink;
     std::vector<SinkConfig> sinks;
 };

@@ -1,6 +1,7 @@
 // Engine: start and stop, the stream lifecycle, and the plumbing to the RT
 // threads (command queue with retry, RT events).
 #include "engine.h"
+#include "stream_conversion.h"
 
 #include "audiod/audiod.h"
 #include "log.h"
@@ -100,23 +101,19 @@ std::variant<Stream*, ClientError> Engine::create_stream(const StreamRequest& re
     if (!is_known_format(p.format)) {
         return ClientError{AUDIOD_E_INVALID, "unknown sample format " + std::to_string(p.format)};
     }
-    if (format != SampleFormat::s16le && format != SampleFormat::f32le) {
-        return ClientError{AUDIOD_E_NOTSUPPORTED, "sample format " +
-                                                      std::string(format_name(format)) +
-                                                      " is not supported yet (use s16le or f32le)"};
+    if (format == SampleFormat::invalid) {
+        return ClientError{AUDIOD_E_INVALID, "sample format must not be 'invalid'"};
     }
-    const SinkFormat& sf = sink->format();
-    if (p.rate != sf.rate) {
+    if (p.rate < Sink::kMinStreamRate || p.rate > Sink::kMaxStreamRate) {
         return ClientError{AUDIOD_E_NOTSUPPORTED, "rate " + std::to_string(p.rate) +
-                                                      " Hz differs from sink '" + sink->name() +
-                                                      "' at " + std::to_string(sf.rate) +
-                                                      " Hz (resampling is not supported yet)"};
+                                                      " Hz is outside " +
+                                                      std::to_string(Sink::kMinStreamRate) + ".." +
+                                                      std::to_string(Sink::kMaxStreamRate) + " Hz"};
     }
-    if (p.channels != sf.channels) {
-        return ClientError{AUDIOD_E_NOTSUPPORTED,
-                           std::to_string(p.channels) + " channels differ from sink '" +
-                               sink->name() + "' with " + std::to_string(sf.channels) +
-                               " (channel mapping is not supported yet)"};
+    if (p.channels < 1 || p.channels > kMaxChannels) {
+        return ClientError{AUDIOD_E_NOTSUPPORTED, std::to_string(p.channels) +
+                                                      " channels: between 1 and " +
+                                                      std::to_string(kMaxChannels) + " please"};
     }
     if (!std::isfinite(p.volume) || p.volume < 0 || p.volume > kMaxGain) {
         return ClientError{AUDIOD_E_INVALID, "volume must be between 0 and 4"};
@@ -131,15 +128,17 @@ std::variant<Stream*, ClientError> Engine::create_stream(const StreamRequest& re
         return ClientError{AUDIOD_E_BUSY, "sink '" + sink->name() + "' has too many streams"};
     }
 
-    // At least two of the largest quantum, so that the client can write one
-    // while we read one, wherever the stream is moved.
-    uint32_t largest_quantum = sf.quantum;
+    // At least two of the largest cycle's worth of the stream's frames, so
+    // that the client can write one while we read one, wherever it moves.
+    uint64_t largest_cycle = 0;
     for (const SinkEntry& entry : sinks_) {
-        largest_quantum = std::max(largest_quantum, entry.sink->format().quantum);
+        const SinkFormat& f = entry.sink->format();
+        largest_cycle =
+            std::max<uint64_t>(largest_cycle, (uint64_t{f.quantum} * p.rate + f.rate - 1) / f.rate);
     }
-    const uint64_t wanted_frames = p.buffer_frames == 0 ? sf.rate / 10 : p.buffer_frames;
+    const uint64_t wanted_frames = p.buffer_frames == 0 ? p.rate / 10 : p.buffer_frames;
     const uint64_t capacity =
-        std::clamp<uint64_t>(wanted_frames, 2 * uint64_t{largest_quantum}, 10 * sf.rate);
+        std::clamp<uint64_t>(wanted_frames, 2 * (largest_cycle + 4), 10 * uint64_t{p.rate});
 
     const uint32_t id = next_stream_id_++;
     auto ring = StreamRing::create(id, format, p.rate, p.channels, capacity);
@@ -165,7 +164,11 @@ std::variant<Stream*, ClientError> Engine::create_stream(const StreamRequest& re
     s.volume = p.volume;
     // The application's remembered volume and mute apply from the first frame.
     s.rt.gain.reset(gain_command(s).gain);
-    s.ring.header()->sink_latency_frames.store(sink->latency_frames());
+    if (std::string error =
+            prepare_conversion(s, sink->format(), sink->latency_frames(), config_.resample_quality);
+        !error.empty()) {
+        return ClientError{AUDIOD_E_NOMEM, error};
+    }
 
     if (!sink->send({RtCommand::Kind::attach, &s, 1.0f})) {
         return ClientError{AUDIOD_E_BUSY, "sink '" + sink->name() + "' is not responding"};

@@ -182,9 +182,11 @@ private:
 // A sink whose RT thread completes no cycle for this long is demoted.
 inline constexpr auto kRtWatchdogTimeout = std::chrono::milliseconds(1000);
 
-// Parses a sink option that the engine itself handles ("quantum") out of a
-// module's options. Returns the quantum to use or an error.
+// Takes a sink option that the engine itself handles (quantum, rate,
+// channels) out of a module's options. Returns its value (`fallback` when
+// absent) or an error naming the allowed range.
 [[nodiscard]] std::variant<uint32_t, std::string>
-take_quantum_option(std::vector<std::pair<std::string, std::string>>& options, uint32_t fallback);
+take_uint_option(std::vector<std::pair<std::string, std::string>>& options, const std::string& key,
+                 uint32_t fallback, uint32_t min, uint32_t max);
 
 } // namespace audiod

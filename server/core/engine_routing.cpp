@@ -1,6 +1,7 @@
 // Engine: sinks at run time, the default sink, moving streams between sinks,
 // and rescuing the streams of a sink that goes away.
 #include "engine.h"
+#include "stream_conversion.h"
 
 #include "audiod/audiod.h"
 #include "log.h"
@@ -44,22 +45,24 @@ bool is_valid_sink_name(const std::string& name) {
 } // namespace
 
 std::variant<uint32_t, std::string>
-take_quantum_option(std::vector<std::pair<std::string, std::string>>& options, uint32_t fallback) {
-    uint32_t quantum = fallback;
+take_uint_option(std::vector<std::pair<std::string, std::string>>& options, const std::string& key,
+                 uint32_t fallback, uint32_t min, uint32_t max) {
+    uint32_t result = fallback;
     for (auto it = options.begin(); it != options.end();) {
-        if (it->first != "quantum") {
+        if (it->first != key) {
             ++it;
             continue;
         }
         char* end = nullptr;
         const unsigned long value = std::strtoul(it->second.c_str(), &end, 10);
-        if (it->second.empty() || *end != '\0' || value < 16 || value > 8192) {
-            return "quantum = " + it->second + " is out of range (16..8192)";
+        if (it->second.empty() || *end != '\0' || value < min || value > max) {
+            return key + " = " + it->second + " is out of range (" + std::to_string(min) + ".." +
+                   std::to_string(max) + ")";
         }
-        quantum = static_cast<uint32_t>(value);
+        result = static_cast<uint32_t>(value);
         it = options.erase(it);
     }
-    return quantum;
+    return result;
 }
 
 std::variant<std::unique_ptr<Sink>, std::string>
@@ -81,9 +84,14 @@ Engine::open_sink(const std::string& configured_type, const std::string& name,
         }
         log_info("engine", "sink " + name + ": type auto resolved to " + type);
     }
-    const auto quantum = take_quantum_option(options, config_.quantum);
-    if (const auto* error = std::get_if<std::string>(&quantum)) {
-        return *error;
+    // Every sink may have its own quantum, rate and channel count.
+    const auto quantum = take_uint_option(options, "quantum", config_.quantum, 16, 8192);
+    const auto rate = take_uint_option(options, "rate", config_.rate, 8000, 192000);
+    const auto channels = take_uint_option(options, "channels", config_.channels, 1, kMaxChannels);
+    for (const auto* taken : {&quantum, &rate, &channels}) {
+        if (const auto* error = std::get_if<std::string>(taken)) {
+            return *error;
+        }
     }
     const auto loaded = modules_.load(type);
     if (const auto* error = std::get_if<std::string>(&loaded)) {
@@ -92,7 +100,8 @@ Engine::open_sink(const std::string& configured_type, const std::string& name,
     SinkOpenRequest request;
     request.name = name;
     request.type = type;
-    request.format = {config_.rate, config_.channels, std::get<uint32_t>(quantum)};
+    request.format = {std::get<uint32_t>(rate), std::get<uint32_t>(channels),
+                      std::get<uint32_t>(quantum)};
     request.options = std::move(options);
     request.rt_priority = config_.rt_priority;
     auto opened = Sink::open(*std::get<const audiod_module*>(loaded), host_, std::move(request));
@@ -312,7 +321,16 @@ void Engine::land(Stream& stream, Sink& destination) {
     } else {
         stream.rt.gain.reset(gain);
     }
-    stream.ring.header()->sink_latency_frames.store(destination.latency_frames());
+    if (const std::string error = prepare_conversion(
+            stream, destination.format(), destination.latency_frames(), config_.resample_quality);
+        !error.empty()) {
+        // Only memory can run out here; the stream stays silent rather than
+        // mixing with a converter built for another sink.
+        log_error("engine", "stream " + std::to_string(stream.id) + ": " + error);
+        stream.conversion.direct = false;
+        stream.conversion.resampler.reset();
+        stream.conversion.mix = make_channel_mix(stream.channels, destination.format().channels);
+    }
     ++destination.attached_streams;
     send_or_queue(destination, {RtCommand::Kind::attach, &stream, 1.0f});
 }

@@ -67,10 +67,19 @@ Sink::open(const audiod_module& module, const audiod_host& host, SinkOpenRequest
     sink->bus_.assign(samples, 0.0f);
     sink->output_.assign(samples * sample_bytes(sink->sample_format_), 0);
     sink->ramp_frames_ = std::max<uint32_t>(1, req.format.rate * kRampMs / 1000);
+    // Resampling from the highest rate needs this many input frames a cycle
+    // (plus the filter's rounding).
+    sink->max_input_frames_ = static_cast<uint32_t>(
+        (uint64_t{req.format.quantum} * kMaxStreamRate + req.format.rate - 1) / req.format.rate +
+        8);
+    sink->decoded_.assign(size_t{sink->max_input_frames_} * req.format.channels, 0.0f);
+    sink->resampled_.assign(samples, 0.0f);
     // What every cycle touches stays in RAM.
     lock_memory(sink->active_.get(), kMaxStreams * sizeof(Stream*));
     lock_memory(sink->bus_.data(), sink->bus_.size() * sizeof(float));
     lock_memory(sink->output_.data(), sink->output_.size());
+    lock_memory(sink->decoded_.data(), sink->decoded_.size() * sizeof(float));
+    lock_memory(sink->resampled_.data(), sink->resampled_.size() * sizeof(float));
     return sink;
 }
 
@@ -80,6 +89,8 @@ Sink::~Sink() {
         unlock_memory(active_.get(), kMaxStreams * sizeof(Stream*));
         unlock_memory(bus_.data(), bus_.size() * sizeof(float));
         unlock_memory(output_.data(), output_.size());
+        unlock_memory(decoded_.data(), decoded_.size() * sizeof(float));
+        unlock_memory(resampled_.data(), resampled_.size() * sizeof(float));
     }
     if (instance_ != nullptr) {
         module_.sink->close(instance_);

@@ -57,6 +57,9 @@ public:
     // Gain changes ramp over this long: short enough to feel immediate, long
     // enough that a step from full scale to silence does not click.
     static constexpr uint32_t kRampMs = 5;
+    // Client rates the server converts from.
+    static constexpr uint32_t kMinStreamRate = 8000;
+    static constexpr uint32_t kMaxStreamRate = 192000;
 
     // Opens the device through its module. Thread: control.
     static std::variant<std::unique_ptr<Sink>, std::string>
@@ -86,6 +89,9 @@ public:
     [[nodiscard]] const SinkFormat& format() const noexcept { return request_.format; }
     [[nodiscard]] SampleFormat sample_format() const noexcept { return sample_format_; }
     [[nodiscard]] uint32_t latency_frames() const noexcept { return info_.latency_frames; }
+    // The most input frames one cycle may take from a stream (at the
+    // highest stream rate). Thread: any.
+    [[nodiscard]] uint32_t max_input_frames() const noexcept { return max_input_frames_; }
     [[nodiscard]] uint64_t frames_played() const noexcept {
         return frames_.load(std::memory_order_relaxed);
     }
@@ -118,6 +124,8 @@ private:
     void rt_apply_commands() noexcept;
     void rt_mix_cycle() noexcept;
     void rt_pull_stream(Stream& stream, uint64_t sink_frame) noexcept;
+    void rt_convert_stream(Stream& stream, uint64_t available, uint32_t* consumed,
+                           uint32_t* produced) noexcept;
     void rt_remove(size_t index) noexcept;
     void rt_post(const RtEvent& event) noexcept;
 
@@ -138,6 +146,11 @@ private:
     size_t active_count_ = 0;
     std::vector<float> bus_;
     std::vector<uint8_t> output_;
+    // A converted stream's frames: decoded to float in the sink's channel
+    // count (up to kMaxInputFrames), then resampled (one quantum).
+    std::vector<float> decoded_;
+    std::vector<float> resampled_;
+    uint32_t max_input_frames_ = 0;
     GainRamp sink_gain_;
 
     std::thread thread_;

@@ -1,6 +1,7 @@
 // Sink: the real-time cycle. Everything in this file runs on the sink's RT
 // thread and obeys the rule in sink.h: no allocation, no locks, no logging,
 // no blocking call other than the module's `wait`, no waiting on clients.
+#include "decode_kernels.h"
 #include "mix_kernels.h"
 #include "rt_guard.h"
 #include "rt_scheduling.h"
@@ -221,25 +222,33 @@ void Sink::rt_pull_stream(Stream& stream, uint64_t sink_frame) noexcept {
         stream.rt_status.store(RtStreamStatus::playing, std::memory_order_relaxed);
     }
 
-    const auto frames = static_cast<uint32_t>(std::min<uint64_t>(available, quantum));
-    if (frames > 0) {
-        const uint64_t offset = rt.read_pos % capacity;
-        const auto first = static_cast<uint32_t>(std::min<uint64_t>(frames, capacity - offset));
-        const uint32_t frame_bytes = stream.ring.frame_bytes();
-        const uint8_t* data = stream.ring.data();
-        mix_span(bus_.data(), data + offset * frame_bytes, stream.format, first, stream.channels,
-                 rt.gain);
-        if (first < frames) {
-            mix_span(bus_.data() + size_t{first} * stream.channels, data, stream.format,
-                     frames - first, stream.channels, rt.gain);
+    // `frames` ring frames consumed, `produced` sink frames mixed.
+    uint32_t frames = 0;
+    uint32_t produced = 0;
+    if (stream.conversion.direct) {
+        frames = static_cast<uint32_t>(std::min<uint64_t>(available, quantum));
+        produced = frames;
+        if (frames > 0) {
+            const uint64_t offset = rt.read_pos % capacity;
+            const auto first = static_cast<uint32_t>(std::min<uint64_t>(frames, capacity - offset));
+            const uint32_t frame_bytes = stream.ring.frame_bytes();
+            const uint8_t* data = stream.ring.data();
+            mix_span(bus_.data(), data + offset * frame_bytes, stream.format, first,
+                     stream.channels, rt.gain);
+            if (first < frames) {
+                mix_span(bus_.data() + size_t{first} * stream.channels, data, stream.format,
+                         frames - first, stream.channels, rt.gain);
+            }
         }
-        if (header->sink_start_frame.load(std::memory_order_relaxed) == kNoFrame) {
-            header->sink_start_frame.store(sink_frame, std::memory_order_release);
-        }
+    } else {
+        rt_convert_stream(stream, available, &frames, &produced);
     }
-    if (frames < quantum) {
+    if (produced > 0 && header->sink_start_frame.load(std::memory_order_relaxed) == kNoFrame) {
+        header->sink_start_frame.store(sink_frame, std::memory_order_release);
+    }
+    if (produced < quantum) {
         // Time passes for the gain ramp whether or not there was audio.
-        rt.gain.advance(quantum - frames);
+        rt.gain.advance(quantum - produced);
         if (!draining) {
             header->underruns.store(stream.underruns.fetch_add(1, std::memory_order_relaxed) + 1,
                                     std::memory_order_relaxed);
@@ -269,6 +278,46 @@ void Sink::rt_pull_stream(Stream& stream, uint64_t sink_frame) noexcept {
         (frames > 0 && frames == available)) {
         wake(stream.wake_fd.get());
     }
+}
+
+// A stream that needs converting: decode (format and channel count) into
+// decoded_, resample into resampled_ if the rates differ, then mix.
+void Sink::rt_convert_stream(Stream& stream, uint64_t available, uint32_t* consumed,
+                             uint32_t* produced) noexcept {
+    const Stream::Conversion& conversion = stream.conversion;
+    const uint32_t quantum = request_.format.quantum;
+    const uint32_t channels = request_.format.channels;
+    Resampler* resampler = conversion.resampler.get();
+    // A little more than the resampler needs: it takes what it uses.
+    const uint32_t wanted = resampler != nullptr
+                                ? std::min(resampler->input_for(quantum) + 2, max_input_frames_)
+                                : quantum;
+    const auto take = static_cast<uint32_t>(std::min<uint64_t>(available, wanted));
+    const uint64_t capacity = stream.ring.capacity();
+    const uint64_t offset = stream.rt.read_pos % capacity;
+    const auto first = static_cast<uint32_t>(std::min<uint64_t>(take, capacity - offset));
+    const uint32_t frame_bytes = stream.ring.frame_bytes();
+    const uint8_t* data = stream.ring.data();
+    mix::decode_frames(stream.format, data + offset * frame_bytes, first, conversion.mix,
+                       decoded_.data());
+    if (first < take) {
+        mix::decode_frames(stream.format, data, take - first, conversion.mix,
+                           decoded_.data() + size_t{first} * channels);
+    }
+    const float* mixed = decoded_.data();
+    uint32_t in_frames = take;
+    uint32_t out_frames = take;
+    if (resampler != nullptr) {
+        out_frames = quantum;
+        resampler->process(decoded_.data(), &in_frames, resampled_.data(), &out_frames);
+        mixed = resampled_.data();
+    }
+    if (out_frames > 0) {
+        mix_span(bus_.data(), reinterpret_cast<const uint8_t*>(mixed), SampleFormat::f32le,
+                 out_frames, channels, stream.rt.gain);
+    }
+    *consumed = in_frames;
+    *produced = out_frames;
 }
 
 } // namespace audiod

@@ -9,13 +9,16 @@
 // touch them.
 #pragma once
 
+#include "channel_mix.h"
 #include "gain_ramp.h"
+#include "resampler.h"
 #include "ring_layout.h"
 #include "sample_format.h"
 #include "unique_fd.h"
 
 #include <atomic>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <variant>
 
@@ -85,6 +88,16 @@ struct Stream {
 
     StreamRing ring;
     UniqueFd wake_fd; // the server writes, the client polls
+
+    // How the RT thread turns the ring's frames into the sink's: set up by
+    // the Engine for each sink before the stream is attached to it, and
+    // used by that sink's RT thread only while attached.
+    struct Conversion {
+        // s16le or f32le at the sink's rate and channel count: mixed as it is.
+        bool direct = true;
+        ChannelMix mix;
+        std::unique_ptr<Resampler> resampler; // null when the rates match
+    } conversion;
 
     // ---- Thread: the RT thread of the sink it is attached to ------------
     struct Rt {

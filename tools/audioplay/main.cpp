@@ -1,6 +1,5 @@
 // audioplay: plays a WAV file, raw audio or a test tone through audiod.
 #include "audiod/audiod.h"
-#include "sample_convert.h"
 #include "tone.h"
 #include "volume_level.h"
 #include "wav.h"
@@ -332,15 +331,11 @@ int main(int argc, char** argv) {
         }
     }
 
+    // The server converts any format, rate and channel count itself.
     const audiod::WavFormat in = source->format();
-    // The server takes s16le and f32le; other sample formats are widened to
-    // f32le here, exactly (every 8-, 24- and 32-bit value maps to a float
-    // without rounding except the low bits of s32).
-    const bool convert =
-        in.format != audiod::SampleFormat::s16le && in.format != audiod::SampleFormat::f32le;
     audiod_stream_params params;
     audiod_stream_params_init(&params);
-    params.format = static_cast<int>(convert ? audiod::SampleFormat::f32le : in.format);
+    params.format = static_cast<int>(in.format);
     params.rate = in.rate;
     params.channels = in.channels;
     params.latency_ms = options.latency_ms;
@@ -362,7 +357,6 @@ int main(int argc, char** argv) {
     constexpr size_t kChunkFrames = 4096;
     const size_t in_frame_bytes = audiod::sample_bytes(in.format) * in.channels;
     std::vector<uint8_t> buffer(kChunkFrames * in_frame_bytes);
-    std::vector<float> converted(convert ? kChunkFrames * in.channels : 0);
     int status = 0;
     while (!g_interrupted.load()) {
         const long frames = source->read(buffer.data(), kChunkFrames);
@@ -375,18 +369,10 @@ int main(int argc, char** argv) {
         if (frames == 0) {
             break;
         }
-        const void* data = buffer.data();
-        if (convert) {
-            audiod::convert_to_f32(in.format, buffer.data(), converted.data(),
-                                   static_cast<size_t>(frames) * in.channels);
-            data = converted.data();
-        }
-        const size_t out_frame_bytes = audiod_format_sample_bytes(params.format) * in.channels;
         size_t done = 0;
         while (done < static_cast<size_t>(frames) && !g_interrupted.load()) {
-            const long n = audiod_stream_write(
-                stream, static_cast<const uint8_t*>(data) + done * out_frame_bytes,
-                static_cast<size_t>(frames) - done, -1);
+            const long n = audiod_stream_write(stream, buffer.data() + done * in_frame_bytes,
+                                               static_cast<size_t>(frames) - done, -1);
             if (n < 0) {
                 std::fprintf(stderr, "audioplay: %s\n", audiod_strerror(static_cast<int>(n)));
                 status = 1;

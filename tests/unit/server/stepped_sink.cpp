@@ -1,4 +1,5 @@
 #include "stepped_sink.h"
+#include "stream_conversion.h"
 
 #include "audiod/audiod.h"
 
@@ -138,16 +139,20 @@ void SinkRig::run_cycles(uint64_t cycles) {
     step(*device, cycles);
 }
 
-Stream& SinkRig::add_stream(SampleFormat fmt, uint64_t capacity, float gain) {
+Stream& SinkRig::add_stream(SampleFormat fmt, uint64_t capacity, float gain, uint32_t rate,
+                            uint32_t channels) {
     const uint32_t id = static_cast<uint32_t>(streams.size() + 1);
-    auto ring = StreamRing::create(id, fmt, format.rate, format.channels, capacity);
+    rate = rate == 0 ? format.rate : rate;
+    channels = channels == 0 ? format.channels : channels;
+    auto ring = StreamRing::create(id, fmt, rate, channels, capacity);
     BOOST_REQUIRE(std::holds_alternative<StreamRing>(ring));
     auto stream = std::make_unique<Stream>(std::move(std::get<StreamRing>(ring)),
                                            UniqueFd(::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)));
     stream->id = id;
     stream->format = fmt;
-    stream->rate = format.rate;
-    stream->channels = format.channels;
+    stream->rate = rate;
+    stream->channels = channels;
+    BOOST_REQUIRE_EQUAL(prepare_conversion(*stream, format, 0, Resampler::kDefaultQuality), "");
     stream->sink = sink.get();
     stream->volume = gain;
     stream->rt.gain.reset(gain);

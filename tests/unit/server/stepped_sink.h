@@ -45,8 +45,11 @@ public:
     // Lets `cycles` cycles run and waits (up to 10 s) until they have.
     void run_cycles(uint64_t cycles);
 
-    // A stream with a ring of `capacity` frames, attached to the sink.
-    Stream& add_stream(SampleFormat format, uint64_t capacity, float gain = 1.0f);
+    // A stream with a ring of `capacity` frames, attached to the sink; its
+    // rate and channel count default to the sink's, and it is converted
+    // (format, channels, rate) as the Engine would set it up.
+    Stream& add_stream(SampleFormat format, uint64_t capacity, float gain = 1.0f, uint32_t rate = 0,
+                       uint32_t channels = 0);
     // Writes frames into the stream's ring as a client would.
     void write(Stream& stream, const void* frames, uint64_t count);
     void set_client_flags(Stream& stream, uint32_t flags);

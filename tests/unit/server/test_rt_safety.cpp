@@ -49,16 +49,28 @@ BOOST_AUTO_TEST_CASE(rt_cycle_never_allocates_or_locks_under_churn) {
     for (int round = 0; round < 300; ++round) {
         const auto action = rng() % 8;
         if (action == 0 || live.size() < 2) {
-            const auto format = rng() % 2 ? SampleFormat::s16le : SampleFormat::f32le;
-            Stream& s = rig.add_stream(format, 1024 + rng() % 4096, 0.5f);
-            if (format == SampleFormat::s16le) {
-                rig.write(s, chunk.data(), 256);
-            } else {
+            // Direct streams, and converted ones: other formats, channel
+            // counts and rates (resampled on the RT thread).
+            const auto kind = rng() % 4;
+            Stream* added = nullptr;
+            if (kind == 0) {
+                added = &rig.add_stream(SampleFormat::s16le, 1024 + rng() % 4096, 0.5f);
+                rig.write(*added, chunk.data(), 256);
+            } else if (kind == 1) {
+                added = &rig.add_stream(SampleFormat::f32le, 1024 + rng() % 4096, 0.5f);
                 std::vector<float> f(size_t{256} * 2, 0.25f);
-                rig.write(s, f.data(), 256);
+                rig.write(*added, f.data(), 256);
+            } else {
+                const uint32_t rates[] = {8000, 22050, 44100, 96000, 192000};
+                const auto format = kind == 2 ? SampleFormat::u8 : SampleFormat::s24_3le;
+                const uint32_t channels = 1 + rng() % 8;
+                added =
+                    &rig.add_stream(format, 8192 + rng() % 4096, 0.5f, rates[rng() % 5], channels);
+                std::vector<uint8_t> bytes(size_t{2048} * channels * sample_bytes(format), 0x40);
+                rig.write(*added, bytes.data(), 2048);
             }
-            rig.set_client_flags(s, kClientFlagStarted);
-            live.push_back(&s);
+            rig.set_client_flags(*added, kClientFlagStarted);
+            live.push_back(added);
         } else {
             Stream& s = *live[rng() % live.size()];
             switch (action) {
