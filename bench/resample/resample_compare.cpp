@@ -7,6 +7,8 @@
 // for real-time stereo), the latency it adds, and how many times it called
 // malloc/realloc/calloc while processing (after a one-second warm-up) —
 // which the RT thread must never do.
+#include "tone_analysis.h"
+
 #include <soxr.h>
 #include <speex/speex_resampler.h>
 
@@ -59,52 +61,6 @@ struct Result {
     long allocations = 0;
 };
 
-// THD+N: fit a*sin + b*cos + c at the tone's frequency (solving the 3x3
-// normal equations), then residual power over tone power.
-double thd_n_db(const std::vector<float>& left, double rate) {
-    const double w = 2 * M_PI * kTone / rate;
-    double m[3][3] = {};
-    double v[3] = {};
-    const size_t skip = static_cast<size_t>(rate * 0.5); // past any start-up transient
-    const size_t end = left.size() - static_cast<size_t>(rate * 0.5);
-    for (size_t i = skip; i < end; ++i) {
-        const double basis[3] = {std::sin(w * double(i)), std::cos(w * double(i)), 1.0};
-        for (int r = 0; r < 3; ++r) {
-            for (int c = 0; c < 3; ++c) {
-                m[r][c] += basis[r] * basis[c];
-            }
-            v[r] += basis[r] * left[i];
-        }
-    }
-    // Gaussian elimination on 3x3.
-    for (int p = 0; p < 3; ++p) {
-        for (int r = p + 1; r < 3; ++r) {
-            const double f = m[r][p] / m[p][p];
-            for (int c = p; c < 3; ++c) {
-                m[r][c] -= f * m[p][c];
-            }
-            v[r] -= f * v[p];
-        }
-    }
-    double x[3];
-    for (int r = 2; r >= 0; --r) {
-        double s = v[r];
-        for (int c = r + 1; c < 3; ++c) {
-            s -= m[r][c] * x[c];
-        }
-        x[r] = s / m[r][r];
-    }
-    double tone = 0;
-    double residual = 0;
-    for (size_t i = skip; i < end; ++i) {
-        const double fit = x[0] * std::sin(w * double(i)) + x[1] * std::cos(w * double(i));
-        tone += fit * fit;
-        const double e = left[i] - fit - x[2];
-        residual += e * e;
-    }
-    return 10 * std::log10(residual / tone);
-}
-
 Result run(double in_rate, double out_rate, const Process& process) {
     const size_t in_frames = static_cast<size_t>(in_rate * kSeconds);
     std::vector<float> in(in_frames * kChannels);
@@ -114,6 +70,8 @@ Result run(double in_rate, double out_rate, const Process& process) {
         in[i * kChannels + 1] = s;
     }
     std::vector<float> left;
+    // Reserved, so that only the resampler's own allocations are counted.
+    left.reserve(static_cast<size_t>(out_rate * (kSeconds + 1)));
     std::vector<float> out(kQuantum * kChannels);
     size_t at = 0;
     const auto start = std::chrono::steady_clock::now();
@@ -133,7 +91,11 @@ Result run(double in_rate, double out_rate, const Process& process) {
     Result r;
     r.allocations = allocations;
     r.cpu_percent = 100.0 * seconds / (double(left.size()) / out_rate);
-    r.thd_n_db = thd_n_db(left, out_rate);
+    // Past any start-up transient and the end.
+    const auto skip = static_cast<size_t>(out_rate / 2);
+    r.thd_n_db =
+        audiod::measure_tone(left.data() + skip, left.size() - 2 * skip, 1, kTone, out_rate)
+            .thd_n_db;
     return r;
 }
 

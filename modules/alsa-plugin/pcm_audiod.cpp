@@ -20,8 +20,9 @@
 //     nominal rate. The timer also wakes a poller when no server signals at
 //     all (keep-clock), so poll(2) never waits forever.
 //
-// The server takes s16le and f32le at its own rate and channel count; the
-// `plug` PCM that wraps this one in the configuration converts anything else.
+// The server converts every format, rate (8-192 kHz) and channel count (1-8)
+// it is given, so those pass straight through; the `plug` PCM that wraps
+// this one in the configuration converts what is left (big-endian, u16 ...).
 //
 // Configuration fields: `sink` (a sink name; default: the server's default
 // sink) and `app` (the application name; default: the program's name).
@@ -34,6 +35,7 @@
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
+#include <iterator>
 #include <new>
 #include <string>
 #include <sys/epoll.h>
@@ -205,19 +207,27 @@ int open_stream(AudiodPcm& pcm) {
 
 // ---- callbacks ---------------------------------------------------------------
 
+// ALSA formats the server takes, and their audiod names.
+struct FormatPair {
+    snd_pcm_format_t alsa;
+    int audiod;
+};
+constexpr FormatPair kFormats[] = {
+    {SND_PCM_FORMAT_U8, AUDIOD_FORMAT_U8},        {SND_PCM_FORMAT_S16_LE, AUDIOD_FORMAT_S16LE},
+    {SND_PCM_FORMAT_S24_LE, AUDIOD_FORMAT_S24LE}, {SND_PCM_FORMAT_S24_3LE, AUDIOD_FORMAT_S24_3LE},
+    {SND_PCM_FORMAT_S32_LE, AUDIOD_FORMAT_S32LE}, {SND_PCM_FORMAT_FLOAT_LE, AUDIOD_FORMAT_F32LE},
+};
+
 int pcm_hw_params(snd_pcm_ioplug_t* io, snd_pcm_hw_params_t*) {
     AudiodPcm& pcm = pcm_of(io);
     close_stream(pcm);
-    switch (io->format) {
-    case SND_PCM_FORMAT_S16_LE:
-        pcm.format = AUDIOD_FORMAT_S16LE;
-        return 0;
-    case SND_PCM_FORMAT_FLOAT_LE:
-        pcm.format = AUDIOD_FORMAT_F32LE;
-        return 0;
-    default:
-        return -EINVAL;
+    for (const FormatPair& pair : kFormats) {
+        if (pair.alsa == io->format) {
+            pcm.format = pair.audiod;
+            return 0;
+        }
     }
+    return -EINVAL;
 }
 
 int pcm_hw_free(snd_pcm_ioplug_t* io) {
@@ -384,26 +394,25 @@ const snd_pcm_ioplug_callback_t kCallbacks = [] {
     return c;
 }();
 
-// What the server takes as it is: its rate and channel count, s16 or float.
+// What the server takes: every format above, 8-192 kHz, 1-8 channels.
 int constrain(AudiodPcm& pcm) {
-    uint32_t rate = 0;
-    uint32_t channels = 0;
-    if (audiod_server_format(pcm.context, &rate, &channels) != 0 || rate == 0 || channels == 0) {
-        return -EIO;
-    }
     snd_pcm_ioplug_t* io = &pcm.io;
     static const unsigned accesses[] = {SND_PCM_ACCESS_RW_INTERLEAVED,
                                         SND_PCM_ACCESS_MMAP_INTERLEAVED};
-    static const unsigned formats[] = {SND_PCM_FORMAT_S16_LE, SND_PCM_FORMAT_FLOAT_LE};
-    const unsigned frame_bytes_max = 4 * channels;
-    const unsigned max_buffer_bytes = static_cast<unsigned>(
-        std::min<uint64_t>(uint64_t{rate} * kMaxLatencyMs / 1000 * frame_bytes_max, 64u << 20));
+    unsigned formats[std::size(kFormats)];
+    for (size_t i = 0; i < std::size(kFormats); ++i) {
+        formats[i] = static_cast<unsigned>(kFormats[i].alsa);
+    }
+    // Up to 10 s of the largest frames (8 x 4 bytes) at the highest rate, capped.
+    const auto max_buffer_bytes =
+        static_cast<unsigned>(std::min<uint64_t>(192000ull * kMaxLatencyMs / 1000 * 32, 64u << 20));
     int err = snd_pcm_ioplug_set_param_list(io, SND_PCM_IOPLUG_HW_ACCESS, 2, accesses);
-    err = err < 0 ? err : snd_pcm_ioplug_set_param_list(io, SND_PCM_IOPLUG_HW_FORMAT, 2, formats);
     err = err < 0
               ? err
-              : snd_pcm_ioplug_set_param_minmax(io, SND_PCM_IOPLUG_HW_CHANNELS, channels, channels);
-    err = err < 0 ? err : snd_pcm_ioplug_set_param_minmax(io, SND_PCM_IOPLUG_HW_RATE, rate, rate);
+              : snd_pcm_ioplug_set_param_list(io, SND_PCM_IOPLUG_HW_FORMAT,
+                                              static_cast<unsigned>(std::size(formats)), formats);
+    err = err < 0 ? err : snd_pcm_ioplug_set_param_minmax(io, SND_PCM_IOPLUG_HW_CHANNELS, 1, 8);
+    err = err < 0 ? err : snd_pcm_ioplug_set_param_minmax(io, SND_PCM_IOPLUG_HW_RATE, 8000, 192000);
     err = err < 0 ? err
                   : snd_pcm_ioplug_set_param_minmax(io, SND_PCM_IOPLUG_HW_PERIOD_BYTES, 128,
                                                     max_buffer_bytes / 2);

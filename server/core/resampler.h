@@ -1,9 +1,9 @@
 // Sample-rate conversion for one stream, on the RT thread: speexdsp's
 // resampler (Debian's libspeexdsp), chosen over libsoxr by measurement
 // (bench/resample; figures in the README): both are far below -90 dB THD+N,
-// but soxr reallocates its input FIFO while processing and adds up to
-// 120 ms of latency at low input rates, while speexdsp processes in fixed
-// state, never allocating after init, with under 2 ms of latency.
+// but soxr reallocates its input FIFO while processing and adds 20-176 ms
+// of latency, while speexdsp processes in fixed state, never allocating
+// after init, with under 1 ms of latency at common rates.
 #pragma once
 
 #include <cstdint>

@@ -112,8 +112,9 @@ int audiod_connect(const char* app_name, int timeout_ms, audiod_context** out);
 void audiod_disconnect(audiod_context* ctx);
 
 /**
- * The server's rate and channel count (what its sinks run at). Streams in
- * this format need no conversion. Never blocks.
+ * The server's rate and channel count (what its sinks run at unless they
+ * set their own). Streams in this format, as s16le or f32le, need no
+ * conversion. Never blocks.
  */
 int audiod_server_format(const audiod_context* ctx, uint32_t* rate, uint32_t* channels);
 
@@ -154,9 +155,10 @@ const char* audiod_last_error(const audiod_context* ctx);
 
 /** What a new playback stream carries and where it goes. */
 typedef struct audiod_stream_params {
-    int format;          /**< an AUDIOD_FORMAT_* */
-    uint32_t rate;       /**< frames per second; must equal the sink's rate for now */
-    uint32_t channels;   /**< must equal the sink's channel count for now */
+    int format;          /**< an AUDIOD_FORMAT_*: every one is accepted */
+    uint32_t rate;       /**< frames per second, 8000..192000; the server resamples */
+    uint32_t channels;   /**< 1..8, in the standard channel orders; the server mixes
+                              them up or down to the sink's (see the README) */
     uint32_t latency_ms; /**< buffer length to keep queued; 0 = default (100 ms) */
     const char* sink;    /**< sink name, or NULL/"" for the default sink */
     float volume;        /**< initial linear gain, 1.0 = unity; negative = unity */
@@ -171,8 +173,8 @@ void audiod_stream_params_init(audiod_stream_params* params);
 
 /**
  * Creates a playback stream. May block up to AUDIOD_DEFAULT_TIMEOUT_MS.
- * AUDIOD_E_NOTSUPPORTED if the server cannot take the format, rate or
- * channels; AUDIOD_E_NOENTITY if the named sink does not exist.
+ * AUDIOD_E_NOTSUPPORTED if the rate or channel count is out of range;
+ * AUDIOD_E_NOENTITY if the named sink does not exist.
  */
 int audiod_stream_create(audiod_context* ctx, const audiod_stream_params* params,
                          audiod_stream** out);

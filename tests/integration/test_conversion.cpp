@@ -1,0 +1,205 @@
+// Conversion in the real server: every client sample format, channel
+// counts other than the sink's, rates other than the sink's (a 44.1 kHz
+// tone into a 48 kHz sink measured for THD+N), and a stream moved between
+// sinks of different rates.
+#include "fixtures/fixture_signals.h"
+#include "helpers.h"
+#include "tone_analysis.h"
+#include "wav.h"
+
+#include <boost/test/unit_test.hpp>
+
+#include <cmath>
+#include <csignal>
+#include <map>
+#include <thread>
+
+using namespace audiod;
+using namespace audiod::test;
+using namespace std::chrono_literals;
+
+namespace {
+
+// The samples of a float WAV file, and its format.
+std::vector<float> read_wav_f32(const std::string& path, WavFormat* format = nullptr) {
+    auto opened = WavReader::open_path(path);
+    BOOST_REQUIRE_MESSAGE(std::holds_alternative<WavReader>(opened), path);
+    auto& reader = std::get<WavReader>(opened);
+    BOOST_REQUIRE(reader.info().format.format == SampleFormat::f32le);
+    if (format != nullptr) {
+        *format = reader.info().format;
+    }
+    const uint32_t channels = reader.info().format.channels;
+    std::vector<float> samples;
+    std::vector<float> chunk(size_t{4096} * channels);
+    for (long n = 0; (n = reader.read_frames(chunk.data(), 4096)) > 0;) {
+        samples.insert(samples.end(), chunk.begin(), chunk.begin() + n * channels);
+    }
+    return samples;
+}
+
+// A stereo float WAV of a sine at `hz`, amplitude 0.5.
+std::string tone_wav(const TempDir& dir, const std::string& name, uint32_t rate, double hz,
+                     double seconds) {
+    const std::string path = dir.file(name);
+    auto created = WavWriter::create(path, {SampleFormat::f32le, rate, 2});
+    BOOST_REQUIRE(std::holds_alternative<WavWriter>(created));
+    const auto frames = static_cast<size_t>(seconds * rate);
+    std::vector<float> samples(frames * 2);
+    for (size_t i = 0; i < frames; ++i) {
+        samples[2 * i] = samples[2 * i + 1] =
+            static_cast<float>(0.5 * std::sin(2 * M_PI * hz * double(i) / rate));
+    }
+    BOOST_REQUIRE_EQUAL(std::get<WavWriter>(created).append(samples.data(), samples.size() * 4), 0);
+    BOOST_REQUIRE_EQUAL(std::get<WavWriter>(created).finish(), 0);
+    return path;
+}
+
+// [first, last] frames whose left sample is not silent.
+std::pair<size_t, size_t> sounding_range(const std::vector<float>& samples) {
+    size_t first = samples.size();
+    size_t last = 0;
+    for (size_t f = 0; f < samples.size() / 2; ++f) {
+        if (std::fabs(samples[2 * f]) > 1e-4f) {
+            first = std::min(first, f);
+            last = f;
+        }
+    }
+    return {first, last};
+}
+
+std::string float_sink(const std::string& name, const std::string& path, uint32_t rate) {
+    return "[sinks." + name +
+           "]\ntype = \"file\"\nformat = \"f32le\"\nrate = " + std::to_string(rate) +
+           "\npath = \"" + path + "\"\n";
+}
+
+} // namespace
+
+BOOST_AUTO_TEST_SUITE(conversion)
+
+BOOST_AUTO_TEST_CASE(every_client_format_reaches_the_sink_exactly) {
+    TempDir dir;
+    const std::vector<std::string> formats{"u8", "s16le", "s24le", "s24_3le", "s32le", "f32le"};
+    std::string config = "[server]\nrt-priority = 0\n";
+    for (const auto& f : formats) {
+        config += "[sinks." + f + "]\ntype = \"file\"\npath = \"" + dir.file(f + ".wav") + "\"\n";
+    }
+    ServerProcess server(config);
+    std::map<std::string, std::unique_ptr<BackgroundProgram>> clients;
+    for (const auto& f : formats) {
+        // u8 holds only the top 8 bits: a constant it can carry exactly.
+        std::vector<std::string> argv{
+            bin("audiod-test-client"), "--format", f, "--sink", f, "--frames", "9600"};
+        if (f == "u8") {
+            argv.insert(argv.end(), {"--signal", "constant", "--value", "2560"});
+        } else {
+            argv.insert(argv.end(), {"--signal", "sequence"});
+        }
+        clients[f] = std::make_unique<BackgroundProgram>(argv);
+    }
+    for (const auto& f : formats) {
+        const ProgramResult r = clients[f]->finish(60s);
+        BOOST_REQUIRE_MESSAGE(r.status == 0, f << ": " << r.err);
+    }
+    BOOST_REQUIRE_EQUAL(server.stop(SIGTERM), 0);
+    for (const auto& f : formats) {
+        if (f == "u8") {
+            const auto samples = read_wav_s16(dir.file(f + ".wav"));
+            BOOST_CHECK_EQUAL(std::count(samples.begin(), samples.end(), int16_t{2560}), 2 * 9600);
+            continue;
+        }
+        const Heard heard = hear_sequence(dir.file(f + ".wav"));
+        BOOST_CHECK_MESSAGE(heard.values.size() == 9600 && heard.increasing &&
+                                heard.values.back() == 9599,
+                            f << ": heard " << heard.values.size() << " frames");
+    }
+}
+
+BOOST_AUTO_TEST_CASE(mono_and_five_one_reach_a_stereo_sink) {
+    TempDir dir;
+    ServerProcess server(
+        file_sink_config(dir.file("out.wav"), 256,
+                         "[sinks.six]\ntype = \"file\"\npath = \"" + dir.file("six.wav") + "\"\n"));
+    const ProgramResult mono =
+        run_tool("audiod-test-client", {"--channels", "1", "--signal", "constant", "--value",
+                                        "1000", "--frames", "4800"});
+    BOOST_REQUIRE_MESSAGE(mono.status == 0, mono.err);
+    const ProgramResult surround =
+        run_tool("audiod-test-client", {"--channels", "6", "--signal", "constant", "--value",
+                                        "3000", "--frames", "4800", "--sink", "six"});
+    BOOST_REQUIRE_MESSAGE(surround.status == 0, surround.err);
+    BOOST_REQUIRE_EQUAL(server.stop(SIGTERM), 0);
+    // Mono on both speakers at its own level.
+    const auto out = read_wav_s16(dir.file("out.wav"));
+    BOOST_CHECK_EQUAL(std::count(out.begin(), out.end(), int16_t{1000}), 2 * 4800);
+    // 5.1 folded down: the same level on every channel stays that level.
+    const auto six = read_wav_s16(dir.file("six.wav"));
+    const auto near_3000 =
+        std::count_if(six.begin(), six.end(), [](int16_t s) { return s >= 2999 && s <= 3001; });
+    BOOST_CHECK_EQUAL(near_3000, 2 * 4800);
+}
+
+BOOST_AUTO_TEST_CASE(a_44100_hz_tone_comes_out_of_a_48000_hz_sink_clean) {
+    TempDir dir;
+    const std::string wav = tone_wav(dir, "tone.wav", 44100, 1000.0, 2.0);
+    ServerProcess server("[server]\nrt-priority = 0\n" +
+                         float_sink("out", dir.file("out.wav"), 48000));
+    const ProgramResult r = run_tool("audioplay", {"--quiet", wav}, 30s);
+    BOOST_REQUIRE_MESSAGE(r.status == 0, r.err);
+    BOOST_REQUIRE_EQUAL(server.stop(SIGTERM), 0);
+    WavFormat format;
+    const auto out = read_wav_f32(dir.file("out.wav"), &format);
+    BOOST_CHECK_EQUAL(format.rate, 48000u);
+    const auto [first, last] = sounding_range(out);
+    BOOST_REQUIRE_LT(first, last);
+    // 2 s of it, at 48 kHz.
+    BOOST_CHECK_GE(last - first + 1, 95500u);
+    BOOST_CHECK_LE(last - first + 1, 96500u);
+    // At 1 kHz, clean: THD+N measured past the edges.
+    const size_t from = first + 2400;
+    const size_t count = last - first - 4800;
+    const ToneMeasure left = measure_tone(out.data() + 2 * from, count, 2, 1000.0, 48000.0);
+    const ToneMeasure right = measure_tone(out.data() + 2 * from + 1, count, 2, 1000.0, 48000.0);
+    BOOST_TEST_MESSAGE("THD+N " << left.thd_n_db << " dB, amplitude " << left.amplitude);
+    BOOST_CHECK_LT(left.thd_n_db, -90.0);
+    BOOST_CHECK_LT(right.thd_n_db, -90.0);
+    BOOST_CHECK_CLOSE(left.amplitude, 0.5, 0.5);
+    // And nowhere else: the same data at 1.1 kHz fits badly.
+    BOOST_CHECK_GT(measure_tone(out.data() + 2 * from, count, 2, 1100.0, 48000.0).thd_n_db, 0.0);
+}
+
+BOOST_AUTO_TEST_CASE(a_stream_moved_to_a_sink_of_another_rate_plays_on) {
+    TempDir dir;
+    const std::string wav = tone_wav(dir, "tone.wav", 48000, 1000.0, 3.0);
+    ServerProcess server("[server]\nrt-priority = 0\ndefault-sink = \"a\"\n" +
+                         float_sink("a", dir.file("a.wav"), 48000) +
+                         float_sink("b", dir.file("b.wav"), 44100));
+    BackgroundProgram play({bin("audioplay"), "--quiet", wav});
+    const auto id = wait_for_stream(10s);
+    BOOST_REQUIRE(id);
+    std::this_thread::sleep_for(1s);
+    BOOST_REQUIRE_EQUAL(run_tool("audioctl", {"move-stream", std::to_string(*id), "b"}).status, 0);
+    const ProgramResult r = play.finish(30s);
+    BOOST_REQUIRE_MESSAGE(r.status == 0, r.err);
+    BOOST_REQUIRE_EQUAL(server.stop(SIGTERM), 0);
+
+    const auto a = read_wav_f32(dir.file("a.wav"));
+    const auto b = read_wav_f32(dir.file("b.wav"));
+    const auto [a_first, a_last] = sounding_range(a);
+    const auto [b_first, b_last] = sounding_range(b);
+    BOOST_REQUIRE(a_first < a_last && b_first < b_last);
+    // Nothing lost or repeated: the two parts add up to the 3 s played.
+    const double seconds =
+        double(a_last - a_first + 1) / 48000 + double(b_last - b_first + 1) / 44100;
+    BOOST_TEST_MESSAGE("played " << seconds << " s across the two sinks");
+    BOOST_CHECK_CLOSE(seconds, 3.0, 1.0);
+    // Still the 1 kHz tone at the new rate.
+    const size_t from = b_first + 2205;
+    const ToneMeasure tone =
+        measure_tone(b.data() + 2 * from, b_last - from - 2205, 2, 1000.0, 44100.0);
+    BOOST_TEST_MESSAGE("after the move: THD+N " << tone.thd_n_db << " dB");
+    BOOST_CHECK_LT(tone.thd_n_db, -90.0);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
