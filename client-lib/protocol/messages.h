@@ -48,6 +48,8 @@ enum class MsgType : uint32_t {
     client_list = 27,
     list_apps = 28,
     app_list = 29,
+    list_sources = 35,
+    source_list = 36,
     load_sink = 30,
     unload_sink = 31,
     set_default_sink = 32,
@@ -83,14 +85,20 @@ struct Error {
     std::string message;
 };
 
+// Playback streams carry audio from the client to a sink; record streams
+// from a source to the client, through the same kind of ring with the roles
+// swapped (ring_layout.h).
+enum class StreamDirection : uint32_t { playback = 0, record = 1 };
+
 struct CreateStream {
     static constexpr MsgType kType = MsgType::create_stream;
     uint32_t format = 0; // SampleFormat
     uint32_t rate = 0;
     uint32_t channels = 0;
     uint32_t buffer_frames = 0;
-    std::string sink; // empty: default sink
+    std::string sink; // a sink (playback) or source (record); empty: the default
     float volume = 1.0f;
+    uint32_t direction = 0; // StreamDirection
 };
 
 // Carries two descriptors: the ring's memfd, then the wake-up eventfd.
@@ -222,6 +230,27 @@ struct AppList {
     std::vector<AppInfo> apps;
 };
 
+struct ListSources {
+    static constexpr MsgType kType = MsgType::list_sources;
+};
+
+// A source record streams can take audio from: for now the monitor of each
+// sink, "SINK.monitor", carrying exactly what the sink plays.
+struct SourceInfo {
+    std::string name;
+    std::string type; // "monitor"
+    std::string sink; // the sink it monitors
+    uint32_t rate = 0;
+    uint32_t channels = 0;
+    uint32_t streams = 0;
+    std::string state;
+};
+
+struct SourceList {
+    static constexpr MsgType kType = MsgType::source_list;
+    std::vector<SourceInfo> sources;
+};
+
 struct ListSinks {
     static constexpr MsgType kType = MsgType::list_sinks;
 };
@@ -258,16 +287,17 @@ struct StreamInfo {
     uint32_t client_id = 0;
     uint32_t pid = 0;
     std::string app;
-    std::string sink;
+    std::string sink; // record streams: the source
     std::string state;
     float volume = 1.0f;
     bool muted = false;
-    uint64_t underruns = 0;
+    uint64_t underruns = 0; // record streams: overruns (frames the client had no room for)
     uint32_t format = 0;
     uint32_t rate = 0;
     uint32_t channels = 0;
     uint64_t buffer_frames = 0;
     uint64_t position = 0;
+    uint32_t direction = 0; // StreamDirection
 };
 
 struct StreamList {
@@ -332,6 +362,7 @@ void visit(V& v, M& m) requires std::is_same_v<std::remove_const_t<M>, CreateStr
     v.u32(m.buffer_frames);
     v.str(m.sink);
     v.f32(m.volume);
+    v.u32(m.direction);
 }
 
 template <class V, class M>
@@ -398,6 +429,7 @@ void visit(V& v, M& m) requires std::is_same_v<std::remove_const_t<M>, StreamInf
     v.u32(m.channels);
     v.u64(m.buffer_frames);
     v.u64(m.position);
+    v.u32(m.direction);
 }
 
 template <class V, class M>
@@ -482,6 +514,22 @@ void visit(V& v, M& m) requires std::is_same_v<std::remove_const_t<M>, ClientInf
 template <class V, class M>
 void visit(V& v, M& m) requires std::is_same_v<std::remove_const_t<M>, ClientList> {
     v.list(m.clients, [](auto& vv, auto& item) { visit(vv, item); });
+}
+
+template <class V, class M>
+void visit(V& v, M& m) requires std::is_same_v<std::remove_const_t<M>, SourceInfo> {
+    v.str(m.name);
+    v.str(m.type);
+    v.str(m.sink);
+    v.u32(m.rate);
+    v.u32(m.channels);
+    v.u32(m.streams);
+    v.str(m.state);
+}
+
+template <class V, class M>
+void visit(V& v, M& m) requires std::is_same_v<std::remove_const_t<M>, SourceList> {
+    v.list(m.sources, [](auto& vv, auto& item) { visit(vv, item); });
 }
 
 template <class V, class M>

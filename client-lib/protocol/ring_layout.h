@@ -16,6 +16,15 @@
 // itself. The description fields (format, capacity...) are informational for
 // the client; the server uses the values it chose.
 //
+// Record streams use the same layout with the audio flowing the other way,
+// and keep each field's single writer: the server writes the frames and
+// publishes how far it has written in `read_pos` (its field); the client
+// reads them and publishes how far it has read in `write_pos` (its field),
+// which the server checks like any client position:
+// 0 <= server position - write_pos <= capacity. `wake_free_frames` is then
+// "wake me when this many frames are ready", and `underruns` counts
+// overruns: cycles in which the client had left no room.
+//
 // The layout is plain data with no pointers; bump kRingVersion on any change.
 #pragma once
 

@@ -52,6 +52,7 @@ struct StreamCore {
     std::string wanted_sink; // as the player asked ("" = default)
     bool keep_clock = true;
     bool manual_start = false; // AUDIOD_STREAM_MANUAL_START
+    bool record = false;       // AUDIOD_STREAM_RECORD: the server writes, the player reads
 
     // ---- guarded by mutex ----------------------------------------------
     std::mutex mutex;
@@ -62,7 +63,7 @@ struct StreamCore {
     bool paused = false;
     bool closed = false;
     bool started = false;   // manual_start streams: audiod_stream_start() was called
-    uint64_t write_pos = 0; // frames the player has written, ever
+    uint64_t write_pos = 0; // frames the player has written (record: read), ever
     uint64_t ring_base = 0; // write_pos when the current ring was bound
     uint64_t start_threshold = 0;
     uint32_t wake_frames = 0;
@@ -81,6 +82,12 @@ struct StreamCore {
 
     // Frames queued (guarded: call with `mutex` held).
     [[nodiscard]] uint64_t queued_locked(MonoClock::time_point now);
+    // Record streams: frames ready to read; with keep-clock, silence the
+    // clock has "captured" (and what it had to drop past a full buffer is
+    // skipped). Call with `mutex` held.
+    [[nodiscard]] uint64_t ready_locked(MonoClock::time_point now);
+    // Whether a player polling wake_fd should be woken now (orphans only).
+    [[nodiscard]] bool wake_due_locked(MonoClock::time_point now);
     [[nodiscard]] uint64_t capacity_locked() const noexcept { return ring.capacity(); }
     // Switches to keep-clock from `since` (the moment the server stopped).
     void orphan_locked(MonoClock::time_point since);

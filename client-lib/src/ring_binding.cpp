@@ -71,6 +71,16 @@ void RingBinding::write(uint64_t ring_write_pos, const uint8_t* src, uint64_t fr
     header_->write_pos.store(ring_write_pos + frames, std::memory_order_release);
 }
 
+void RingBinding::read(uint64_t ring_read_pos, uint8_t* dst, uint64_t frames) noexcept {
+    const uint64_t offset = ring_read_pos % capacity_;
+    const uint64_t first = std::min(frames, capacity_ - offset);
+    std::memcpy(dst, data_ + offset * frame_bytes_, first * frame_bytes_);
+    if (first < frames) {
+        std::memcpy(dst + first * frame_bytes_, data_, (frames - first) * frame_bytes_);
+    }
+    header_->write_pos.store(ring_read_pos + frames, std::memory_order_release);
+}
+
 void RingBinding::set_flags(uint32_t set, uint32_t clear) noexcept {
     const uint32_t flags = header_->client_flags.load(std::memory_order_relaxed);
     header_->client_flags.store((flags | set) & ~clear, std::memory_order_release);

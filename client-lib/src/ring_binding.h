@@ -41,6 +41,17 @@ public:
     // publishes the new write position.
     void write(uint64_t ring_write_pos, const uint8_t* src, uint64_t frames) noexcept;
 
+    // Record streams (roles swapped, see ring_layout.h): frames the server
+    // has written past the client's read position `ring_read_pos` (a server
+    // position outside [ring_read_pos, ring_read_pos + capacity] reads as
+    // nothing), and copying them out, publishing the new read position.
+    [[nodiscard]] uint64_t ready(uint64_t ring_read_pos) const noexcept {
+        const uint64_t server_pos = header_->read_pos.load(std::memory_order_acquire);
+        const uint64_t ready = server_pos - ring_read_pos;
+        return ready > capacity_ ? 0 : ready;
+    }
+    void read(uint64_t ring_read_pos, uint8_t* dst, uint64_t frames) noexcept;
+
     void set_flags(uint32_t set, uint32_t clear) noexcept;
 
 private:

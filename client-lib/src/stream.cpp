@@ -132,11 +132,31 @@ uint64_t StreamCore::queued_locked(MonoClock::time_point now) {
     return ring.bound() ? ring.queued(write_pos - ring_base) : 0;
 }
 
+uint64_t StreamCore::ready_locked(MonoClock::time_point now) {
+    if (orphan) {
+        // The clock "captures" silence from where the server stopped.
+        const uint64_t captured = clock.consumed(now, ~uint64_t{0});
+        if (captured - write_pos > capacity_locked()) {
+            write_pos = captured - capacity_locked(); // overrun: the oldest is gone
+        }
+        return captured - write_pos;
+    }
+    return ring.bound() ? ring.ready(write_pos - ring_base) : 0;
+}
+
+bool StreamCore::wake_due_locked(MonoClock::time_point now) {
+    return record ? ready_locked(now) >= wake_frames
+                  : capacity_locked() - queued_locked(now) >= wake_frames;
+}
+
 void StreamCore::orphan_locked(MonoClock::time_point since) {
     if (orphan || closed) {
         return;
     }
-    const uint64_t consumed = write_pos - (ring.bound() ? ring.queued(write_pos - ring_base) : 0);
+    // Playback: what the server had consumed; record: what it had captured.
+    const uint64_t consumed =
+        record ? write_pos + (ring.bound() ? ring.ready(write_pos - ring_base) : 0)
+               : write_pos - (ring.bound() ? ring.queued(write_pos - ring_base) : 0);
     clock = KeepClock(since, consumed, rate, paused);
     orphan = true;
     wake();
@@ -156,6 +176,8 @@ int create_on_server(audiod_context* ctx, const StreamCore& core, const std::str
     request.buffer_frames = core.buffer_frames;
     request.sink = sink;
     request.volume = volume;
+    request.direction = static_cast<uint32_t>(core.record ? proto::StreamDirection::record
+                                                          : proto::StreamDirection::playback);
     proto::Packet reply;
     const int rc =
         ctx->call(request, proto::MsgType::stream_created, &reply, Deadline::after_ms(timeout_ms));
@@ -194,7 +216,9 @@ bool rebind(StreamCore& core, ServerStream&& fresh) {
     core.orphan = false;
     core.start_threshold = std::max<uint64_t>(1, core.ring.capacity() / 2);
     if (core.wake_frames == 0 || core.wake_frames > core.ring.capacity()) {
-        core.wake_frames = static_cast<uint32_t>(core.start_threshold);
+        // A reader is woken sooner than a writer: a late reader loses audio.
+        core.wake_frames = static_cast<uint32_t>(
+            core.record ? std::max<uint64_t>(1, core.ring.capacity() / 4) : core.start_threshold);
     }
     core.ring.header()->wake_free_frames.store(core.wake_frames, std::memory_order_relaxed);
     if (core.started) {
@@ -249,7 +273,8 @@ int audiod_stream_create(audiod_context* ctx, const audiod_stream_params* params
     const unsigned bytes = audiod_format_sample_bytes(params->format);
     if (bytes == 0 || params->channels == 0 || params->channels > 64 || params->rate == 0 ||
         params->latency_ms > kMaxLatencyMs || std::isnan(params->volume) ||
-        (params->flags & ~(AUDIOD_STREAM_NO_KEEP_CLOCK | AUDIOD_STREAM_MANUAL_START)) != 0) {
+        (params->flags &
+         ~(AUDIOD_STREAM_NO_KEEP_CLOCK | AUDIOD_STREAM_MANUAL_START | AUDIOD_STREAM_RECORD)) != 0) {
         return AUDIOD_E_INVALID;
     }
     const uint32_t latency_ms = params->latency_ms == 0 ? kDefaultLatencyMs : params->latency_ms;
@@ -264,6 +289,7 @@ int audiod_stream_create(audiod_context* ctx, const audiod_stream_params* params
     core->wanted_sink = params->sink != nullptr ? params->sink : "";
     core->keep_clock = (params->flags & AUDIOD_STREAM_NO_KEEP_CLOCK) == 0;
     core->manual_start = (params->flags & AUDIOD_STREAM_MANUAL_START) != 0;
+    core->record = (params->flags & AUDIOD_STREAM_RECORD) != 0;
     core->volume = params->volume < 0 ? 1.0f : params->volume;
 
     audiod::client::ServerStream fresh;
@@ -327,7 +353,81 @@ long audiod_stream_writable(const audiod_stream* stream) {
     }
     StreamCore& core = *stream->core;
     std::lock_guard lock(core.mutex);
+    if (core.record) {
+        return AUDIOD_E_BADSTATE;
+    }
     return static_cast<long>(core.capacity_locked() - core.queued_locked(MonoClock::now()));
+}
+
+long audiod_stream_readable(const audiod_stream* stream) {
+    if (stream == nullptr) {
+        return AUDIOD_E_INVALID;
+    }
+    StreamCore& core = *stream->core;
+    std::lock_guard lock(core.mutex);
+    if (!core.record) {
+        return AUDIOD_E_BADSTATE;
+    }
+    return static_cast<long>(core.ready_locked(MonoClock::now()));
+}
+
+long audiod_stream_read(audiod_stream* stream, void* data, size_t frames, int timeout_ms) {
+    if (stream == nullptr || (data == nullptr && frames > 0)) {
+        return AUDIOD_E_INVALID;
+    }
+    StreamCore& core = *stream->core;
+    if (!core.record) {
+        return AUDIOD_E_BADSTATE;
+    }
+    frames = std::min<size_t>(frames, LONG_MAX);
+    const int64_t bound = timeout_ms >= 0 ? timeout_ms
+                                          : static_cast<int64_t>(frames_to_ms(frames, core.rate)) +
+                                                AUDIOD_DEFAULT_TIMEOUT_MS;
+    const Deadline deadline = Deadline::after_ms(bound);
+    auto* dst = static_cast<uint8_t*>(data);
+    size_t done = 0;
+    while (done < frames) {
+        std::chrono::nanoseconds keep_clock_wait{0};
+        {
+            std::lock_guard lock(core.mutex);
+            if (core.broken) {
+                return done > 0 ? static_cast<long>(done) : core.broken_code;
+            }
+            const auto now = MonoClock::now();
+            const uint64_t n = std::min<uint64_t>(core.ready_locked(now), frames - done);
+            if (core.orphan) {
+                // Nobody records: the clock delivers silence at the nominal pace.
+                std::memset(dst + done * core.frame_bytes, 0, n * core.frame_bytes);
+                core.write_pos += n;
+                done += n;
+                if (done == frames) {
+                    break;
+                }
+                keep_clock_wait = core.clock.time_for(
+                    std::min<uint64_t>(frames - done, std::max<uint32_t>(1, core.wake_frames)));
+            } else if (n > 0) {
+                core.ring.read(core.write_pos - core.ring_base, dst + done * core.frame_bytes, n);
+                core.write_pos += n;
+                done += n;
+                continue;
+            } else {
+                // Nothing yet: clear old wake-ups, then look again, so one
+                // landing in between stays pending.
+                drain_wakeups(core.wake_fd.get());
+                if (core.ready_locked(now) > 0) {
+                    continue;
+                }
+            }
+        }
+        if (timeout_ms == 0 || deadline.expired() ||
+            wait_for_progress(core, keep_clock_wait, deadline) == AUDIOD_E_TIMEOUT) {
+            break;
+        }
+    }
+    if (done == 0 && frames > 0) {
+        return timeout_ms == 0 ? AUDIOD_E_AGAIN : AUDIOD_E_TIMEOUT;
+    }
+    return static_cast<long>(done);
 }
 
 long audiod_stream_write(audiod_stream* stream, const void* data, size_t frames, int timeout_ms) {
@@ -335,6 +435,9 @@ long audiod_stream_write(audiod_stream* stream, const void* data, size_t frames,
         return AUDIOD_E_INVALID;
     }
     StreamCore& core = *stream->core;
+    if (core.record) {
+        return AUDIOD_E_BADSTATE;
+    }
     frames = std::min<size_t>(frames, LONG_MAX);
     const int64_t bound = timeout_ms >= 0 ? timeout_ms
                                           : static_cast<int64_t>(frames_to_ms(frames, core.rate)) +
@@ -427,6 +530,9 @@ int audiod_stream_drain(audiod_stream* stream, int timeout_ms) {
         return AUDIOD_E_INVALID;
     }
     StreamCore& core = *stream->core;
+    if (core.record) {
+        return AUDIOD_E_BADSTATE;
+    }
     uint32_t latency = 0;
     uint64_t queued = 0;
     {
@@ -548,6 +654,26 @@ int audiod_stream_get_timing(const audiod_stream* stream, audiod_stream_timing* 
     }
     StreamCore& core = *stream->core;
     std::lock_guard lock(core.mutex);
+    if (core.record) {
+        // Written by the server, consumed (read) by the player; the delay
+        // is what waits to be read.
+        const uint64_t ready = core.ready_locked(MonoClock::now());
+        *timing = audiod_stream_timing{};
+        timing->written = core.write_pos + ready;
+        timing->consumed = core.write_pos;
+        timing->played = core.write_pos;
+        timing->delay_frames = ready;
+        timing->sink_start_frame = audiod::kNoFrame;
+        timing->underruns = core.underruns_before;
+        if (core.ring.bound() && !core.orphan) {
+            timing->underruns += core.ring.header()->underruns.load(std::memory_order_relaxed);
+            timing->sink_start_frame =
+                core.ring.header()->sink_start_frame.load(std::memory_order_acquire);
+        }
+        timing->rate = core.rate;
+        timing->keeping_clock = core.orphan ? 1 : 0;
+        return 0;
+    }
     const uint64_t queued = core.queued_locked(MonoClock::now());
     const uint64_t consumed = core.write_pos - queued;
     uint32_t latency = 0;

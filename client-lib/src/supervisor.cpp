@@ -184,7 +184,7 @@ void supervise(audiod_context* ctx) {
                 any_orphan = true;
                 // Poll-based players wait on the wake fd: tell them there
                 // is room, as the server would.
-                if (core->capacity_locked() - core->queued_locked(now) >= core->wake_frames) {
+                if (core->wake_due_locked(now)) {
                     core->wake();
                 }
             }

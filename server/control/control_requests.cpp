@@ -99,6 +99,12 @@ bool ControlServer::handle_packet(Client& client, const proto::Packet& packet) {
         });
     case proto::MsgType::list_clients:
         return handle_list_clients(client, seq, body);
+    case proto::MsgType::list_sources:
+        return empty_request(proto::ListSources{}, [&] {
+            proto::SourceList list;
+            list.sources = engine_.list_sources();
+            return list;
+        });
     case proto::MsgType::list_apps:
         return empty_request(proto::ListApps{}, [&] {
             proto::AppList list;
@@ -169,7 +175,7 @@ bool ControlServer::handle_create_stream(Client& client, uint32_t seq, Body body
     answer.capacity_frames = stream.ring.capacity();
     answer.memory_bytes = stream.ring.memory_bytes();
     answer.quantum = stream.sink->format().quantum;
-    answer.sink = stream.sink->name();
+    answer.sink = endpoint_name(stream);
     const int fds[2] = {stream.ring.memfd(), stream.wake_fd.get()};
     const bool sent = reply(client, seq, answer, fds);
     stream.ring.close_memfd();

@@ -76,10 +76,22 @@ Stream* Engine::find_stream(uint32_t id) const {
 std::variant<Stream*, ClientError> Engine::create_stream(const StreamRequest& request) {
     const proto::CreateStream& p = request.params;
     const AppSettings app = state_.get(request.app);
+    const bool record = p.direction == static_cast<uint32_t>(proto::StreamDirection::record);
+    if (p.direction > 1) {
+        return ClientError{AUDIOD_E_INVALID, "unknown stream direction"};
+    }
     // An explicit sink must exist; a remembered one is used when it does.
+    // A record stream names a source: "SINK.monitor", or "" for the
+    // default sink's.
     Sink* sink = nullptr;
     std::string wanted = p.sink;
-    if (!p.sink.empty()) {
+    if (record) {
+        wanted = monitored_sink(p.sink);
+        sink = p.sink.empty() ? default_sink() : find_sink(wanted);
+        if (sink == nullptr && !p.sink.empty()) {
+            return ClientError{AUDIOD_E_NOENTITY, "no source named '" + p.sink + "'"};
+        }
+    } else if (!p.sink.empty()) {
         sink = find_sink(p.sink);
         if (sink == nullptr) {
             return ClientError{AUDIOD_E_NOENTITY, "no sink named '" + p.sink + "'"};
@@ -161,6 +173,7 @@ std::variant<Stream*, ClientError> Engine::create_stream(const StreamRequest& re
     s.format = format;
     s.rate = p.rate;
     s.channels = p.channels;
+    s.record = record;
     s.volume = p.volume;
     // The application's remembered volume and mute apply from the first frame.
     s.rt.gain.reset(gain_command(s).gain);
@@ -176,7 +189,8 @@ std::variant<Stream*, ClientError> Engine::create_stream(const StreamRequest& re
     ++sink->attached_streams;
     streams_.emplace(id, std::move(stream));
     log_info("engine", "stream created id=" + std::to_string(id) + " app=" + request.app +
-                           " sink=" + sink->name() + " format=" + std::string(format_name(format)) +
+                           (record ? " source=" : " sink=") + endpoint_name(s) +
+                           " format=" + std::string(format_name(format)) +
                            " buffer=" + std::to_string(capacity));
     emit(stream_event("stream-added", s));
     return &s;
@@ -223,6 +237,11 @@ void Engine::release_stream(Stream& stream) {
 }
 
 RtCommand Engine::gain_command(Stream& stream) const {
+    if (stream.record) {
+        // A recording's level is its own: application and sink volumes are
+        // about what is played.
+        return {RtCommand::Kind::stream_gain, &stream, stream.muted ? 0.0f : stream.volume};
+    }
     const AppSettings app = state_.get(stream.app);
     const bool silent = stream.muted || app.muted;
     return {RtCommand::Kind::stream_gain, &stream, silent ? 0.0f : stream.volume * app.volume};
@@ -351,11 +370,23 @@ proto::Event Engine::stream_event(const char* kind, const Stream& stream) const 
     event.kind = kind;
     event.stream_id = stream.id;
     event.app = stream.app;
-    event.sink = stream.destination()->name();
+    event.sink = endpoint_name(stream);
     event.state = stream.reported_state;
     event.volume = stream.volume;
     event.muted = stream.muted;
     return event;
+}
+
+std::string endpoint_name(const Stream& stream) {
+    return stream.destination()->name() + (stream.record ? std::string(kMonitorSuffix) : "");
+}
+
+std::string monitored_sink(const std::string& source) {
+    const std::string_view suffix = kMonitorSuffix;
+    if (source.size() > suffix.size() && source.ends_with(suffix)) {
+        return source.substr(0, source.size() - suffix.size());
+    }
+    return "";
 }
 
 } // namespace audiod

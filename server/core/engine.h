@@ -108,6 +108,7 @@ public:
     [[nodiscard]] std::vector<proto::StreamInfo> list_streams() const;
     // Applications playing now and those with remembered settings, by name.
     [[nodiscard]] std::vector<proto::AppInfo> list_apps() const;
+    [[nodiscard]] std::vector<proto::SourceInfo> list_sources() const;
     [[nodiscard]] proto::ServerInfo info() const;
     [[nodiscard]] const ServerConfig& config() const noexcept { return config_; }
 
@@ -181,6 +182,14 @@ private:
 
 // A sink whose RT thread completes no cycle for this long is demoted.
 inline constexpr auto kRtWatchdogTimeout = std::chrono::milliseconds(1000);
+
+// Every sink is also a source, its monitor, named SINK + this.
+inline constexpr std::string_view kMonitorSuffix = ".monitor";
+// The sink a source name monitors ("out.monitor" -> "out"), or "".
+[[nodiscard]] std::string monitored_sink(const std::string& source);
+// Where a stream is (or is going): its sink's name, or "SINK.monitor" for a
+// record stream. Thread: control.
+[[nodiscard]] std::string endpoint_name(const Stream& stream);
 
 // Takes a sink option that the engine itself handles (quantum, rate,
 // channels) out of a module's options. Returns its value (`fallback` when

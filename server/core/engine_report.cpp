@@ -73,7 +73,9 @@ std::vector<proto::StreamInfo> Engine::list_streams() const {
         info.client_id = stream->client_id;
         info.pid = stream->pid;
         info.app = stream->app;
-        info.sink = stream->destination()->name();
+        info.sink = endpoint_name(*stream);
+        info.direction = static_cast<uint32_t>(stream->record ? proto::StreamDirection::record
+                                                              : proto::StreamDirection::playback);
         info.state = state_name(*stream);
         info.volume = stream->volume;
         info.muted = stream->muted;
@@ -88,10 +90,29 @@ std::vector<proto::StreamInfo> Engine::list_streams() const {
     return out;
 }
 
+std::vector<proto::SourceInfo> Engine::list_sources() const {
+    std::vector<proto::SourceInfo> out;
+    for (const SinkEntry& entry : sinks_) {
+        const Sink& sink = *entry.sink;
+        proto::SourceInfo info;
+        info.name = sink.name() + std::string(kMonitorSuffix);
+        info.type = "monitor";
+        info.sink = sink.name();
+        info.rate = sink.format().rate;
+        info.channels = sink.format().channels;
+        info.state = sink.failed() ? "failed" : "running";
+        for (const auto& [id, stream] : streams_) {
+            info.streams += stream->record && !stream->detaching && stream->destination() == &sink;
+        }
+        out.push_back(std::move(info));
+    }
+    return out;
+}
+
 std::vector<proto::AppInfo> Engine::list_apps() const {
     std::map<std::string, uint32_t> playing;
     for (const auto& [id, stream] : streams_) {
-        if (!stream->detaching) {
+        if (!stream->detaching && !stream->record) {
             ++playing[stream->app];
         }
     }

@@ -243,12 +243,15 @@ MaybeError Engine::set_default_sink(const std::string& name) {
 }
 
 MaybeError Engine::move(const proto::MoveStream& request) {
-    Sink* destination = find_sink(request.sink);
+    // To a source ("SINK.monitor") moves record streams, to a sink playback.
+    const std::string source_of = monitored_sink(request.sink);
+    const bool record = !source_of.empty() && find_sink(request.sink) == nullptr;
+    Sink* destination = find_sink(record ? source_of : request.sink);
     if (destination == nullptr) {
-        return ClientError{AUDIOD_E_NOENTITY, "no sink named '" + request.sink + "'"};
+        return ClientError{AUDIOD_E_NOENTITY, "no sink or source named '" + request.sink + "'"};
     }
     if (destination->failed()) {
-        return ClientError{AUDIOD_E_BUSY, "sink '" + request.sink + "' has failed"};
+        return ClientError{AUDIOD_E_BUSY, "'" + request.sink + "' has failed"};
     }
     std::vector<Stream*> streams;
     if (static_cast<proto::VolumeTarget>(request.target) == proto::VolumeTarget::stream) {
@@ -257,10 +260,15 @@ MaybeError Engine::move(const proto::MoveStream& request) {
             return ClientError{AUDIOD_E_NOENTITY,
                                "no stream with id " + std::to_string(request.stream_id)};
         }
+        if (stream->record != record) {
+            return ClientError{AUDIOD_E_INVALID,
+                               record ? "a playback stream moves to a sink, not a source"
+                                      : "a record stream moves to a source (SINK.monitor)"};
+        }
         streams.push_back(stream);
     } else if (static_cast<proto::VolumeTarget>(request.target) == proto::VolumeTarget::app) {
         for (const auto& [id, stream] : streams_) {
-            if (stream->app == request.app && !stream->detaching) {
+            if (stream->app == request.app && !stream->detaching && stream->record == record) {
                 streams.push_back(stream.get());
             }
         }
@@ -275,6 +283,9 @@ MaybeError Engine::move(const proto::MoveStream& request) {
         stream->rescued_from.clear(); // the user chose: no going back by itself
         start_move(*stream, *destination);
     }
+    if (record) {
+        return std::nullopt; // a preferred source is not remembered (yet)
+    }
     // The application will prefer this sink from now on, across restarts.
     const std::string app = streams.empty() ? request.app : streams.front()->app;
     AppSettings settings = state_.get(app);
@@ -287,7 +298,7 @@ void Engine::start_move(Stream& stream, Sink& destination) {
     if (stream.detaching || stream.destination() == &destination) {
         return;
     }
-    const std::string previous = stream.destination()->name();
+    const std::string previous = endpoint_name(stream);
     if (stream.moving_to != nullptr) {
         stream.moving_to = &destination; // still in transit: land elsewhere
     } else if (stream.sink->failed()) {
@@ -297,7 +308,7 @@ void Engine::start_move(Stream& stream, Sink& destination) {
         send_or_queue(*stream.sink, {RtCommand::Kind::detach, &stream, 1.0f});
     }
     log_info("engine", "stream moving id=" + std::to_string(stream.id) + " from=" + previous +
-                           " to=" + destination.name());
+                           " to=" + endpoint_name(stream));
     proto::Event event = stream_event("stream-moved", stream);
     event.previous_sink = previous;
     emit(event);
@@ -362,7 +373,7 @@ void Engine::rehome_streams(Sink& leaving) {
         log_info("engine", "stream rescued id=" + std::to_string(stream.id) + " from=" + previous +
                                " to=" + destination->name());
         proto::Event event = stream_event("stream-moved", stream);
-        event.previous_sink = previous;
+        event.previous_sink = previous + (stream.record ? std::string(kMonitorSuffix) : "");
         emit(event);
     }
     for (Stream* stream : closing) {

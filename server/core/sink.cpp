@@ -72,7 +72,11 @@ Sink::open(const audiod_module& module, const audiod_host& host, SinkOpenRequest
     sink->max_input_frames_ = static_cast<uint32_t>(
         (uint64_t{req.format.quantum} * kMaxStreamRate + req.format.rate - 1) / req.format.rate +
         8);
-    sink->decoded_.assign(size_t{sink->max_input_frames_} * req.format.channels, 0.0f);
+    // Decoding may hold a playback stream's frames at the sink's channels,
+    // or a record stream's at up to kMaxChannels.
+    sink->decoded_.assign(size_t{sink->max_input_frames_} * kMaxChannels, 0.0f);
+    sink->resampled_for_record_.assign(size_t{sink->max_input_frames_} * kMaxChannels, 0.0f);
+    sink->record_bytes_.assign(size_t{sink->max_input_frames_} * kMaxChannels * 4, 0);
     sink->resampled_.assign(samples, 0.0f);
     // What every cycle touches stays in RAM.
     lock_memory(sink->active_.get(), kMaxStreams * sizeof(Stream*));
@@ -80,6 +84,9 @@ Sink::open(const audiod_module& module, const audiod_host& host, SinkOpenRequest
     lock_memory(sink->output_.data(), sink->output_.size());
     lock_memory(sink->decoded_.data(), sink->decoded_.size() * sizeof(float));
     lock_memory(sink->resampled_.data(), sink->resampled_.size() * sizeof(float));
+    lock_memory(sink->resampled_for_record_.data(),
+                sink->resampled_for_record_.size() * sizeof(float));
+    lock_memory(sink->record_bytes_.data(), sink->record_bytes_.size());
     return sink;
 }
 
@@ -91,6 +98,8 @@ Sink::~Sink() {
         unlock_memory(output_.data(), output_.size());
         unlock_memory(decoded_.data(), decoded_.size() * sizeof(float));
         unlock_memory(resampled_.data(), resampled_.size() * sizeof(float));
+        unlock_memory(resampled_for_record_.data(), resampled_for_record_.size() * sizeof(float));
+        unlock_memory(record_bytes_.data(), record_bytes_.size());
     }
     if (instance_ != nullptr) {
         module_.sink->close(instance_);

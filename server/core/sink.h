@@ -126,6 +126,7 @@ private:
     void rt_pull_stream(Stream& stream, uint64_t sink_frame) noexcept;
     void rt_convert_stream(Stream& stream, uint64_t available, uint32_t* consumed,
                            uint32_t* produced) noexcept;
+    void rt_push_record(Stream& stream, uint64_t sink_frame) noexcept;
     void rt_remove(size_t index) noexcept;
     void rt_post(const RtEvent& event) noexcept;
 
@@ -151,6 +152,10 @@ private:
     std::vector<float> decoded_;
     std::vector<float> resampled_;
     uint32_t max_input_frames_ = 0;
+    // A record stream's frames: resampled to up to max_input_frames_ at up
+    // to 8 channels, then encoded.
+    std::vector<float> resampled_for_record_;
+    std::vector<uint8_t> record_bytes_;
     GainRamp sink_gain_;
 
     std::thread thread_;

@@ -1,7 +1,7 @@
 // Sink: the real-time cycle. Everything in this file runs on the sink's RT
 // thread and obeys the rule in sink.h: no allocation, no locks, no logging,
 // no blocking call other than the module's `wait`, no waiting on clients.
-#include "decode_kernels.h"
+#include "convert_kernels.h"
 #include "mix_kernels.h"
 #include "rt_guard.h"
 #include "rt_scheduling.h"
@@ -160,6 +160,10 @@ void Sink::rt_mix_cycle() noexcept {
     const uint64_t sink_frame = frames_.load(std::memory_order_relaxed);
     for (size_t i = 0; i < active_count_;) {
         Stream& stream = *active_[i];
+        if (stream.record) {
+            ++i; // fed below, from what the sink plays
+            continue;
+        }
         rt_pull_stream(stream, sink_frame);
         if (stream.rt.broken) {
             rt_remove(i);
@@ -189,6 +193,20 @@ void Sink::rt_mix_cycle() noexcept {
     default:
         mix::bus_to_f32(reinterpret_cast<float*>(output_.data()), bus_.data(), samples);
         break;
+    }
+
+    // The monitor: record streams get exactly what is played.
+    for (size_t i = 0; i < active_count_;) {
+        Stream& stream = *active_[i];
+        if (stream.record) {
+            rt_push_record(stream, sink_frame);
+            if (stream.rt.broken) {
+                rt_remove(i);
+                rt_post({RtEvent::Kind::broken, &stream, 0});
+                continue;
+            }
+        }
+        ++i;
     }
 }
 
@@ -318,6 +336,87 @@ void Sink::rt_convert_stream(Stream& stream, uint64_t available, uint32_t* consu
     }
     *consumed = in_frames;
     *produced = out_frames;
+}
+
+// A record stream: this cycle's bus, as played, converted to the stream's
+// channels, rate and format, into its ring. A client that has left no room
+// loses what does not fit (an overrun, counted) and nobody else notices.
+void Sink::rt_push_record(Stream& stream, uint64_t sink_frame) noexcept {
+    Stream::Rt& rt = stream.rt;
+    RingHeader* header = stream.ring.header();
+    const uint64_t capacity = stream.ring.capacity();
+    const SinkFormat& fmt = request_.format;
+    header->heartbeat.store(sink_frame / fmt.quantum, std::memory_order_relaxed);
+
+    // For a record stream rt.read_pos is how far the server has written;
+    // the client's read position is hostile like any client position.
+    const uint64_t client_pos = header->write_pos.load(std::memory_order_acquire);
+    const uint64_t used = rt.read_pos - client_pos;
+    if (used > capacity) {
+        rt.broken = true;
+        return;
+    }
+    if (rt.paused) {
+        return;
+    }
+    if (!rt.started) {
+        rt.started = true;
+        stream.rt_status.store(RtStreamStatus::playing, std::memory_order_relaxed);
+    }
+
+    const Stream::Conversion& conversion = stream.conversion;
+    const uint32_t channels = stream.channels;
+    // Into record_mixed_ (always a copy: the gain below works in place).
+    mix::remix(bus_.data(), fmt.quantum, conversion.mix, decoded_.data());
+    float* frames = decoded_.data();
+    uint32_t count = fmt.quantum;
+    if (conversion.resampler != nullptr) {
+        uint32_t in_frames = fmt.quantum;
+        uint32_t out_frames = max_input_frames_;
+        conversion.resampler->process(decoded_.data(), &in_frames, resampled_for_record_.data(),
+                                      &out_frames);
+        frames = resampled_for_record_.data();
+        count = out_frames;
+    }
+    GainRamp& gain = rt.gain;
+    const size_t samples = size_t{count} * channels;
+    if (gain.ramping()) {
+        const uint32_t ramp = std::min(count, gain.frames_left());
+        mix::scale_ramp(frames, ramp, channels, gain.current(), gain.step());
+        gain.advance(ramp);
+        mix::scale(frames + size_t{ramp} * channels, samples - size_t{ramp} * channels,
+                   gain.current());
+    } else if (gain.current() != 1.0f) {
+        mix::scale(frames, samples, gain.current());
+    }
+    const uint32_t frame_bytes = stream.ring.frame_bytes();
+    mix::encode_samples(stream.format, frames, samples, record_bytes_.data());
+
+    const uint64_t room = capacity - used;
+    const auto n = static_cast<uint32_t>(std::min<uint64_t>(count, room));
+    if (n < count) {
+        header->underruns.store(stream.underruns.fetch_add(1, std::memory_order_relaxed) + 1,
+                                std::memory_order_relaxed);
+    }
+    uint8_t* data = const_cast<uint8_t*>(stream.ring.data());
+    const uint64_t offset = rt.read_pos % capacity;
+    const auto first = static_cast<uint32_t>(std::min<uint64_t>(n, capacity - offset));
+    std::memcpy(data + offset * frame_bytes, record_bytes_.data(), size_t{first} * frame_bytes);
+    std::memcpy(data, record_bytes_.data() + size_t{first} * frame_bytes,
+                size_t{n - first} * frame_bytes);
+    if (n > 0 && header->sink_start_frame.load(std::memory_order_relaxed) == kNoFrame) {
+        header->sink_start_frame.store(sink_frame, std::memory_order_release);
+    }
+    rt.read_pos += n;
+    header->read_pos.store(rt.read_pos, std::memory_order_release);
+    stream.consumed.store(rt.read_pos, std::memory_order_relaxed);
+
+    // Wake the reader when what is ready crosses its threshold.
+    const uint64_t threshold =
+        std::clamp<uint64_t>(header->wake_free_frames.load(std::memory_order_relaxed), 1, capacity);
+    if (used < threshold && used + n >= threshold) {
+        wake(stream.wake_fd.get());
+    }
 }
 
 } // namespace audiod

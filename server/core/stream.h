@@ -77,6 +77,9 @@ struct Stream {
     SampleFormat format = SampleFormat::invalid;
     uint32_t rate = 0;
     uint32_t channels = 0;
+    // A record stream takes what its sink plays (the sink's monitor source)
+    // into the ring for the client to read; see ring_layout.h.
+    bool record = false;
     float volume = 1.0f;
     bool muted = false;
     bool paused = false;
@@ -93,9 +96,10 @@ struct Stream {
     // the Engine for each sink before the stream is attached to it, and
     // used by that sink's RT thread only while attached.
     struct Conversion {
-        // s16le or f32le at the sink's rate and channel count: mixed as it is.
+        // Playback: s16le or f32le at the sink's rate and channel count,
+        // mixed as it is. Record: the sink's rate and channel count.
         bool direct = true;
-        ChannelMix mix;
+        ChannelMix mix;                       // stream -> sink (record: sink -> stream)
         std::unique_ptr<Resampler> resampler; // null when the rates match
     } conversion;
 

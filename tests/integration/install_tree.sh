@@ -22,7 +22,7 @@ fail() { echo "install_tree: $*" >&2; exit 1; }
 cmake --install "$build" --prefix "$work/first" >/dev/null
 mv "$work/first" "$work/prefix"
 p="$work/prefix"
-for f in bin/audiod bin/audioctl bin/audioplay lib/libaudiod.so include/audiod/audiod.h \
+for f in bin/audiod bin/audioctl bin/audioplay bin/audiorec lib/libaudiod.so include/audiod/audiod.h \
          include/audiod/module.h lib/pkgconfig/audiod.pc lib/audiod/modules/null.so \
          lib/audiod/modules/file.so lib/audiod/modules/alsa.so share/audiod/audiod.conf \
          lib/alsa-lib/libasound_module_pcm_audiod.so lib/alsa-lib/libasound_module_ctl_audiod.so \

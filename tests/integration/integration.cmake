@@ -5,11 +5,11 @@ audiod_add_test(test_integration
           integration/test_app_state.cpp integration/test_events.cpp
           integration/test_watchdog.cpp integration/test_no_hang.cpp
           integration/test_alsa.cpp integration/test_alsa_plugin.cpp
-          integration/test_conversion.cpp
+          integration/test_conversion.cpp integration/test_capture.cpp
   LIBS audiod_protocol audiod_common audiod
   NO_CTEST)
 # The programs it runs must be built first.
-add_dependencies(test_integration audiod_bin audioplay audioctl audiod-test-client
+add_dependencies(test_integration audiod_bin audioplay audiorec audioctl audiod-test-client
   audiod-evil-client audiod-event-client audiod_module_null audiod_module_file
   audiod_module_faulty audiod_module_alsa audiod_fake_card audiod_alsa_pcm audiod-alsa-player)
 find_package(ALSA REQUIRED)
@@ -38,7 +38,7 @@ if(AUDIOD_SANITIZE)
 endif()
 # One ctest entry per suite (and per fault-injection case), so that ctest -j
 # overlaps their real-time waits instead of running them one after another.
-foreach(suite playback lifecycle audioctl routing app_state events watchdog alsa alsa_plugin alsa_mixer conversion
+foreach(suite playback lifecycle audioctl routing app_state events watchdog alsa alsa_plugin alsa_mixer conversion capture
         no_hang/a_client_killed_mid_write_disturbs_no_one
         no_hang/server_stopped_for_8_s_players_keep_their_clock_and_sound_returns
         no_hang/server_killed_and_replaced_players_carry_on

@@ -111,7 +111,7 @@ BOOST_AUTO_TEST_CASE(wav_is_readable_up_to_the_last_flush_after_a_crash) {
 }
 
 BOOST_AUTO_TEST_CASE(every_tool_explains_itself) {
-    for (const char* tool : {"audiod", "audioplay", "audioctl"}) {
+    for (const char* tool : {"audiod", "audioplay", "audiorec", "audioctl"}) {
         const ProgramResult help = run_tool(tool, {"--help"});
         BOOST_CHECK_EQUAL(help.status, 0);
         BOOST_CHECK_MESSAGE(help.out.find("Usage: ") == 0, tool);

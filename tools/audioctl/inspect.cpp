@@ -34,12 +34,22 @@ int server_error(const Session& session, const char* what, int rc) {
 
 int run_list(Session& session, const Args& args) {
     if (args.size() > 1) {
-        return usage("list takes at most one argument: sinks, streams, clients or apps");
+        return usage("list takes at most one argument: sinks, sources, streams, clients or apps");
     }
     const std::string what = args.empty() ? "all" : args[0];
-    if (what != "all" && what != "sinks" && what != "streams" && what != "clients" &&
-        what != "apps") {
-        return usage("cannot list '" + what + "' (use sinks, streams, clients or apps)");
+    if (what != "all" && what != "sinks" && what != "sources" && what != "streams" &&
+        what != "clients" && what != "apps") {
+        return usage("cannot list '" + what + "' (use sinks, sources, streams, clients or apps)");
+    }
+    if (what == "sources") {
+        proto::SourceList sources;
+        if (const int rc = fetch<proto::ListSources>(session, "list sources", &sources); rc != 0) {
+            return rc;
+        }
+        const std::string out =
+            session.json ? sources_json(sources.sources) : sources_text(sources.sources);
+        std::fputs(out.c_str(), stdout);
+        return 0;
     }
     if (what == "apps") {
         proto::AppList apps;

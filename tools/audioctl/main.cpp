@@ -17,9 +17,11 @@ constexpr const char* kUsage = R"(Usage: audioctl [OPTION]... COMMAND [ARGUMENT]
 Inspect and control the audiod sound server.
 
 Inspecting:
-  list [sinks|streams|clients|apps]
-                   show sinks and/or playback streams, the connected
-                   clients, or the applications. Sinks: name (* = default),
+  list [sinks|sources|streams|clients|apps]
+                   show sinks and/or streams (playback and record), the
+                   sources, the connected clients, or the applications.
+                   Sources: every sink's monitor, NAME.monitor, which
+                   carries exactly what the sink plays. Sinks: name (* = default),
                    type, state, rate, channels, quantum, latency, format,
                    volume, mute, streams, xruns. Streams: id, application,
                    sink, state (starting, running, paused, moving, draining,
@@ -40,14 +42,16 @@ application, or sink:NAME):
                    LEVEL is absolute (50%, 0.5, -6dB, 0dB) or a step (+5%,
                    -5%, +0.1, +3dB, -=3dB). A value written -NdB is an
                    absolute level; write a step down in dB as -=NdB.
-                   Stream, application and sink volumes multiply. Changes
-                   ramp over 5 ms, so they never click.
+                   Stream, application and sink volumes multiply (a record
+                   stream has only its own). Changes ramp over 5 ms, so
+                   they never click.
   mute TARGET [on|off|toggle]
                    silence TARGET (default: on) without losing its volume.
-  move-stream STREAM SINK
+  move-stream STREAM SINK|SOURCE
                    move a playing stream (an id, or app:NAME for all of an
                    application's streams) to SINK without losing a sample.
                    The application then prefers SINK, also after restarts.
+                   A record stream moves to a SOURCE (NAME.monitor).
   load-sink TYPE NAME [KEY=VALUE]...
                    open a sink at run time, e.g.
                    load-sink file rec path=/tmp/rec.wav quantum=64

@@ -113,6 +113,9 @@ void write_stream(JsonWriter& w, const proto::StreamInfo& s) {
     w.value(s.buffer_frames);
     w.key("position");
     w.value(s.position);
+    w.key("direction");
+    w.value(s.direction == static_cast<uint32_t>(proto::StreamDirection::record) ? "record"
+                                                                                 : "playback");
     w.end_object();
 }
 
@@ -362,6 +365,43 @@ std::string apps_json(const std::vector<proto::AppInfo>& apps) {
         w.value(a.sink);
         w.key("streams");
         w.value(uint64_t{a.streams});
+        w.end_object();
+    }
+    w.end_array();
+    return w.str() + "\n";
+}
+
+std::string sources_text(const std::vector<proto::SourceInfo>& sources) {
+    std::vector<std::vector<std::string>> rows{
+        {"NAME", "TYPE", "SINK", "STATE", "RATE", "CH", "STREAMS"}};
+    for (const auto& s : sources) {
+        rows.push_back({s.name, s.type, s.sink, s.state, std::to_string(s.rate),
+                        std::to_string(s.channels), std::to_string(s.streams)});
+    }
+    return table(rows);
+}
+
+std::string sources_json(const std::vector<proto::SourceInfo>& sources) {
+    JsonWriter w;
+    w.begin_array();
+    for (const auto& s : sources) {
+        w.begin_object();
+        w.key("kind");
+        w.value("source");
+        w.key("name");
+        w.value(s.name);
+        w.key("type");
+        w.value(s.type);
+        w.key("sink");
+        w.value(s.sink);
+        w.key("state");
+        w.value(s.state);
+        w.key("rate");
+        w.value(uint64_t{s.rate});
+        w.key("channels");
+        w.value(uint64_t{s.channels});
+        w.key("streams");
+        w.value(uint64_t{s.streams});
         w.end_object();
     }
     w.end_array();

@@ -23,6 +23,8 @@ std::string info_json(const proto::ServerInfo& info, const std::vector<proto::Si
 std::string clients_text(const std::vector<proto::ClientInfo>& clients);
 std::string clients_json(const std::vector<proto::ClientInfo>& clients);
 std::string apps_text(const std::vector<proto::AppInfo>& apps);
+std::string sources_text(const std::vector<proto::SourceInfo>& sources);
+std::string sources_json(const std::vector<proto::SourceInfo>& sources);
 std::string apps_json(const std::vector<proto::AppInfo>& apps);
 
 // One line each: "stream-moved stream=7 app=mpv sink=b from=a" or a JSON object.

@@ -1,5 +1,6 @@
 // audioplay: plays a WAV file, raw audio or a test tone through audiod.
 #include "audiod/audiod.h"
+#include "cli.h"
 #include "tone.h"
 #include "volume_level.h"
 #include "wav.h"
@@ -75,30 +76,15 @@ struct Options {
 };
 
 [[noreturn]] void usage_error(const std::string& message) {
-    std::fprintf(stderr, "audioplay: %s\nTry 'audioplay --help' for more information.\n",
-                 message.c_str());
-    std::exit(2);
+    audiod::cli::usage_error("audioplay", message);
 }
 
 uint32_t parse_uint(const char* text, const char* what, uint32_t min, uint32_t max) {
-    char* end = nullptr;
-    errno = 0;
-    const unsigned long value = std::strtoul(text, &end, 10);
-    if (errno != 0 || end == text || *end != '\0' || value < min || value > max) {
-        usage_error(std::string("invalid ") + what + " '" + text + "' (" + std::to_string(min) +
-                    ".." + std::to_string(max) + ")");
-    }
-    return static_cast<uint32_t>(value);
+    return audiod::cli::parse_uint("audioplay", text, what, min, max);
 }
 
 double parse_double(const char* text, const char* what, double min, double max) {
-    char* end = nullptr;
-    errno = 0;
-    const double value = std::strtod(text, &end);
-    if (errno != 0 || end == text || *end != '\0' || !(value >= min && value <= max)) {
-        usage_error(std::string("invalid ") + what + " '" + text + "'");
-    }
-    return value;
+    return audiod::cli::parse_double("audioplay", text, what, min, max);
 }
 
 Options parse_options(int argc, char** argv) {

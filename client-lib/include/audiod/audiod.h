@@ -153,6 +153,18 @@ const char* audiod_last_error(const audiod_context* ctx);
  */
 #define AUDIOD_STREAM_MANUAL_START 0x2u
 
+/**
+ * AUDIOD_STREAM_RECORD: a record stream. The server writes audio from a
+ * source into the stream and the player reads it with audiod_stream_read().
+ * `sink` in the parameters then names a source ("SINK.monitor": exactly
+ * what that sink plays; NULL/"": the default sink's monitor). Keep-clock
+ * works the same way: while no server records, reads deliver silence at the
+ * nominal rate. A reader that falls behind loses the oldest audio it had no
+ * room for (counted as underruns in the timing, "overruns" to the user),
+ * and nobody else is affected.
+ */
+#define AUDIOD_STREAM_RECORD 0x4u
+
 /** What a new playback stream carries and where it goes. */
 typedef struct audiod_stream_params {
     int format;          /**< an AUDIOD_FORMAT_*: every one is accepted */
@@ -160,7 +172,8 @@ typedef struct audiod_stream_params {
     uint32_t channels;   /**< 1..8, in the standard channel orders; the server mixes
                               them up or down to the sink's (see the README) */
     uint32_t latency_ms; /**< buffer length to keep queued; 0 = default (100 ms) */
-    const char* sink;    /**< sink name, or NULL/"" for the default sink */
+    const char* sink;    /**< sink name (record streams: source name), or NULL/"" for the
+                              default */
     float volume;        /**< initial linear gain, 1.0 = unity; negative = unity */
     uint32_t flags;      /**< AUDIOD_STREAM_* flags; 0 = defaults */
 } audiod_stream_params;
@@ -199,21 +212,39 @@ long audiod_stream_write(audiod_stream* stream, const void* data, size_t frames,
  */
 int audiod_stream_start(audiod_stream* stream);
 
+/**
+ * Reads up to `frames` interleaved frames from a record stream. Returns how
+ * many were read (possibly fewer than asked if the deadline passed), or a
+ * negative error. Waits for audio for at most timeout_ms (negative: the
+ * duration asked for plus AUDIOD_DEFAULT_TIMEOUT_MS); with timeout 0 it
+ * never waits and returns AUDIOD_E_AGAIN when nothing is ready.
+ * AUDIOD_E_BADSTATE on a playback stream.
+ */
+long audiod_stream_read(audiod_stream* stream, void* data, size_t frames, int timeout_ms);
+
+/** How many frames a record stream has ready to read now. Never blocks. */
+long audiod_stream_readable(const audiod_stream* stream);
+
 /** How many frames can be written right now without waiting. Never blocks. */
 long audiod_stream_writable(const audiod_stream* stream);
 
 /**
  * A file descriptor that becomes readable when the stream has room for at
  * least its wake-up threshold of frames (half the buffer by default) or has
- * played everything it had. Use it with poll(2), then call
- * audiod_stream_ack_wakeup() before writing. Valid until the stream is closed.
+ * played everything it had; for a record stream, when at least the
+ * threshold of frames is ready (a quarter of the buffer by default). Use it
+ * with poll(2), then call audiod_stream_ack_wakeup() before writing or
+ * reading. Valid until the stream is closed.
  */
 int audiod_stream_fd(const audiod_stream* stream);
 
 /** Clears the wake-up signalled on audiod_stream_fd(). Never blocks. */
 void audiod_stream_ack_wakeup(audiod_stream* stream);
 
-/** Sets the free-space threshold (frames) at which the server wakes the client. Never blocks. */
+/**
+ * Sets the threshold (frames of free space; record streams: frames ready) at
+ * which the server wakes the client. Never blocks.
+ */
 int audiod_stream_set_wakeup_frames(audiod_stream* stream, uint32_t frames);
 
 /**

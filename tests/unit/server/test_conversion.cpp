@@ -2,7 +2,7 @@
 // channel mixes, the resampler's quality, and the whole path through a real
 // sink's RT cycle (stepped device).
 #include "channel_mix.h"
-#include "decode_kernels.h"
+#include "convert_kernels.h"
 #include "mix_kernels.h"
 #include "resampler.h"
 #include "stepped_sink.h"

@@ -1,7 +1,8 @@
-#include "decode_kernels.h"
+#include "convert_kernels.h"
 
 #include "mix_kernels.h"
 
+#include <cmath>
 #include <cstring>
 
 namespace audiod::mix {
@@ -89,6 +90,72 @@ void decode_frames(SampleFormat format, const uint8_t* src, size_t frames, const
         break;
     case SampleFormat::f32le:
         decode<SampleFormat::f32le, 4>(src, frames, mix, out);
+        break;
+    case SampleFormat::invalid:
+        break;
+    }
+}
+
+void remix(const float* in, size_t frames, const ChannelMix& mix, float* out) noexcept {
+    const uint32_t ins = mix.in;
+    const uint32_t outs = mix.out;
+    if (mix.identity) {
+        std::memcpy(out, in, frames * ins * sizeof(float));
+        return;
+    }
+    for (size_t f = 0; f < frames; ++f) {
+        for (uint32_t o = 0; o < outs; ++o) {
+            float sum = 0.0f;
+            for (uint32_t c = 0; c < ins; ++c) {
+                sum += mix.coefficient[o][c] * in[f * ins + c];
+            }
+            out[f * outs + o] = sum;
+        }
+    }
+}
+
+namespace {
+
+// Round to nearest, ties to even, and saturate to [-(2^(bits-1)), 2^(bits-1)-1].
+inline int32_t to_int(float x, float scale, float max) noexcept {
+    const float scaled = x * scale;
+    const float clamped = scaled < -max - 1.0f ? -max - 1.0f : (scaled > max ? max : scaled);
+    return static_cast<int32_t>(std::nearbyint(clamped));
+}
+
+} // namespace
+
+void encode_samples(SampleFormat format, const float* in, size_t samples, uint8_t* out) noexcept {
+    switch (format) {
+    case SampleFormat::u8:
+        for (size_t i = 0; i < samples; ++i) {
+            out[i] = static_cast<uint8_t>(to_int(in[i], 128.0f, 127.0f) + 128);
+        }
+        break;
+    case SampleFormat::s16le:
+        bus_to_s16(reinterpret_cast<int16_t*>(out), in, samples);
+        break;
+    case SampleFormat::s24le:
+    case SampleFormat::s24_3le: {
+        const size_t width = format == SampleFormat::s24le ? 4 : 3;
+        for (size_t i = 0; i < samples; ++i) {
+            const int32_t v = to_int(in[i], 8388608.0f, 8388607.0f);
+            const uint32_t u = static_cast<uint32_t>(v);
+            uint8_t* p = out + i * width;
+            p[0] = static_cast<uint8_t>(u);
+            p[1] = static_cast<uint8_t>(u >> 8);
+            p[2] = static_cast<uint8_t>(u >> 16);
+            if (width == 4) {
+                p[3] = static_cast<uint8_t>(v < 0 ? 0xff : 0x00); // sign in the container
+            }
+        }
+        break;
+    }
+    case SampleFormat::s32le:
+        bus_to_s32(reinterpret_cast<int32_t*>(out), in, samples);
+        break;
+    case SampleFormat::f32le:
+        bus_to_f32(reinterpret_cast<float*>(out), in, samples);
         break;
     case SampleFormat::invalid:
         break;

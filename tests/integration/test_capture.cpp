@@ -1,0 +1,247 @@
+// Capture in the real server: monitor sources (exactly what a sink plays),
+// record streams read by audiorec, converted, moved between sources, with
+// their own volume; a slow reader that overruns alone; and a recording that
+// keeps its pace when the server dies.
+#include "fixtures/fixture_signals.h"
+#include "helpers.h"
+#include "tone_analysis.h"
+#include "wav.h"
+
+#include <boost/test/unit_test.hpp>
+
+#include <cmath>
+#include <csignal>
+#include <thread>
+
+using namespace audiod;
+using namespace audiod::test;
+using namespace std::chrono_literals;
+
+namespace {
+
+// Index of the first non-silent sample, or the size.
+size_t first_nonzero(const std::vector<int16_t>& samples) {
+    const auto it = std::find_if(samples.begin(), samples.end(), [](int16_t s) { return s != 0; });
+    return static_cast<size_t>(it - samples.begin());
+}
+
+std::vector<float> read_float_wav(const std::string& path, WavFormat* format) {
+    auto opened = WavReader::open_path(path);
+    BOOST_REQUIRE_MESSAGE(std::holds_alternative<WavReader>(opened), path);
+    auto& reader = std::get<WavReader>(opened);
+    *format = reader.info().format;
+    BOOST_REQUIRE(format->format == SampleFormat::f32le);
+    std::vector<float> samples;
+    std::vector<float> chunk(size_t{4096} * format->channels);
+    for (long n = 0; (n = reader.read_frames(chunk.data(), 4096)) > 0;) {
+        samples.insert(samples.end(), chunk.begin(), chunk.begin() + n * format->channels);
+    }
+    return samples;
+}
+
+uint64_t overruns_reported(const std::string& audiorec_stderr) {
+    const auto at = audiorec_stderr.find(" frames recorded, ");
+    BOOST_REQUIRE_MESSAGE(at != std::string::npos, audiorec_stderr);
+    return std::stoull(audiorec_stderr.substr(at + 18));
+}
+
+} // namespace
+
+BOOST_AUTO_TEST_SUITE(capture)
+
+BOOST_AUTO_TEST_CASE(the_monitor_carries_exactly_what_the_sink_played) {
+    TempDir dir;
+    ServerProcess server(file_sink_config(dir.file("out.wav")));
+    const ProgramResult sources = run_tool("audioctl", {"--json", "list", "sources"});
+    BOOST_CHECK_EQUAL(sources.out, "[{\"kind\":\"source\",\"name\":\"out.monitor\",\"type\":"
+                                   "\"monitor\",\"sink\":\"out\",\"state\":\"running\",\"rate\":"
+                                   "48000,\"channels\":2,\"streams\":0}]\n");
+    BackgroundProgram rec({bin("audiorec"), "--quiet", "--source", "out.monitor", "--duration", "3",
+                           dir.file("monitor.wav")});
+    BOOST_REQUIRE(wait_for_stream(10s));
+    const ProgramResult play =
+        run_tool("audiod-test-client", {"--signal", "sequence", "--frames", "72000"}, 30s);
+    BOOST_REQUIRE_MESSAGE(play.status == 0, play.err);
+    const ProgramResult r = rec.finish(30s);
+    BOOST_REQUIRE_MESSAGE(r.status == 0, r.err);
+    BOOST_REQUIRE_EQUAL(server.stop(SIGTERM), 0);
+
+    const auto out = read_wav_s16(dir.file("out.wav"));
+    const auto monitor = read_wav_s16(dir.file("monitor.wav"));
+    BOOST_CHECK_EQUAL(monitor.size(), 2u * 3 * 48000);
+    const size_t a = first_nonzero(out);
+    const size_t b = first_nonzero(monitor);
+    BOOST_REQUIRE(a < out.size() && b < monitor.size());
+    // Sample for sample, from the first sound to the end of the recording.
+    const size_t n = std::min(out.size() - a, monitor.size() - b);
+    BOOST_CHECK_GT(n, 2u * 48000);
+    BOOST_CHECK(std::equal(monitor.begin() + static_cast<ptrdiff_t>(b),
+                           monitor.begin() + static_cast<ptrdiff_t>(b + n),
+                           out.begin() + static_cast<ptrdiff_t>(a)));
+}
+
+BOOST_AUTO_TEST_CASE(a_recorded_tone_has_its_frequency_and_level) {
+    TempDir dir;
+    // 1 kHz at half scale, played at 48 kHz stereo, recorded as 44.1 kHz
+    // mono float.
+    const std::string tone = dir.file("tone.wav");
+    {
+        auto created = WavWriter::create(tone, {SampleFormat::f32le, 48000, 2});
+        BOOST_REQUIRE(std::holds_alternative<WavWriter>(created));
+        std::vector<float> samples(size_t{3 * 48000} * 2);
+        for (size_t i = 0; i < samples.size() / 2; ++i) {
+            samples[2 * i] = samples[2 * i + 1] =
+                static_cast<float>(0.5 * std::sin(2 * M_PI * 1000.0 * double(i) / 48000.0));
+        }
+        BOOST_REQUIRE_EQUAL(std::get<WavWriter>(created).append(samples.data(), samples.size() * 4),
+                            0);
+        BOOST_REQUIRE_EQUAL(std::get<WavWriter>(created).finish(), 0);
+    }
+    ServerProcess server("[server]\nrt-priority = 0\n[sinks.out]\ntype = \"null\"\n");
+    BackgroundProgram rec({bin("audiorec"), "--quiet", "--format", "f32le", "--rate", "44100",
+                           "--channels", "1", "--duration", "3.5", dir.file("rec.wav")});
+    BOOST_REQUIRE(wait_for_stream(10s));
+    const ProgramResult play = run_tool("audioplay", {"--quiet", tone}, 30s);
+    BOOST_REQUIRE_MESSAGE(play.status == 0, play.err);
+    const ProgramResult r = rec.finish(30s);
+    BOOST_REQUIRE_MESSAGE(r.status == 0, r.err);
+
+    WavFormat format;
+    const auto samples = read_float_wav(dir.file("rec.wav"), &format);
+    BOOST_CHECK_EQUAL(format.rate, 44100u);
+    BOOST_CHECK_EQUAL(format.channels, 1u);
+    size_t first = samples.size();
+    size_t last = 0;
+    for (size_t i = 0; i < samples.size(); ++i) {
+        if (std::fabs(samples[i]) > 1e-3f) {
+            first = std::min(first, i);
+            last = i;
+        }
+    }
+    BOOST_REQUIRE(first < last);
+    BOOST_CHECK_CLOSE(double(last - first) / 44100.0, 3.0, 1.0);
+    const size_t from = first + 4410;
+    const ToneMeasure measured =
+        measure_tone(samples.data() + from, last - from - 4410, 1, 1000.0, 44100.0);
+    BOOST_TEST_MESSAGE("recorded tone: amplitude " << measured.amplitude << ", THD+N "
+                                                   << measured.thd_n_db << " dB");
+    BOOST_CHECK_CLOSE(measured.amplitude, 0.5, 0.5);
+    BOOST_CHECK_LT(measured.thd_n_db, -90.0);
+}
+
+BOOST_AUTO_TEST_CASE(a_slow_reader_overruns_alone) {
+    TempDir dir;
+    ServerProcess server(file_sink_config(dir.file("out.wav")));
+    BackgroundProgram slow(
+        {bin("audiorec"), "--latency-ms", "100", "--duration", "3", dir.file("slow.wav")});
+    BackgroundProgram good({bin("audiorec"), "--duration", "3", dir.file("good.wav")});
+    BackgroundProgram play(
+        {bin("audiod-test-client"), "--signal", "sequence", "--frames", "120000"});
+    std::this_thread::sleep_for(500ms);
+    // The slow reader stops reading for a second.
+    ::kill(slow.pid(), SIGSTOP);
+    std::this_thread::sleep_for(1s);
+    ::kill(slow.pid(), SIGCONT);
+    BOOST_REQUIRE_EQUAL(play.finish(30s).status, 0);
+    const ProgramResult s = slow.finish(30s);
+    const ProgramResult g = good.finish(30s);
+    BOOST_REQUIRE_MESSAGE(s.status == 0 && g.status == 0, s.err << g.err);
+    BOOST_REQUIRE_EQUAL(server.stop(SIGTERM), 0);
+    // The slow one lost audio and says so; the other lost nothing, and the
+    // sink played every frame.
+    BOOST_CHECK_GT(overruns_reported(s.err), 0u);
+    BOOST_CHECK_EQUAL(overruns_reported(g.err), 0u);
+    const Heard played = hear_sequence(dir.file("out.wav"));
+    BOOST_CHECK_EQUAL(played.values.size(), 120000u);
+    BOOST_CHECK(played.increasing);
+    const Heard recorded = hear_sequence(dir.file("good.wav"));
+    BOOST_CHECK(recorded.increasing);
+    BOOST_REQUIRE(!recorded.values.empty());
+    // Continuous: every frame between the first and the last it heard.
+    BOOST_CHECK_EQUAL(recorded.values.back() - recorded.values.front() + 1, recorded.values.size());
+    const Heard lossy = hear_sequence(dir.file("slow.wav"));
+    BOOST_CHECK(lossy.increasing);
+    BOOST_CHECK_GT(lossy.values.back() - lossy.values.front() + 1, lossy.values.size());
+}
+
+BOOST_AUTO_TEST_CASE(record_streams_move_between_sources_and_have_a_volume) {
+    TempDir dir;
+    ServerProcess server("[server]\nrt-priority = 0\ndefault-sink = \"a\"\n"
+                         "[sinks.a]\ntype = \"null\"\n[sinks.b]\ntype = \"null\"\n");
+    BackgroundProgram on_a({bin("audiod-test-client"), "--signal", "constant", "--value", "1000",
+                            "--frames", "240000", "--sink", "a", "--app", "on-a"});
+    BackgroundProgram on_b({bin("audiod-test-client"), "--signal", "constant", "--value", "2000",
+                            "--frames", "240000", "--sink", "b", "--app", "on-b"});
+    std::this_thread::sleep_for(500ms);
+    BackgroundProgram rec({bin("audiorec"), "--quiet", "--app", "recorder", "--duration", "2.4",
+                           dir.file("rec.wav")});
+    std::optional<uint32_t> id;
+    BOOST_REQUIRE(eventually(
+        [&] {
+            const std::string list = run_tool("audioctl", {"--json", "list", "streams"}).out;
+            const auto at = list.find("\"app\":\"recorder\"");
+            if (at == std::string::npos) {
+                return false;
+            }
+            const auto open = list.rfind("\"id\":", at);
+            id = static_cast<uint32_t>(std::stoul(list.substr(open + 5)));
+            return true;
+        },
+        10s));
+    BOOST_CHECK_EQUAL(stream_field(*id, "sink"), "a.monitor");
+    BOOST_CHECK_EQUAL(stream_field(*id, "direction"), "record");
+    std::this_thread::sleep_for(700ms);
+    ProgramResult moved = run_tool("audioctl", {"move-stream", std::to_string(*id), "b.monitor"});
+    BOOST_REQUIRE_MESSAGE(moved.status == 0, moved.err);
+    // A record stream goes to a source, not a sink.
+    BOOST_CHECK_EQUAL(run_tool("audioctl", {"move-stream", std::to_string(*id), "a"}).status, 1);
+    std::this_thread::sleep_for(700ms);
+    BOOST_REQUIRE_EQUAL(run_tool("audioctl", {"set-volume", std::to_string(*id), "25%"}).status, 0);
+    const ProgramResult r = rec.finish(30s);
+    BOOST_REQUIRE_MESSAGE(r.status == 0, r.err);
+
+    // 1000 (a), then 2000 (b), then 500 (b at 25 %), in that order.
+    const auto samples = read_wav_s16(dir.file("rec.wav"));
+    size_t first[3] = {0, 0, 0};
+    size_t count[3] = {0, 0, 0};
+    const int16_t levels[3] = {1000, 2000, 500};
+    for (size_t i = 0; i < samples.size(); ++i) {
+        for (int k = 0; k < 3; ++k) {
+            if (samples[i] == levels[k] && count[k]++ == 0) {
+                first[k] = i;
+            }
+        }
+    }
+    BOOST_TEST_MESSAGE("counts " << count[0] << " " << count[1] << " " << count[2]);
+    for (int k = 0; k < 3; ++k) {
+        BOOST_CHECK_GT(count[k], 2u * 12000);
+    }
+    BOOST_CHECK(first[0] < first[1] && first[1] < first[2]);
+}
+
+BOOST_AUTO_TEST_CASE(a_recording_keeps_its_pace_when_the_server_dies) {
+    TempDir dir;
+    auto server = std::make_unique<ServerProcess>(file_sink_config(dir.file("out.wav")));
+    BackgroundProgram rec({bin("audiorec"), "--duration", "3", dir.file("rec.wav")});
+    BOOST_REQUIRE(wait_for_stream(10s));
+    std::this_thread::sleep_for(1s);
+    BOOST_CHECK_EQUAL(server->stop(SIGKILL), 128 + SIGKILL);
+    const ProgramResult r = rec.finish(30s);
+    BOOST_REQUIRE_MESSAGE(r.status == 0, r.err);
+    // Three seconds of audio, in about three seconds.
+    BOOST_CHECK_GE(r.seconds, 2.5);
+    BOOST_CHECK_LE(r.seconds, 5.0);
+    BOOST_CHECK_EQUAL(read_wav_s16(dir.file("rec.wav")).size(), 2u * 3 * 48000);
+}
+
+BOOST_AUTO_TEST_CASE(a_missing_source_is_refused_with_a_reason) {
+    TempDir dir;
+    ServerProcess server(file_sink_config(dir.file("out.wav")));
+    const ProgramResult r =
+        run_tool("audiorec", {"--source", "nowhere.monitor", "--duration", "1", dir.file("x.wav")});
+    BOOST_CHECK_EQUAL(r.status, 1);
+    BOOST_CHECK_MESSAGE(r.err.find("no source named 'nowhere.monitor'") != std::string::npos,
+                        r.err);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
