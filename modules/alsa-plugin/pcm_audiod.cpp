@@ -1,7 +1,8 @@
 // libasound_module_pcm_audiod.so: the ALSA PCM type "audiod", so that
 // unmodified ALSA programs (aplay, mpv, mplayer, sox, PortAudio programs)
-// play through the audiod server. An ioplug plugin built on libaudiod's
-// public C API; conf/alsa/50-audiod.conf defines `pcm.audiod` with it.
+// play through the audiod server, and record from it (arecord). An ioplug
+// plugin built on libaudiod's public C API; conf/alsa/50-audiod.conf defines
+// `pcm.audiod` with it.
 //
 // Mapping ALSA onto a libaudiod stream:
 //   - prepare creates the stream (MANUAL_START, so ALSA's start threshold
@@ -12,6 +13,9 @@
 //     stalled or lost server: a player never freezes.
 //   - delay is the stream's delay_frames: queued frames plus the sink's own
 //     device latency.
+//   - Capture is a record stream, created at start (so nothing recorded
+//     before it is delivered); the hardware pointer is what the server has
+//     written into it, and delay what waits to be read.
 //   - The poll descriptor is an epoll set over the stream's wake-up eventfd
 //     and a timerfd. The eventfd is edge-like (the server signals a
 //     threshold crossing); ALSA programs expect a level ("room for
@@ -24,8 +28,9 @@
 // it is given, so those pass straight through; the `plug` PCM that wraps
 // this one in the configuration converts what is left (big-endian, u16 ...).
 //
-// Configuration fields: `sink` (a sink name; default: the server's default
-// sink) and `app` (the application name; default: the program's name).
+// Configuration fields: `sink` (a sink name, or for capture a source name
+// such as "speakers.monitor"; default: the server's default sink, or its
+// monitor) and `app` (the application name; default: the program's name).
 #include "audiod/audiod.h"
 
 #include <alsa/asoundlib.h>
@@ -64,6 +69,7 @@ struct AudiodPcm {
     snd_pcm_uframes_t boundary = 0;
     uint32_t ring_extra = 0; // frames of ring capacity beyond ALSA's buffer
     bool written = false;    // frames went into the stream since it was created
+    bool capture = false;    // a record stream: ALSA reads what the server writes
 };
 
 AudiodPcm& pcm_of(snd_pcm_ioplug_t* io) {
@@ -107,7 +113,8 @@ void clear_timer(const AudiodPcm& pcm) {
     [[maybe_unused]] const ssize_t r = ::read(pcm.timer, &expirations, sizeof expirations);
 }
 
-// Frames queued in the stream (0 without one).
+// Frames in the stream between the two sides: queued to play, or (capture)
+// recorded and not read yet. 0 without a stream.
 uint64_t queued(const AudiodPcm& pcm) {
     audiod_stream_timing timing{};
     if (pcm.stream == nullptr || audiod_stream_get_timing(pcm.stream, &timing) != 0) {
@@ -116,9 +123,13 @@ uint64_t queued(const AudiodPcm& pcm) {
     return timing.written - timing.consumed;
 }
 
-// What ALSA will compute as avail: room in ALSA's buffer.
+// What ALSA will compute as avail: room in ALSA's buffer, or (capture)
+// frames ready to read.
 snd_pcm_uframes_t alsa_avail(const AudiodPcm& pcm) {
     const uint64_t q = queued(pcm);
+    if (pcm.capture) {
+        return static_cast<snd_pcm_uframes_t>(std::min<uint64_t>(q, pcm.io.buffer_size));
+    }
     return q >= pcm.io.buffer_size ? 0 : static_cast<snd_pcm_uframes_t>(pcm.io.buffer_size - q);
 }
 
@@ -187,7 +198,7 @@ int open_stream(AudiodPcm& pcm) {
     const uint64_t ms = (uint64_t{io.buffer_size} * 1000 + io.rate - 1) / std::max(1u, io.rate);
     params.latency_ms = static_cast<uint32_t>(std::clamp<uint64_t>(ms, 1, kMaxLatencyMs));
     params.sink = pcm.sink.empty() ? nullptr : pcm.sink.c_str();
-    params.flags = AUDIOD_STREAM_MANUAL_START;
+    params.flags = pcm.capture ? AUDIOD_STREAM_RECORD : AUDIOD_STREAM_MANUAL_START;
     const int rc = audiod_stream_create(pcm.context, &params, &pcm.stream);
     if (rc != 0) {
         SNDERR("audiod: cannot create a stream: %s %s", audiod_strerror(rc),
@@ -196,8 +207,11 @@ int open_stream(AudiodPcm& pcm) {
         return to_errno(rc);
     }
     const uint32_t capacity = audiod_stream_buffer_frames(pcm.stream);
-    pcm.ring_extra =
-        capacity > io.buffer_size ? capacity - static_cast<uint32_t>(io.buffer_size) : 0;
+    // Room beyond ALSA's buffer shifts a writer's free-space threshold; a
+    // reader's threshold is frames ready, whatever the capacity.
+    pcm.ring_extra = capacity > io.buffer_size && !pcm.capture
+                         ? capacity - static_cast<uint32_t>(io.buffer_size)
+                         : 0;
     pcm.written = false;
     audiod_stream_set_wakeup_frames(pcm.stream, static_cast<uint32_t>(std::min<uint64_t>(
                                                     pcm.avail_min + pcm.ring_extra, capacity)));
@@ -249,12 +263,13 @@ int pcm_sw_params(snd_pcm_ioplug_t* io, snd_pcm_sw_params_t* params) {
 
 int pcm_prepare(snd_pcm_ioplug_t* io) {
     AudiodPcm& pcm = pcm_of(io);
-    // A stream that was written to holds frames ALSA has forgotten.
-    if (pcm.written) {
+    // A stream that was written to holds frames ALSA has forgotten; a
+    // capture starts recording only at start.
+    if (pcm.written || pcm.capture) {
         close_stream(pcm);
     }
     int rc = 0;
-    if (pcm.stream == nullptr) {
+    if (pcm.stream == nullptr && !pcm.capture) {
         rc = open_stream(pcm);
     }
     update_poll(pcm);
@@ -263,6 +278,11 @@ int pcm_prepare(snd_pcm_ioplug_t* io) {
 
 int pcm_start(snd_pcm_ioplug_t* io) {
     AudiodPcm& pcm = pcm_of(io);
+    if (pcm.capture) {
+        const int opened = pcm.stream == nullptr ? open_stream(pcm) : 0;
+        update_poll(pcm);
+        return opened;
+    }
     const int rc = pcm.stream != nullptr ? audiod_stream_start(pcm.stream) : AUDIOD_E_BADSTATE;
     update_poll(pcm);
     return rc == 0 ? 0 : to_errno(rc);
@@ -282,8 +302,10 @@ snd_pcm_sframes_t pcm_pointer(snd_pcm_ioplug_t* io) {
     if (pcm.stream == nullptr || audiod_stream_get_timing(pcm.stream, &timing) != 0) {
         return 0;
     }
+    // The "hardware" position: what the server consumed, or (capture) wrote.
     const uint64_t boundary = pcm.boundary > 0 ? pcm.boundary : io->buffer_size;
-    return static_cast<snd_pcm_sframes_t>(timing.consumed % boundary);
+    const uint64_t position = pcm.capture ? timing.written : timing.consumed;
+    return static_cast<snd_pcm_sframes_t>(position % boundary);
 }
 
 snd_pcm_sframes_t pcm_transfer(snd_pcm_ioplug_t* io, const snd_pcm_channel_area_t* areas,
@@ -293,9 +315,10 @@ snd_pcm_sframes_t pcm_transfer(snd_pcm_ioplug_t* io, const snd_pcm_channel_area_
         return -EBADFD;
     }
     // Interleaved access only: channel 0's area walks whole frames.
-    const auto* src =
-        static_cast<const uint8_t*>(areas[0].addr) + (areas[0].first + offset * areas[0].step) / 8;
-    const long taken = audiod_stream_write(pcm.stream, src, size, 0);
+    auto* frames =
+        static_cast<uint8_t*>(areas[0].addr) + (areas[0].first + offset * areas[0].step) / 8;
+    const long taken = pcm.capture ? audiod_stream_read(pcm.stream, frames, size, 0)
+                                   : audiod_stream_write(pcm.stream, frames, size, 0);
     if (taken > 0) {
         pcm.written = true;
     }
@@ -318,7 +341,7 @@ int pcm_delay(snd_pcm_ioplug_t* io, snd_pcm_sframes_t* delay) {
 
 int pcm_drain(snd_pcm_ioplug_t* io) {
     AudiodPcm& pcm = pcm_of(io);
-    if (pcm.stream == nullptr) {
+    if (pcm.stream == nullptr || pcm.capture) {
         return 0;
     }
     const int rc = audiod_stream_drain(pcm.stream, -1);
@@ -344,19 +367,20 @@ int pcm_poll_revents(snd_pcm_ioplug_t* io, struct pollfd* pfd, unsigned int nfds
         [[maybe_unused]] const int n = epoll_wait(pcm.epoll, events, 2, 0);
     }
     update_poll(pcm);
+    const unsigned short ready = pcm.capture ? POLLIN : POLLOUT;
     switch (io->state) {
     case SND_PCM_STATE_PREPARED:
     case SND_PCM_STATE_RUNNING:
-        *revents = alsa_avail(pcm) >= pcm.avail_min ? POLLOUT : 0;
+        *revents = alsa_avail(pcm) >= pcm.avail_min ? ready : 0;
         break;
     case SND_PCM_STATE_DRAINING:
-        *revents = queued(pcm) == 0 ? POLLOUT : 0;
+        *revents = queued(pcm) == 0 ? ready : 0;
         break;
     case SND_PCM_STATE_PAUSED:
         *revents = 0;
         break;
     default:
-        *revents = POLLOUT | POLLERR;
+        *revents = ready | POLLERR;
         break;
     }
     return 0;
@@ -449,14 +473,11 @@ int parse_config(snd_config_t* conf, AudiodPcm& pcm) {
 
 int open_pcm(snd_pcm_t** pcmp, const char* name, snd_config_t* conf, snd_pcm_stream_t stream,
              int mode) {
-    if (stream != SND_PCM_STREAM_PLAYBACK) {
-        SNDERR("audiod: only playback is supported so far");
-        return -ENOTSUP;
-    }
     auto* pcm = new (std::nothrow) AudiodPcm;
     if (pcm == nullptr) {
         return -ENOMEM;
     }
+    pcm->capture = stream == SND_PCM_STREAM_CAPTURE;
     pcm->io.private_data = pcm; // pcm_close finds it there on every path
     int err = parse_config(conf, *pcm);
     if (err < 0) {

@@ -370,6 +370,31 @@ BOOST_AUTO_TEST_CASE(aplay_keeps_playing_when_the_server_dies_and_sound_returns)
     BOOST_CHECK_LT(*start, 48000u);
 }
 
+BOOST_AUTO_TEST_CASE(arecord_records_what_a_sink_plays_through_the_plugin) {
+    TempDir dir;
+    ServerProcess server(sinks_config(dir));
+    // From the monitor of "other", named like any source.
+    BackgroundProgram arecord({installed("arecord"), "-q", "-D", "audiod:other.monitor", "-f",
+                               "S16_LE", "-r", "48000", "-c", "2", "-d", "3",
+                               dir.file("recorded.wav")},
+                              alsa_env(server.socket()));
+    BOOST_REQUIRE(wait_for_stream(10s));
+    const ProgramResult play =
+        run_tool("audiod-test-client",
+                 {"--signal", "sequence", "--frames", "72000", "--sink", "other"}, 30s);
+    BOOST_REQUIRE_MESSAGE(play.status == 0, play.err);
+    const ProgramResult r = arecord.finish(30s);
+    BOOST_REQUIRE_MESSAGE(r.status == 0, r.err);
+    BOOST_REQUIRE_EQUAL(server.stop(SIGTERM), 0);
+    // Everything the sink played, in order, sample for sample.
+    const Heard played = hear_sequence(dir.file("other.wav"));
+    const Heard recorded = hear_sequence(dir.file("recorded.wav"));
+    BOOST_CHECK_EQUAL(played.values.size(), 72000u);
+    BOOST_CHECK_EQUAL(recorded.values.size(), 72000u);
+    BOOST_CHECK(recorded.values == played.values);
+    BOOST_CHECK_EQUAL(read_wav_s16(dir.file("recorded.wav")).size(), 2u * 3 * 48000);
+}
+
 BOOST_AUTO_TEST_CASE(without_a_server_opening_fails_at_once_with_a_reason) {
     TempDir dir;
     const ProgramResult r = run_program({installed("aplay"), "-q", "-D", "audiod", "/dev/null"},
