@@ -140,7 +140,7 @@ void SinkRig::run_cycles(uint64_t cycles) {
 }
 
 Stream& SinkRig::add_stream(SampleFormat fmt, uint64_t capacity, float gain, uint32_t rate,
-                            uint32_t channels) {
+                            uint32_t channels, bool record) {
     const uint32_t id = static_cast<uint32_t>(streams.size() + 1);
     rate = rate == 0 ? format.rate : rate;
     channels = channels == 0 ? format.channels : channels;
@@ -152,6 +152,7 @@ Stream& SinkRig::add_stream(SampleFormat fmt, uint64_t capacity, float gain, uin
     stream->format = fmt;
     stream->rate = rate;
     stream->channels = channels;
+    stream->record = record;
     BOOST_REQUIRE_EQUAL(prepare_conversion(*stream, format, 0, Resampler::kDefaultQuality), "");
     stream->sink = sink.get();
     stream->volume = gain;

@@ -49,7 +49,7 @@ public:
     // rate and channel count default to the sink's, and it is converted
     // (format, channels, rate) as the Engine would set it up.
     Stream& add_stream(SampleFormat format, uint64_t capacity, float gain = 1.0f, uint32_t rate = 0,
-                       uint32_t channels = 0);
+                       uint32_t channels = 0, bool record = false);
     // Writes frames into the stream's ring as a client would.
     void write(Stream& stream, const void* frames, uint64_t count);
     void set_client_flags(Stream& stream, uint32_t flags);

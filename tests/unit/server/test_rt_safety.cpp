@@ -51,7 +51,7 @@ BOOST_AUTO_TEST_CASE(rt_cycle_never_allocates_or_locks_under_churn) {
         if (action == 0 || live.size() < 2) {
             // Direct streams, and converted ones: other formats, channel
             // counts and rates (resampled on the RT thread).
-            const auto kind = rng() % 4;
+            const auto kind = rng() % 5;
             Stream* added = nullptr;
             if (kind == 0) {
                 added = &rig.add_stream(SampleFormat::s16le, 1024 + rng() % 4096, 0.5f);
@@ -60,6 +60,10 @@ BOOST_AUTO_TEST_CASE(rt_cycle_never_allocates_or_locks_under_churn) {
                 added = &rig.add_stream(SampleFormat::f32le, 1024 + rng() % 4096, 0.5f);
                 std::vector<float> f(size_t{256} * 2, 0.25f);
                 rig.write(*added, f.data(), 256);
+            } else if (kind == 4) {
+                // A recording of the sink, in another format, rate and layout.
+                added =
+                    &rig.add_stream(SampleFormat::s24_3le, 4096, 0.5f, 44100, 1 + rng() % 8, true);
             } else {
                 const uint32_t rates[] = {8000, 22050, 44100, 96000, 192000};
                 const auto format = kind == 2 ? SampleFormat::u8 : SampleFormat::s24_3le;
