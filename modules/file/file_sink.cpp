@@ -189,7 +189,8 @@ uint64_t file_xruns(void* instance) {
 constexpr audiod_sink_ops kOps = {file_open, file_start, file_wait, file_write,
                                   file_stop, file_close, file_xruns};
 constexpr audiod_module kModule = {AUDIOD_MODULE_ABI_VERSION, "file",
-                                   "writes the mix to a WAV file, paced by a timer", &kOps};
+                                   "writes the mix to a WAV file, paced by a timer", &kOps,
+                                   nullptr};
 
 } // namespace
 

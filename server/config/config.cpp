@@ -119,21 +119,31 @@ unsigned read_server_table(const toml::node& node, ServerConfig& config) {
     return default_sink_line;
 }
 
-void read_sinks_table(const toml::node& node, ServerConfig& config) {
+// [sinks.NAME] or, with `capture`, [sources.NAME] tables.
+void read_sinks_table(const toml::node& node, ServerConfig& config, bool capture) {
     const std::string& src = config.source;
+    const std::string kind = capture ? "source" : "sink";
+    const std::string section = capture ? "sources" : "sinks";
     const toml::table* table = node.as_table();
     if (table == nullptr) {
-        fail(src, line_of(node), "[sinks] must hold one table per sink, e.g. [sinks.speakers]");
+        fail(src, line_of(node),
+             "[" + section + "] must hold one table per " + kind + ", e.g. [" + section +
+                 (capture ? ".mic]" : ".speakers]"));
     }
     for (const auto& [k, body] : *table) {
         const std::string name(k.str());
         const toml::table* sink_table = body.as_table();
         if (sink_table == nullptr) {
-            fail(src, line_of(body), "sink '" + name + "' must be a table ([sinks." + name + "])");
+            fail(src, line_of(body),
+                 kind + " '" + name + "' must be a table ([" + section + "." + name + "])");
         }
         if (!is_valid_name(name)) {
             fail(src, line_of(body),
-                 "invalid sink name '" + name + "' (use letters, digits, '-', '_' and '.')");
+                 "invalid " + kind + " name '" + name +
+                     "' (use letters, digits, '-', '_' and '.')");
+        }
+        if (capture && name.size() > 8 && name.ends_with(".monitor")) {
+            fail(src, line_of(body), "a source name must not end in .monitor (sinks' monitors do)");
         }
         SinkConfig sink;
         sink.name = name;
@@ -142,7 +152,8 @@ void read_sinks_table(const toml::node& node, ServerConfig& config) {
             const std::string key(option_key.str());
             if (key == "type") {
                 if (!value.is_string()) {
-                    fail(src, line_of(value), "type of sink '" + name + "' must be a string");
+                    fail(src, line_of(value),
+                         "type of " + kind + " '" + name + "' must be a string");
                 }
                 sink.type = value.as_string()->get();
             } else {
@@ -150,9 +161,11 @@ void read_sinks_table(const toml::node& node, ServerConfig& config) {
             }
         }
         if (sink.type.empty()) {
-            fail(src, sink.line, "sink '" + name + "' has no type (e.g. type = \"null\")");
+            fail(src, sink.line,
+                 kind + " '" + name + "' has no type (e.g. type = \"" +
+                     (capture ? "alsa" : "null") + "\")");
         }
-        config.sinks.push_back(std::move(sink));
+        (capture ? config.sources : config.sinks).push_back(std::move(sink));
     }
 }
 
@@ -175,17 +188,25 @@ ServerConfig parse_or_throw(std::string_view text, const std::string& source) {
             if (const unsigned line = read_server_table(value, config); line != 0) {
                 default_sink_line = line;
             }
-        } else if (key == "sinks") {
-            read_sinks_table(value, config);
+        } else if (key == "sinks" || key == "sources") {
+            read_sinks_table(value, config, key == "sources");
         } else {
             fail(source, line_of(value),
-                 "unknown section '" + key + "' (known: [server], [sinks.NAME])");
+                 "unknown section '" + key + "' (known: [server], [sinks.NAME], [sources.NAME])");
         }
     }
     // Tables come back sorted by name; present sinks in file order so that
     // "the first sink" means what the user sees.
-    std::stable_sort(config.sinks.begin(), config.sinks.end(),
-                     [](const SinkConfig& a, const SinkConfig& b) { return a.line < b.line; });
+    const auto by_line = [](const SinkConfig& a, const SinkConfig& b) { return a.line < b.line; };
+    std::stable_sort(config.sinks.begin(), config.sinks.end(), by_line);
+    std::stable_sort(config.sources.begin(), config.sources.end(), by_line);
+    for (const SinkConfig& source_config : config.sources) {
+        if (std::any_of(config.sinks.begin(), config.sinks.end(),
+                        [&](const SinkConfig& s) { return s.name == source_config.name; })) {
+            fail(source, source_config.line,
+                 "source '" + source_config.name + "' has the name of a sink");
+        }
+    }
     if (config.sinks.empty()) {
         fail(source, 1, "no sinks configured (add e.g. [sinks.default] with type = \"null\")");
     }

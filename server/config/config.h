@@ -15,6 +15,10 @@
 //   channels = 2          #   the [server] values)
 //   path = "/tmp/x.wav"   # any further keys are options for the module
 //
+//   [sources.mic]         # a capture device record streams can take from
+//   type = "alsa"         # a module with a source: alsa
+//   device = "hw:0,0"
+//
 // Every error names the file, the line and the reason; unknown keys in
 // [server] and unknown top-level tables are errors, not silently ignored.
 #pragma once
@@ -45,6 +49,7 @@ struct ServerConfig {
     int resample_quality = 5;
     std::string default_sink;
     std::vector<SinkConfig> sinks;
+    std::vector<SinkConfig> sources; // [sources.NAME]: capture devices
 };
 
 // Parses configuration text; `source` names it in error messages. Returns

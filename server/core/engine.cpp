@@ -46,6 +46,13 @@ std::string Engine::start() {
         }
         add_sink(std::move(std::get<std::unique_ptr<Sink>>(opened)), sink.type, sink.options);
     }
+    for (const SinkConfig& source : config_.sources) {
+        auto opened = open_sink(source.type, source.name, source.options, true);
+        if (auto* error = std::get_if<std::string>(&opened)) {
+            return "source '" + source.name + "': " + *error;
+        }
+        add_sink(std::move(std::get<std::unique_ptr<Sink>>(opened)), source.type, source.options);
+    }
     default_sink_ = config_.default_sink;
     // A default chosen at run time (set-default-sink) outlives restarts.
     if (!state_.default_sink().empty() && find_sink(state_.default_sink()) != nullptr) {
@@ -86,8 +93,7 @@ std::variant<Stream*, ClientError> Engine::create_stream(const StreamRequest& re
     Sink* sink = nullptr;
     std::string wanted = p.sink;
     if (record) {
-        wanted = monitored_sink(p.sink);
-        sink = p.sink.empty() ? default_sink() : find_sink(wanted);
+        sink = find_source(p.sink, &wanted);
         if (sink == nullptr && !p.sink.empty()) {
             return ClientError{AUDIOD_E_NOENTITY, "no source named '" + p.sink + "'"};
         }
@@ -378,7 +384,8 @@ proto::Event Engine::stream_event(const char* kind, const Stream& stream) const 
 }
 
 std::string endpoint_name(const Stream& stream) {
-    return stream.destination()->name() + (stream.record ? std::string(kMonitorSuffix) : "");
+    const Sink& at = *stream.destination();
+    return at.name() + (stream.record && !at.capture() ? std::string(kMonitorSuffix) : "");
 }
 
 std::string monitored_sink(const std::string& source) {

@@ -144,8 +144,13 @@ private:
     // engine_routing.cpp
     [[nodiscard]] std::variant<std::unique_ptr<Sink>, std::string>
     open_sink(const std::string& type, const std::string& name,
-              std::vector<std::pair<std::string, std::string>> options);
+              std::vector<std::pair<std::string, std::string>> options, bool capture = false);
+    // A sink by name (not a capture source).
     [[nodiscard]] Sink* find_sink(const std::string& name) const;
+    // What a record stream records from: a capture source by name, or the
+    // sink whose monitor is named ("out.monitor"); the default sink's
+    // monitor for "". Sets *wanted to the endpoint's name.
+    [[nodiscard]] Sink* find_source(const std::string& name, std::string* wanted) const;
     [[nodiscard]] Sink* default_sink() const;
     [[nodiscard]] Sink* fallback_for(const Sink& leaving) const;
     void add_sink(std::unique_ptr<Sink> sink, std::string configured_type,

@@ -41,6 +41,9 @@ std::vector<proto::SinkInfo> Engine::list_sinks() const {
     const Sink* chosen = default_sink();
     for (const SinkEntry& entry : sinks_) {
         const Sink& sink = *entry.sink;
+        if (sink.capture()) {
+            continue; // a source: `list sources`
+        }
         proto::SinkInfo info;
         info.name = sink.name();
         info.type = sink.type();
@@ -95,9 +98,9 @@ std::vector<proto::SourceInfo> Engine::list_sources() const {
     for (const SinkEntry& entry : sinks_) {
         const Sink& sink = *entry.sink;
         proto::SourceInfo info;
-        info.name = sink.name() + std::string(kMonitorSuffix);
-        info.type = "monitor";
-        info.sink = sink.name();
+        info.name = sink.capture() ? sink.name() : sink.name() + std::string(kMonitorSuffix);
+        info.type = sink.capture() ? sink.type() : "monitor";
+        info.sink = sink.capture() ? "" : sink.name();
         info.rate = sink.format().rate;
         info.channels = sink.format().channels;
         info.state = sink.failed() ? "failed" : "running";
@@ -159,7 +162,8 @@ proto::ServerInfo Engine::info() const {
     const Sink* chosen = default_sink();
     info.default_sink = chosen != nullptr ? chosen->name() : "";
     info.streams = static_cast<uint32_t>(list_streams().size());
-    info.sinks = static_cast<uint32_t>(sinks_.size());
+    info.sinks = static_cast<uint32_t>(std::count_if(
+        sinks_.begin(), sinks_.end(), [](const SinkEntry& e) { return !e.sink->capture(); }));
     info.state_file = state_.path();
     info.memory = memory_lock_status();
     return info;

@@ -67,7 +67,7 @@ take_uint_option(std::vector<std::pair<std::string, std::string>>& options, cons
 
 std::variant<std::unique_ptr<Sink>, std::string>
 Engine::open_sink(const std::string& configured_type, const std::string& name,
-                  std::vector<std::pair<std::string, std::string>> options) {
+                  std::vector<std::pair<std::string, std::string>> options, bool capture) {
     std::string type = configured_type;
     if (type == "auto") {
         // ALSA's default device where a sound card exists and the alsa module
@@ -104,6 +104,7 @@ Engine::open_sink(const std::string& configured_type, const std::string& name,
                       std::get<uint32_t>(quantum)};
     request.options = std::move(options);
     request.rt_priority = config_.rt_priority;
+    request.capture = capture;
     auto opened = Sink::open(*std::get<const audiod_module*>(loaded), host_, std::move(request));
     if (auto* error = std::get_if<std::string>(&opened)) {
         return *error;
@@ -134,11 +135,25 @@ void Engine::add_sink(std::unique_ptr<Sink> sink, std::string configured_type,
 
 Sink* Engine::find_sink(const std::string& name) const {
     for (const SinkEntry& entry : sinks_) {
-        if (entry.sink->name() == name) {
+        if (entry.sink->name() == name && !entry.sink->capture()) {
             return entry.sink.get();
         }
     }
     return nullptr;
+}
+
+Sink* Engine::find_source(const std::string& name, std::string* wanted) const {
+    *wanted = name;
+    for (const SinkEntry& entry : sinks_) {
+        if (entry.sink->name() == name && entry.sink->capture()) {
+            return entry.sink.get();
+        }
+    }
+    if (name.empty()) {
+        return default_sink();
+    }
+    *wanted = monitored_sink(name);
+    return wanted->empty() ? nullptr : find_sink(*wanted);
 }
 
 Sink* Engine::default_sink() const {
@@ -147,7 +162,7 @@ Sink* Engine::default_sink() const {
         return chosen;
     }
     for (const SinkEntry& entry : sinks_) {
-        if (!entry.sink->failed()) {
+        if (!entry.sink->failed() && !entry.sink->capture()) {
             return entry.sink.get();
         }
     }
@@ -155,12 +170,13 @@ Sink* Engine::default_sink() const {
 }
 
 Sink* Engine::fallback_for(const Sink& leaving) const {
+    // A sink for playback streams; for record streams, its monitor.
     Sink* preferred = default_sink();
     if (preferred != nullptr && preferred != &leaving) {
         return preferred;
     }
     for (const SinkEntry& entry : sinks_) {
-        if (entry.sink.get() != &leaving && !entry.sink->failed()) {
+        if (entry.sink.get() != &leaving && !entry.sink->failed() && !entry.sink->capture()) {
             return entry.sink.get();
         }
     }
@@ -173,8 +189,10 @@ MaybeError Engine::load_sink(const std::string& type, const std::string& name,
         return ClientError{AUDIOD_E_INVALID, "invalid sink name '" + name +
                                                  "' (use letters, digits, '-', '_' and '.')"};
     }
-    if (find_sink(name) != nullptr) {
-        return ClientError{AUDIOD_E_INVALID, "a sink named '" + name + "' already exists"};
+    std::string ignored;
+    if (find_sink(name) != nullptr || find_source(name, &ignored) != nullptr) {
+        return ClientError{AUDIOD_E_INVALID,
+                           "a sink or source named '" + name + "' already exists"};
     }
     if (sinks_.size() >= kMaxSinks) {
         return ClientError{AUDIOD_E_BUSY, "too many sinks"};
@@ -244,9 +262,12 @@ MaybeError Engine::set_default_sink(const std::string& name) {
 
 MaybeError Engine::move(const proto::MoveStream& request) {
     // To a source ("SINK.monitor") moves record streams, to a sink playback.
-    const std::string source_of = monitored_sink(request.sink);
-    const bool record = !source_of.empty() && find_sink(request.sink) == nullptr;
-    Sink* destination = find_sink(record ? source_of : request.sink);
+    std::string wanted;
+    Sink* source = find_sink(request.sink) == nullptr && !request.sink.empty()
+                       ? find_source(request.sink, &wanted)
+                       : nullptr;
+    const bool record = source != nullptr;
+    Sink* destination = record ? source : find_sink(request.sink);
     if (destination == nullptr) {
         return ClientError{AUDIOD_E_NOENTITY, "no sink or source named '" + request.sink + "'"};
     }
@@ -399,7 +420,7 @@ void Engine::reopen_failed_sinks() {
         }
         entry.next_reopen = now + std::chrono::seconds(1);
         const std::string name = entry.sink->name();
-        auto opened = open_sink(entry.configured_type, name, entry.options);
+        auto opened = open_sink(entry.configured_type, name, entry.options, entry.sink->capture());
         if (auto* error = std::get_if<std::string>(&opened)) {
             log_debug("engine", "sink " + name + " still unavailable: " + *error);
             continue;

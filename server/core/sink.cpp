@@ -46,8 +46,21 @@ Sink::open(const audiod_module& module, const audiod_host& host, SinkOpenRequest
     const audiod_sink_config config{req.name.c_str(),   req.format.rate, req.format.channels,
                                     req.format.quantum, options.data(),  options.size()};
     char error[512] = {};
-    const int rc =
-        module.sink->open(&host, &config, &sink->instance_, &sink->info_, error, sizeof error);
+    if (req.capture ? module.source == nullptr : module.sink == nullptr) {
+        return std::string("module '") + module.name + "' provides no " +
+               (req.capture ? "source" : "sink");
+    }
+    DeviceOps& ops = sink->ops_;
+    int rc = 0;
+    if (req.capture) {
+        const audiod_source_ops& s = *module.source;
+        ops = {s.start, s.wait, nullptr, s.read, s.stop, s.close, s.xruns};
+        rc = s.open(&host, &config, &sink->instance_, &sink->info_, error, sizeof error);
+    } else {
+        const audiod_sink_ops& s = *module.sink;
+        ops = {s.start, s.wait, s.write, nullptr, s.stop, s.close, s.xruns};
+        rc = s.open(&host, &config, &sink->instance_, &sink->info_, error, sizeof error);
+    }
     if (rc != 0) {
         return std::string(error[0] != '\0' ? error : std::strerror(-rc));
     }
@@ -78,6 +91,7 @@ Sink::open(const audiod_module& module, const audiod_host& host, SinkOpenRequest
     sink->resampled_for_record_.assign(size_t{sink->max_input_frames_} * kMaxChannels, 0.0f);
     sink->record_bytes_.assign(size_t{sink->max_input_frames_} * kMaxChannels * 4, 0);
     sink->resampled_.assign(samples, 0.0f);
+    sink->identity_mix_ = make_channel_mix(req.format.channels, req.format.channels);
     // What every cycle touches stays in RAM.
     lock_memory(sink->active_.get(), kMaxStreams * sizeof(Stream*));
     lock_memory(sink->bus_.data(), sink->bus_.size() * sizeof(float));
@@ -102,7 +116,7 @@ Sink::~Sink() {
         unlock_memory(record_bytes_.data(), record_bytes_.size());
     }
     if (instance_ != nullptr) {
-        module_.sink->close(instance_);
+        ops_.close(instance_);
     }
 }
 
@@ -152,7 +166,7 @@ void Sink::demote(const std::string& reason) {
 }
 
 uint64_t Sink::xruns() const noexcept {
-    return module_.sink->xruns != nullptr ? module_.sink->xruns(instance_) : 0;
+    return ops_.xruns != nullptr ? ops_.xruns(instance_) : 0;
 }
 
 } // namespace audiod

@@ -16,6 +16,7 @@
 #pragma once
 
 #include "audiod/module.h"
+#include "channel_mix.h"
 #include "gain_ramp.h"
 #include "rt_messages.h"
 #include "sample_format.h"
@@ -49,6 +50,9 @@ struct SinkOpenRequest {
     SinkFormat format;
     std::vector<std::pair<std::string, std::string>> options;
     int rt_priority = 0; // SCHED_FIFO priority to ask for; 0: none
+    // A source (a capture device, the module's source ops): each cycle reads
+    // a quantum from the device and feeds it to the record streams attached.
+    bool capture = false;
 };
 
 class Sink {
@@ -86,6 +90,8 @@ public:
 
     [[nodiscard]] const std::string& name() const noexcept { return request_.name; }
     [[nodiscard]] const std::string& type() const noexcept { return request_.type; }
+    // A capture device (a source) rather than an output.
+    [[nodiscard]] bool capture() const noexcept { return request_.capture; }
     [[nodiscard]] const SinkFormat& format() const noexcept { return request_.format; }
     [[nodiscard]] SampleFormat sample_format() const noexcept { return sample_format_; }
     [[nodiscard]] uint32_t latency_frames() const noexcept { return info_.latency_frames; }
@@ -127,11 +133,26 @@ private:
     void rt_convert_stream(Stream& stream, uint64_t available, uint32_t* consumed,
                            uint32_t* produced) noexcept;
     void rt_push_record(Stream& stream, uint64_t sink_frame) noexcept;
+    // A source's cycle: the captured quantum in output_ onto the bus.
+    void rt_capture_cycle() noexcept;
+    void rt_apply_sink_gain() noexcept;
+    void rt_feed_recorders(uint64_t sink_frame) noexcept;
     void rt_remove(size_t index) noexcept;
     void rt_post(const RtEvent& event) noexcept;
 
     const audiod_module& module_;
     SinkOpenRequest request_;
+    // The module's functions for this direction: its sink ops, or for a
+    // source its source ops (`read` in place of `write`).
+    struct DeviceOps {
+        int (*start)(void*) = nullptr;
+        int (*wait)(void*) = nullptr;
+        int (*write)(void*, const void*, uint32_t) = nullptr;
+        int (*read)(void*, void*, uint32_t) = nullptr;
+        void (*stop)(void*) = nullptr;
+        void (*close)(void*) = nullptr;
+        uint64_t (*xruns)(void*) = nullptr;
+    } ops_;
     void* instance_ = nullptr;
     audiod_sink_info info_{};
     SampleFormat sample_format_ = SampleFormat::invalid;
@@ -156,6 +177,7 @@ private:
     // to 8 channels, then encoded.
     std::vector<float> resampled_for_record_;
     std::vector<uint8_t> record_bytes_;
+    ChannelMix identity_mix_; // a source's device frames onto the bus
     GainRamp sink_gain_;
 
     std::thread thread_;

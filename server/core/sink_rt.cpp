@@ -67,7 +67,7 @@ void Sink::rt_main(std::promise<std::string>& scheduling) noexcept {
     const int watchdog_slot = register_rt_thread();
     rt_tid_.store(static_cast<pid_t>(::syscall(SYS_gettid)), std::memory_order_release);
 
-    const audiod_sink_ops& ops = *module_.sink;
+    const DeviceOps& ops = ops_;
     int rc = ops.start(instance_);
     while (rc == 0 && !stop_requested_.load(std::memory_order_acquire)) {
         rc = ops.wait(instance_);
@@ -77,8 +77,13 @@ void Sink::rt_main(std::promise<std::string>& scheduling) noexcept {
         {
             RtScope in_cycle;
             rt_apply_commands();
-            rt_mix_cycle();
-            rc = ops.write(instance_, output_.data(), request_.format.quantum);
+            if (request_.capture) {
+                rc = ops.read(instance_, output_.data(), request_.format.quantum);
+                rt_capture_cycle();
+            } else {
+                rt_mix_cycle();
+                rc = ops.write(instance_, output_.data(), request_.format.quantum);
+            }
             frames_.fetch_add(request_.format.quantum, std::memory_order_relaxed);
             if (events_posted_in_cycle_) {
                 events_posted_in_cycle_ = false;
@@ -173,15 +178,7 @@ void Sink::rt_mix_cycle() noexcept {
         ++i;
     }
 
-    if (sink_gain_.ramping()) {
-        const uint32_t ramp = std::min(fmt.quantum, sink_gain_.frames_left());
-        mix::scale_ramp(bus_.data(), ramp, fmt.channels, sink_gain_.current(), sink_gain_.step());
-        sink_gain_.advance(ramp);
-        mix::scale(bus_.data() + size_t{ramp} * fmt.channels, samples - size_t{ramp} * fmt.channels,
-                   sink_gain_.current());
-    } else if (sink_gain_.current() != 1.0f) {
-        mix::scale(bus_.data(), samples, sink_gain_.current());
-    }
+    rt_apply_sink_gain();
 
     switch (sample_format_) {
     case SampleFormat::s16le:
@@ -196,6 +193,32 @@ void Sink::rt_mix_cycle() noexcept {
     }
 
     // The monitor: record streams get exactly what is played.
+    rt_feed_recorders(sink_frame);
+}
+
+void Sink::rt_capture_cycle() noexcept {
+    const SinkFormat& fmt = request_.format;
+    const uint64_t sink_frame = frames_.load(std::memory_order_relaxed);
+    mix::decode_frames(sample_format_, output_.data(), fmt.quantum, identity_mix_, bus_.data());
+    rt_apply_sink_gain();
+    rt_feed_recorders(sink_frame);
+}
+
+void Sink::rt_apply_sink_gain() noexcept {
+    const SinkFormat& fmt = request_.format;
+    const size_t samples = size_t{fmt.quantum} * fmt.channels;
+    if (sink_gain_.ramping()) {
+        const uint32_t ramp = std::min(fmt.quantum, sink_gain_.frames_left());
+        mix::scale_ramp(bus_.data(), ramp, fmt.channels, sink_gain_.current(), sink_gain_.step());
+        sink_gain_.advance(ramp);
+        mix::scale(bus_.data() + size_t{ramp} * fmt.channels, samples - size_t{ramp} * fmt.channels,
+                   sink_gain_.current());
+    } else if (sink_gain_.current() != 1.0f) {
+        mix::scale(bus_.data(), samples, sink_gain_.current());
+    }
+}
+
+void Sink::rt_feed_recorders(uint64_t sink_frame) noexcept {
     for (size_t i = 0; i < active_count_;) {
         Stream& stream = *active_[i];
         if (stream.record) {

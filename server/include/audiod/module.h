@@ -1,5 +1,6 @@
 /*
- * The audiod module ABI: how the server loads sinks from shared objects.
+ * The audiod module ABI: how the server loads sinks and sources from shared
+ * objects.
  *
  * A module is a shared object in the server's module directory named
  * TYPE.so (null.so, file.so, alsa.so ...). It exports one C function,
@@ -29,7 +30,7 @@
 extern "C" {
 #endif
 
-#define AUDIOD_MODULE_ABI_VERSION 1u
+#define AUDIOD_MODULE_ABI_VERSION 2u
 #define AUDIOD_MODULE_ENTRY_SYMBOL "audiod_module_entry"
 
 enum audiod_log_level {
@@ -94,11 +95,42 @@ typedef struct audiod_sink_ops {
     uint64_t (*xruns)(void* instance);
 } audiod_sink_ops;
 
+/**
+ * A source: a capture device. The same life cycle as a sink, on its own rt
+ * thread, with `read` in place of `write`; audiod_sink_config and
+ * audiod_sink_info describe it (info.format is the format `read` delivers,
+ * info.latency_frames the device's capture latency).
+ */
+typedef struct audiod_source_ops {
+    /** Opens a source; options as for a sink. Thread: control. */
+    int (*open)(const audiod_host* host, const audiod_sink_config* config, void** instance,
+                audiod_sink_info* info, char* error, size_t error_size);
+    /** Called once on the rt thread before the first `wait`. Thread: rt. */
+    int (*start)(void* instance);
+    /**
+     * Blocks until a quantum has been captured, for at most about two
+     * quanta. Returns 0, or a negative errno. Thread: rt.
+     */
+    int (*wait)(void* instance);
+    /**
+     * Delivers exactly one quantum of frames in the source's format (silence
+     * for any it could not capture). Thread: rt.
+     */
+    int (*read)(void* instance, void* frames, uint32_t frame_count);
+    /** Called once on the rt thread after the last `read`. Thread: rt. */
+    void (*stop)(void* instance);
+    /** Frees the instance. Thread: control. */
+    void (*close)(void* instance);
+    /** Xruns the source has seen (device overruns). Thread: any. */
+    uint64_t (*xruns)(void* instance);
+} audiod_source_ops;
+
 typedef struct audiod_module {
     uint32_t abi_version; /**< AUDIOD_MODULE_ABI_VERSION */
-    const char* name;     /**< the sink type this module provides, e.g. "file" */
+    const char* name;     /**< the type this module provides, e.g. "file" */
     const char* description;
-    const audiod_sink_ops* sink;
+    const audiod_sink_ops* sink;     /**< NULL if it provides no sink */
+    const audiod_source_ops* source; /**< NULL if it provides no source */
 } audiod_module;
 
 typedef const audiod_module* (*audiod_module_entry_fn)(void);

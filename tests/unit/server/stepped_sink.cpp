@@ -84,7 +84,7 @@ uint64_t stepped_xruns(void*) {
 
 const audiod_sink_ops kOps = {stepped_open, stepped_start, stepped_wait, stepped_write,
                               stepped_stop, stepped_close, stepped_xruns};
-const audiod_module kModule = {AUDIOD_MODULE_ABI_VERSION, "stepped", "test device", &kOps};
+const audiod_module kModule = {AUDIOD_MODULE_ABI_VERSION, "stepped", "test device", &kOps, nullptr};
 
 audiod_host test_host() {
     audiod_host host{};

@@ -1,0 +1,217 @@
+#include "alsa_pcm.h"
+
+#include "audiod/audiod.h"
+#include "sink_options.h"
+
+#include <cerrno>
+#include <cstdlib>
+#include <new>
+#include <time.h>
+
+namespace audiod::alsa {
+
+namespace {
+
+struct FormatChoice {
+    snd_pcm_format_t alsa;
+    int audiod;
+    uint32_t bytes;
+};
+
+constexpr FormatChoice kFormats[] = {
+    {SND_PCM_FORMAT_S16_LE, AUDIOD_FORMAT_S16LE, 2},
+    {SND_PCM_FORMAT_S32_LE, AUDIOD_FORMAT_S32LE, 4},
+    {SND_PCM_FORMAT_FLOAT_LE, AUDIOD_FORMAT_F32LE, 4},
+};
+
+void sleep_ns(long ns) {
+    timespec t{ns / 1'000'000'000, ns % 1'000'000'000};
+    while (nanosleep(&t, &t) != 0 && errno == EINTR) {
+    }
+}
+
+// Negotiates the hardware parameters. Returns 0, or -errno with a message.
+int configure(AlsaPcm& dev, const audiod_sink_config& config, unsigned periods,
+              audiod_sink_info* info, std::string* error) {
+    snd_pcm_hw_params_t* hw = nullptr;
+    snd_pcm_hw_params_alloca(&hw);
+    snd_pcm_t* pcm = dev.pcm;
+    int err = snd_pcm_hw_params_any(pcm, hw);
+    if (err < 0) {
+        *error = std::string("cannot read its capabilities: ") + snd_strerror(err);
+        return err;
+    }
+    if ((err = snd_pcm_hw_params_set_access(pcm, hw, SND_PCM_ACCESS_RW_INTERLEAVED)) < 0) {
+        *error = "it does not take interleaved access";
+        return err;
+    }
+    const FormatChoice* chosen = nullptr;
+    for (const FormatChoice& format : kFormats) {
+        if (snd_pcm_hw_params_test_format(pcm, hw, format.alsa) == 0) {
+            chosen = &format;
+            break;
+        }
+    }
+    if (chosen == nullptr || snd_pcm_hw_params_set_format(pcm, hw, chosen->alsa) < 0) {
+        *error = "it takes none of s16le, s32le, f32le";
+        return -EINVAL;
+    }
+    if (snd_pcm_hw_params_set_channels(pcm, hw, config.channels) < 0) {
+        unsigned lo = 0;
+        unsigned hi = 0;
+        snd_pcm_hw_params_get_channels_min(hw, &lo);
+        snd_pcm_hw_params_get_channels_max(hw, &hi);
+        *error = "it has no " + std::to_string(config.channels) + "-channel mode (it offers " +
+                 std::to_string(lo) + ".." + std::to_string(hi) + "; set `channels`)";
+        return -EINVAL;
+    }
+    unsigned rate = config.rate;
+    if (snd_pcm_hw_params_set_rate_near(pcm, hw, &rate, nullptr) < 0 || rate != config.rate) {
+        *error = "it does not run at " + std::to_string(config.rate) +
+                 " Hz (nearest: " + std::to_string(rate) +
+                 " Hz; set `rate = " + std::to_string(rate) + "` and the server converts)";
+        return -EINVAL;
+    }
+    snd_pcm_uframes_t period = config.quantum;
+    snd_pcm_hw_params_set_period_size_near(pcm, hw, &period, nullptr);
+    snd_pcm_uframes_t buffer = std::max<snd_pcm_uframes_t>(period, config.quantum) * periods;
+    snd_pcm_hw_params_set_buffer_size_near(pcm, hw, &buffer);
+    if ((err = snd_pcm_hw_params(pcm, hw)) < 0) {
+        *error = std::string("cannot apply its parameters: ") + snd_strerror(err);
+        return err;
+    }
+    snd_pcm_hw_params_get_buffer_size(hw, &buffer);
+    if (buffer < 2 * config.quantum) {
+        *error = "its buffer (" + std::to_string(buffer) + " frames) is shorter than two quanta";
+        return -EINVAL;
+    }
+
+    snd_pcm_sw_params_t* sw = nullptr;
+    snd_pcm_sw_params_alloca(&sw);
+    snd_pcm_sw_params_current(pcm, sw);
+    // Playback starts once the buffer is full; capture is started
+    // explicitly. Either way wake us when a quantum is ready.
+    snd_pcm_sw_params_set_start_threshold(pcm, sw,
+                                          dev.capture ? 1 : buffer - buffer % config.quantum);
+    snd_pcm_sw_params_set_avail_min(pcm, sw, config.quantum);
+    if ((err = snd_pcm_sw_params(pcm, sw)) < 0) {
+        *error = std::string("cannot apply its software parameters: ") + snd_strerror(err);
+        return err;
+    }
+    dev.quantum = config.quantum;
+    dev.buffer = buffer;
+    dev.rate = config.rate;
+    dev.frame_bytes = chosen->bytes * config.channels;
+    // Two quanta without progress is a stalled device; `wait` returns to let
+    // the server's loop see its stop flag either way.
+    dev.wait_ms = static_cast<int>(2 * uint64_t{config.quantum} * 1000 / config.rate) + 10;
+    info->format = chosen->audiod;
+    info->latency_frames = static_cast<uint32_t>(dev.capture ? config.quantum : buffer);
+    return 0;
+}
+
+} // namespace
+
+AlsaPcm* open_pcm(const audiod_sink_config& config, bool capture, audiod_sink_info* info,
+                  std::string* error, int* code) {
+    const SinkOptions options(config);
+    const char* kind = capture ? "source" : "sink";
+    if (const auto key = options.unknown_key({"device", "periods"})) {
+        *error = std::string("the alsa ") + kind + " has no option '" + *key +
+                 "' (it takes device, periods)";
+        *code = -EINVAL;
+        return nullptr;
+    }
+    const std::string device = options.get("device").value_or("default");
+    const std::string periods_text = options.get("periods").value_or("3");
+    char* end = nullptr;
+    const unsigned long periods = std::strtoul(periods_text.c_str(), &end, 10);
+    if (*end != '\0' || periods < 2 || periods > 16) {
+        *error = "periods = " + periods_text + " is not in 2..16";
+        *code = -EINVAL;
+        return nullptr;
+    }
+    auto* dev = new (std::nothrow) AlsaPcm;
+    if (dev == nullptr) {
+        *code = -ENOMEM;
+        return nullptr;
+    }
+    dev->capture = capture;
+    int err =
+        snd_pcm_open(&dev->pcm, device.c_str(),
+                     capture ? SND_PCM_STREAM_CAPTURE : SND_PCM_STREAM_PLAYBACK, SND_PCM_NONBLOCK);
+    if (err < 0) {
+        *error = "cannot open ALSA device '" + device + "': " + snd_strerror(err);
+        *code = err;
+        delete dev;
+        return nullptr;
+    }
+    std::string why;
+    if ((err = configure(*dev, config, static_cast<unsigned>(periods), info, &why)) < 0) {
+        *error = "ALSA device '" + device + "': " + why;
+        *code = err;
+        snd_pcm_close(dev->pcm);
+        delete dev;
+        return nullptr;
+    }
+    return dev;
+}
+
+void close_pcm(AlsaPcm* pcm) {
+    snd_pcm_close(pcm->pcm);
+    delete pcm;
+}
+
+int recover(AlsaPcm& dev, int err) {
+    if (err == -EPIPE) {
+        dev.xruns.fetch_add(1, std::memory_order_relaxed);
+        int rc = snd_pcm_prepare(dev.pcm);
+        if (rc == 0 && dev.capture) {
+            rc = snd_pcm_start(dev.pcm);
+        }
+        return rc;
+    }
+    if (err == -ESTRPIPE) {
+        dev.xruns.fetch_add(1, std::memory_order_relaxed);
+        int rc = snd_pcm_resume(dev.pcm);
+        if (rc == -EAGAIN || snd_pcm_state(dev.pcm) == SND_PCM_STATE_SUSPENDED) {
+            // Still asleep: try again in a quantum (the device is our clock).
+            sleep_ns(static_cast<long>(uint64_t{dev.quantum} * 1'000'000'000 / dev.rate));
+            return 0;
+        }
+        if (rc < 0 || snd_pcm_state(dev.pcm) != SND_PCM_STATE_PREPARED) {
+            rc = snd_pcm_prepare(dev.pcm);
+        }
+        if (rc == 0 && dev.capture && snd_pcm_state(dev.pcm) == SND_PCM_STATE_PREPARED) {
+            rc = snd_pcm_start(dev.pcm);
+        }
+        return rc;
+    }
+    return err;
+}
+
+int wait_for_quantum(AlsaPcm& dev) {
+    for (int attempt = 0; attempt < 3; ++attempt) {
+        const snd_pcm_sframes_t avail = snd_pcm_avail_update(dev.pcm);
+        if (avail < 0) {
+            if (const int err = recover(dev, static_cast<int>(avail)); err < 0) {
+                return err;
+            }
+            continue;
+        }
+        if (static_cast<snd_pcm_uframes_t>(avail) >= dev.quantum) {
+            return 0;
+        }
+        const int ready = snd_pcm_wait(dev.pcm, dev.wait_ms);
+        if (ready < 0) {
+            if (const int err = recover(dev, ready); err < 0) {
+                return err;
+            }
+        } else if (ready == 0) {
+            return 0; // a silent device: the transfer finds out what is wrong
+        }
+    }
+    return 0;
+}
+
+} // namespace audiod::alsa
