@@ -1,0 +1,168 @@
+// The alsa source through the real snd_pcm_* capture path, on the test
+// sound card (which "hears" the sequence signal): what a recording gets,
+// recovery from overruns and suspends, and a device unplugged and back.
+#include "fixtures/fixture_signals.h"
+#include "helpers.h"
+
+#include <boost/test/unit_test.hpp>
+
+#include <csignal>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+using namespace audiod;
+using namespace audiod::test;
+using namespace std::chrono_literals;
+
+namespace {
+
+// A server with a file sink "out" and the test card as source "mic". A
+// generous device buffer (16 quanta) keeps scheduling noise from overruns.
+struct MicServer {
+    explicit MicServer(const TempDir& dir) {
+        card = dir.file("card");
+        std::filesystem::create_directories(card);
+        ::setenv("ALSA_CONFIG_PATH",
+                 (std::string(AUDIOD_BUILD_DIR) + "/tests/alsa/asound.conf").c_str(), 1);
+        ::setenv("AUDIOD_TESTCARD_DIR", card.c_str(), 1);
+        server = std::make_unique<ServerProcess>(
+            "[server]\nrt-priority = 20\n\n[sinks.out]\ntype = \"file\"\npath = \"" +
+            dir.file("out.wav") +
+            "\"\n\n[sources.mic]\ntype = \"alsa\"\ndevice = \"testcard\"\nperiods = 16\n");
+    }
+    void fault(const char* name) const { std::ofstream(card + "/" + name) << "x\n"; }
+    void clear(const char* name) const { ::unlink((card + "/" + name).c_str()); }
+
+    std::string card;
+    std::unique_ptr<ServerProcess> server;
+};
+
+// The frames of a recording that carry the sequence, and how many jumps
+// (frames lost between two heard ones) it has.
+struct Continuity {
+    size_t frames = 0;
+    size_t jumps = 0;
+    bool increasing = true;
+};
+
+Continuity continuity(const Heard& heard) {
+    Continuity c;
+    c.frames = heard.values.size();
+    c.increasing = heard.increasing;
+    for (size_t i = 1; i < heard.values.size(); ++i) {
+        c.jumps += heard.values[i] != heard.values[i - 1] + 1 ? 1 : 0;
+    }
+    return c;
+}
+
+std::optional<uint32_t> recorder_id() {
+    std::optional<uint32_t> id;
+    eventually(
+        [&] {
+            id = wait_for_stream(1s);
+            return id.has_value();
+        },
+        10s);
+    return id;
+}
+
+} // namespace
+
+BOOST_AUTO_TEST_SUITE(alsa_source)
+
+BOOST_AUTO_TEST_CASE(a_recording_gets_every_frame_the_device_captured) {
+    TempDir dir;
+    MicServer mic(dir);
+    const ProgramResult sources = run_tool("audioctl", {"--json", "list", "sources"});
+    BOOST_CHECK_MESSAGE(
+        sources.out.find("{\"kind\":\"source\",\"name\":\"mic\",\"type\":\"alsa\"") !=
+            std::string::npos,
+        sources.out);
+    // Two recordings at once, one converted: both hear the card.
+    BackgroundProgram other({bin("audiorec"), "--quiet", "--source", "mic", "--format", "f32le",
+                             "--rate", "44100", "--channels", "1", "--duration", "2",
+                             dir.file("mono.wav")});
+    const ProgramResult r = run_tool(
+        "audiorec", {"--quiet", "--source", "mic", "--duration", "3", dir.file("mic.wav")}, 30s);
+    BOOST_REQUIRE_MESSAGE(r.status == 0, r.err);
+    BOOST_REQUIRE_EQUAL(other.finish(30s).status, 0);
+    const Continuity c = continuity(hear_sequence(dir.file("mic.wav")));
+    BOOST_CHECK_EQUAL(c.frames, 3u * 48000);
+    BOOST_CHECK(c.increasing);
+    BOOST_CHECK_EQUAL(c.jumps, 0u);
+    BOOST_REQUIRE_EQUAL(mic.server->stop(SIGTERM), 0);
+}
+
+BOOST_AUTO_TEST_CASE(overruns_and_suspends_are_recovered_and_recording_goes_on) {
+    TempDir dir;
+    MicServer mic(dir);
+    BackgroundProgram rec(
+        {bin("audiorec"), "--quiet", "--source", "mic", "--duration", "5", dir.file("mic.wav")});
+    BOOST_REQUIRE(recorder_id());
+    std::this_thread::sleep_for(1s);
+    mic.fault("xrun");
+    std::this_thread::sleep_for(1s);
+    mic.fault("suspend");
+    std::this_thread::sleep_for(300ms);
+    mic.clear("suspend");
+    const ProgramResult r = rec.finish(30s);
+    BOOST_REQUIRE_MESSAGE(r.status == 0, r.err);
+    BOOST_REQUIRE_EQUAL(mic.server->stop(SIGTERM), 0);
+    // The sequence goes on after each fault (lost frames are a jump, never
+    // a repeat or a reordering), and most of the 5 s is there.
+    const Continuity c = continuity(hear_sequence(dir.file("mic.wav")));
+    BOOST_TEST_MESSAGE(c.frames << " frames, " << c.jumps << " jumps");
+    BOOST_CHECK(c.increasing);
+    BOOST_CHECK_GT(c.frames, 4u * 48000);
+    BOOST_CHECK_LE(c.jumps, 4u);
+}
+
+BOOST_AUTO_TEST_CASE(an_unplugged_source_hands_its_recordings_over_and_takes_them_back) {
+    TempDir dir;
+    MicServer mic(dir);
+    BackgroundProgram rec(
+        {bin("audiorec"), "--quiet", "--source", "mic", "--duration", "8", dir.file("mic.wav")});
+    const auto id = recorder_id();
+    BOOST_REQUIRE(id);
+    std::this_thread::sleep_for(1s);
+    mic.fault("unplug");
+    // The source fails: the recording moves to the default sink's monitor.
+    BOOST_CHECK(eventually([&] { return stream_field(*id, "sink") == "out.monitor"; }, 5s));
+    const ProgramResult sources = run_tool("audioctl", {"list", "sources"});
+    BOOST_CHECK_MESSAGE(sources.out.find("failed") != std::string::npos, sources.out);
+    std::this_thread::sleep_for(1500ms);
+    mic.clear("unplug");
+    // The device is back: the source reopens and the recording returns.
+    BOOST_CHECK(eventually([&] { return stream_field(*id, "sink") == "mic"; }, 5s));
+    const ProgramResult r = rec.finish(30s);
+    BOOST_REQUIRE_MESSAGE(r.status == 0, r.err);
+    BOOST_REQUIRE_EQUAL(mic.server->stop(SIGTERM), 0);
+    // The reopened card starts its sequence again, so only the amount is
+    // checked: the card before and after, the default sink's silence between.
+    const Continuity c = continuity(hear_sequence(dir.file("mic.wav")));
+    BOOST_CHECK_GT(c.frames, 3u * 48000);
+}
+
+BOOST_AUTO_TEST_CASE(a_source_that_cannot_open_is_refused_clearly) {
+    TempDir dir;
+    const std::string config = "[server]\nrt-priority = 0\n[sinks.out]\ntype = \"null\"\n"
+                               "[sources.mic]\ntype = \"alsa\"\ndevice = \"no-such-device\"\n";
+    std::ofstream(dir.file("bad.conf")) << config;
+    const ProgramResult r =
+        run_tool("audiod", {"--config", dir.file("bad.conf"), "--state", dir.file("state")});
+    BOOST_CHECK_NE(r.status, 0);
+    BOOST_CHECK_MESSAGE(r.err.find("source 'mic'") != std::string::npos &&
+                            r.err.find("no-such-device") != std::string::npos,
+                        r.err);
+    // A module without a source says so.
+    std::ofstream(dir.file("null.conf")) << "[server]\nrt-priority = 0\n[sinks.out]\ntype = "
+                                            "\"null\"\n[sources.s]\ntype = \"null\"\n";
+    const ProgramResult n =
+        run_tool("audiod", {"--config", dir.file("null.conf"), "--state", dir.file("state")});
+    BOOST_CHECK_NE(n.status, 0);
+    BOOST_CHECK_MESSAGE(n.err.find("provides no source") != std::string::npos, n.err);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
