@@ -27,6 +27,10 @@ audiod mixes the audio streams of its clients (players using libaudiod,
 audioplay, the ALSA plugin) into sinks: sound cards, files, or a null sink
 that only keeps time. Each sink runs on its own clock in a real-time thread
 that never waits for a client, so one stalled player cannot disturb others.
+Record streams (audiorec, arecord through the plugin) take audio from
+sources: every sink's monitor (SINK.monitor: what it plays) and capture
+devices. Streams may use any common format, 1-8 channels and 8-192 kHz:
+the server converts.
 
 Options:
   -c, --config FILE      read the configuration from FILE. Without it:
@@ -58,6 +62,7 @@ Configuration (TOML):
   default-sink = "main"  # where streams go when they name no sink
   rt-priority = 20       # SCHED_FIFO priority when permitted; 0 = never
   stall-timeout-ms = 1000  # a stream starved this long shows as stalled
+  resample-quality = 5   # 0 (cheapest) .. 10 (best), for other stream rates
 
   [sinks.main]           # one table per sink
   type = "auto"          # ALSA "default" if a sound card exists, else null
@@ -70,9 +75,15 @@ Configuration (TOML):
   type = "file"          # writes the mix to a WAV file
   path = "/tmp/mix.wav"
   format = "s16le"       # s16le, s32le or f32le
+  rate = 44100           # any sink may set its own rate, channels, quantum
 
-A sink whose device fails (unplugged) hands its streams to the default sink
-and is reopened every second until the device is back.
+  [sources.mic]          # one table per capture device
+  type = "alsa"          # records from an ALSA PCM, driven by its clock
+  device = "hw:0,0"      # periods = 3 quanta of buffer
+
+A sink or source whose device fails (unplugged) hands its streams to the default sink
+(a source its recordings to the default sink's monitor) and is reopened
+every second until the device is back.
 
 Only one server runs per socket; a second one refuses to start. A socket left
 behind by a crashed server is reclaimed. SIGINT and SIGTERM stop the server

@@ -68,6 +68,37 @@ BOOST_AUTO_TEST_CASE(defaults_and_first_sink_as_default) {
     BOOST_CHECK_EQUAL(c.default_sink, "b");
 }
 
+BOOST_AUTO_TEST_CASE(sources_are_their_own_section) {
+    const auto c = parse_ok(R"(
+[server]
+resample-quality = 8
+[sinks.out]
+type = "null"
+[sources.mic]
+type = "alsa"
+device = "hw:1"
+)");
+    BOOST_CHECK_EQUAL(c.resample_quality, 8);
+    BOOST_REQUIRE_EQUAL(c.sinks.size(), 1u);
+    BOOST_REQUIRE_EQUAL(c.sources.size(), 1u);
+    BOOST_CHECK_EQUAL(c.sources[0].name, "mic");
+    BOOST_CHECK_EQUAL(c.sources[0].type, "alsa");
+    BOOST_CHECK_EQUAL(c.default_sink, "out"); // a source is never the default sink
+    BOOST_CHECK(
+        starts_with(parse_error("[sinks.a]\ntype = \"null\"\n[sources.a]\ntype = \"alsa\"\n"),
+                    "test.conf:3: source 'a' has the name of a sink"));
+    BOOST_CHECK(starts_with(
+        parse_error("[sinks.a]\ntype = \"null\"\n[sources.\"x.monitor\"]\ntype = \"alsa\"\n"),
+        "test.conf:3: a source name must not end in .monitor"));
+    BOOST_CHECK(starts_with(parse_error("[sinks.a]\ntype = \"null\"\n[sources.m]\nd = 1\n"),
+                            "test.conf:3: source 'm' has no type"));
+    BOOST_CHECK(starts_with(parse_error("[sources.m]\ntype = \"alsa\"\n"),
+                            "test.conf:1: no sinks configured"));
+    BOOST_CHECK(
+        starts_with(parse_error("[server]\nresample-quality = 11\n[sinks.a]\ntype = \"null\"\n"),
+                    "test.conf:2:"));
+}
+
 BOOST_AUTO_TEST_CASE(options_of_any_scalar_type_become_text) {
     const auto c = parse_ok("[sinks.x]\ntype = \"null\"\nn = 5\nf = 0.5\nb = true\n");
     BOOST_REQUIRE_EQUAL(c.sinks[0].options.size(), 3u);

@@ -100,6 +100,45 @@ BOOST_AUTO_TEST_CASE(integer_extremes_and_u8_decode_to_exact_levels) {
     BOOST_CHECK_EQUAL(out[2], -mix::kMaxFloatSample);
 }
 
+BOOST_AUTO_TEST_CASE(record_streams_encode_every_format_back_exactly) {
+    // Every s16 level, as float, encoded in each format and decoded again.
+    std::vector<float> levels(65536);
+    for (int i = 0; i < 65536; ++i) {
+        levels[i] = static_cast<float>(i - 32768) / 32768.0f;
+    }
+    for (const SampleFormat format :
+         {SampleFormat::u8, SampleFormat::s16le, SampleFormat::s24le, SampleFormat::s24_3le,
+          SampleFormat::s32le, SampleFormat::f32le}) {
+        std::vector<uint8_t> encoded(levels.size() * sample_bytes(format));
+        mix::encode_samples(format, levels.data(), levels.size(), encoded.data());
+        std::vector<float> back(levels.size());
+        mix::decode_frames(format, encoded.data(), levels.size(), identity(1), back.data());
+        for (size_t i = 0; i < levels.size(); ++i) {
+            // u8 keeps the top 8 bits (rounded, saturating at 127/128);
+            // every other format all 16.
+            const bool u8 = format == SampleFormat::u8;
+            const float step = u8 ? 1.0f / 128 : 0.0f;
+            const float expected = u8 ? std::min(levels[i], 127.0f / 128) : levels[i];
+            BOOST_REQUIRE_MESSAGE(std::fabs(back[i] - expected) <= step / 2 + 1e-9f,
+                                  format_name(format)
+                                      << ": " << levels[i] << " came back as " << back[i]);
+        }
+    }
+    // Overs saturate instead of wrapping.
+    const float overs[] = {2.0f, -2.0f};
+    int32_t s32[2];
+    mix::encode_samples(SampleFormat::s32le, overs, 2, reinterpret_cast<uint8_t*>(s32));
+    BOOST_CHECK_EQUAL(s32[0], INT32_MAX);
+    BOOST_CHECK_EQUAL(s32[1], INT32_MIN);
+    uint8_t s24[6];
+    mix::encode_samples(SampleFormat::s24_3le, overs, 2, s24);
+    BOOST_CHECK(s24[0] == 0xff && s24[1] == 0xff && s24[2] == 0x7f);
+    BOOST_CHECK(s24[3] == 0x00 && s24[4] == 0x00 && s24[5] == 0x80);
+    uint8_t u8[2];
+    mix::encode_samples(SampleFormat::u8, overs, 2, u8);
+    BOOST_CHECK(u8[0] == 255 && u8[1] == 0);
+}
+
 BOOST_AUTO_TEST_CASE(mono_goes_to_both_speakers_at_full_level) {
     const ChannelMix m = make_channel_mix(1, 2);
     BOOST_CHECK_EQUAL(m.coefficient[0][0], 1.0f);
