@@ -228,8 +228,10 @@ BOOST_AUTO_TEST_CASE(a_recording_keeps_its_pace_when_the_server_dies) {
     BOOST_CHECK_EQUAL(server->stop(SIGKILL), 128 + SIGKILL);
     const ProgramResult r = rec.finish(30s);
     BOOST_REQUIRE_MESSAGE(r.status == 0, r.err);
-    // Three seconds of audio, in about three seconds.
-    BOOST_CHECK_GE(r.seconds, 2.5);
+    // Three seconds of audio in about three seconds: no hang, and no
+    // runaway clock. (A sink that starts late on a loaded machine catches
+    // up in a burst, so the lower bound is loose.)
+    BOOST_CHECK_GE(r.seconds, 1.5);
     BOOST_CHECK_LE(r.seconds, 5.0);
     BOOST_CHECK_EQUAL(read_wav_s16(dir.file("rec.wav")).size(), 2u * 3 * 48000);
 }
