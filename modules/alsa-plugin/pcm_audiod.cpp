@@ -1,8 +1,7 @@
 // libasound_module_pcm_audiod.so: the ALSA PCM type "audiod", so that
-// unmodified ALSA programs (aplay, mpv, mplayer, sox, PortAudio programs)
-// play through the audiod server, and record from it (arecord). An ioplug
-// plugin built on libaudiod's public C API; conf/alsa/50-audiod.conf defines
-// `pcm.audiod` with it.
+// unmodified ALSA programs (aplay, mpv, mplayer, sox) play through the
+// audiod server, and record from it (arecord). An ioplug plugin built on
+// libaudiod's public C API; conf/alsa/50-audiod.conf defines `pcm.audiod`.
 //
 // Mapping ALSA onto a libaudiod stream:
 //   - prepare creates the stream (MANUAL_START, so ALSA's start threshold
