@@ -16,6 +16,7 @@
 // socket libaudiod would use ($AUDIOD_SOCKET, ...). Every request has a
 // deadline: a stalled server makes a mixer call fail, never hang.
 #include "messages.h"
+#include "plugin_config.h"
 #include "request_channel.h"
 #include "socket_path.h"
 
@@ -361,19 +362,8 @@ const snd_ctl_ext_callback_t kCallbacks = [] {
 }();
 
 int open_ctl(snd_ctl_t** handlep, const char* name, snd_config_t* conf, int mode) {
-    snd_config_iterator_t i;
-    snd_config_iterator_t next;
-    snd_config_for_each(i, next, conf) {
-        snd_config_t* node = snd_config_iterator_entry(i);
-        const char* id = nullptr;
-        if (snd_config_get_id(node, &id) < 0) {
-            continue;
-        }
-        if (std::strcmp(id, "comment") != 0 && std::strcmp(id, "type") != 0 &&
-            std::strcmp(id, "hint") != 0) {
-            SNDERR("audiod: unknown field %s", id);
-            return -EINVAL;
-        }
+    if (const int err = audiod::alsa_plugin::read_string_fields(conf, {}); err < 0) {
+        return err;
     }
     auto* ctl = new (std::nothrow) AudiodCtl;
     if (ctl == nullptr) {

@@ -31,6 +31,7 @@
 // such as "speakers.monitor"; default: the server's default sink, or its
 // monitor) and `app` (the application name; default: the program's name).
 #include "audiod/audiod.h"
+#include "plugin_config.h"
 
 #include <alsa/asoundlib.h>
 #include <alsa/pcm_external.h>
@@ -446,30 +447,6 @@ int constrain(AudiodPcm& pcm) {
     return err;
 }
 
-int parse_config(snd_config_t* conf, AudiodPcm& pcm) {
-    snd_config_iterator_t i;
-    snd_config_iterator_t next;
-    snd_config_for_each(i, next, conf) {
-        snd_config_t* node = snd_config_iterator_entry(i);
-        const char* id = nullptr;
-        if (snd_config_get_id(node, &id) < 0) {
-            continue;
-        }
-        const std::string key = id;
-        if (key == "comment" || key == "type" || key == "hint") {
-            continue;
-        }
-        const char* value = nullptr;
-        if ((key == "sink" || key == "app") && snd_config_get_string(node, &value) >= 0) {
-            (key == "sink" ? pcm.sink : pcm.app) = value;
-            continue;
-        }
-        SNDERR("audiod: unknown field %s (the fields are sink and app)", id);
-        return -EINVAL;
-    }
-    return 0;
-}
-
 int open_pcm(snd_pcm_t** pcmp, const char* name, snd_config_t* conf, snd_pcm_stream_t stream,
              int mode) {
     auto* pcm = new (std::nothrow) AudiodPcm;
@@ -478,7 +455,8 @@ int open_pcm(snd_pcm_t** pcmp, const char* name, snd_config_t* conf, snd_pcm_str
     }
     pcm->capture = stream == SND_PCM_STREAM_CAPTURE;
     pcm->io.private_data = pcm; // pcm_close finds it there on every path
-    int err = parse_config(conf, *pcm);
+    int err =
+        audiod::alsa_plugin::read_string_fields(conf, {{"sink", &pcm->sink}, {"app", &pcm->app}});
     if (err < 0) {
         pcm_close(&pcm->io);
         return err;

@@ -31,7 +31,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         return 0;
     }
     const std::span<const uint8_t> body(data + 1, size - 1);
-    switch (data[0] % 12) {
+    switch (data[0] % 14) {
     case 0:
         check<Hello>(body);
         break;
@@ -64,6 +64,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         break;
     case 10:
         check<AppList>(body);
+        break;
+    case 11:
+        check<SourceList>(body);
+        break;
+    case 12:
+        check<StreamList>(body);
         break;
     default:
         // Whole packets, as the server receives them.

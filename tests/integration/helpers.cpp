@@ -5,6 +5,8 @@
 
 #include <boost/test/unit_test.hpp>
 
+#include <cstdlib>
+#include <filesystem>
 #include <regex>
 #include <thread>
 
@@ -133,6 +135,15 @@ Heard hear_sequence(const std::string& wav) {
         gap = 0;
     }
     return heard;
+}
+
+std::string use_test_card(const TempDir& dir) {
+    const std::string card = dir.file("card");
+    std::filesystem::create_directories(card);
+    ::setenv("ALSA_CONFIG_PATH",
+             (std::string(AUDIOD_BUILD_DIR) + "/tests/alsa/asound.conf").c_str(), 1);
+    ::setenv("AUDIOD_TESTCARD_DIR", card.c_str(), 1);
+    return card;
 }
 
 } // namespace audiod::test

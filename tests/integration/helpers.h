@@ -39,6 +39,11 @@ bool eventually(const std::function<bool()>& condition, std::chrono::millisecond
 std::string stream_field(uint32_t id, const std::string& key);
 std::string sink_field(const std::string& sink, const std::string& key);
 
+// Points this process (and so the servers and tools it starts) at the test
+// sound card (tests/fixtures/fake_card), with its fault files in DIR/card.
+// Returns that directory.
+std::string use_test_card(const TempDir& dir);
+
 // The "sequence" signal's frame numbers heard in a stereo s16 WAV, with the
 // silence between them: the longest gap (in frames) between two heard
 // frames, and whether they only ever increase.

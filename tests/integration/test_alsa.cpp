@@ -26,11 +26,7 @@ namespace {
 // keeps this machine's scheduling jitter from causing xruns of its own.
 struct CardServer {
     explicit CardServer(const TempDir& dir, const std::string& periods = "16") {
-        card = dir.file("card");
-        std::filesystem::create_directories(card);
-        ::setenv("ALSA_CONFIG_PATH",
-                 (std::string(AUDIOD_BUILD_DIR) + "/tests/alsa/asound.conf").c_str(), 1);
-        ::setenv("AUDIOD_TESTCARD_DIR", card.c_str(), 1);
+        card = use_test_card(dir);
         server = std::make_unique<ServerProcess>(
             "[server]\nrt-priority = 20\ndefault-sink = \"card\"\n\n[sinks.card]\ntype = "
             "\"alsa\"\ndevice = \"testcard\"\nperiods = " +

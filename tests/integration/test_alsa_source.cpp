@@ -22,11 +22,7 @@ namespace {
 // generous device buffer (16 quanta) keeps scheduling noise from overruns.
 struct MicServer {
     explicit MicServer(const TempDir& dir) {
-        card = dir.file("card");
-        std::filesystem::create_directories(card);
-        ::setenv("ALSA_CONFIG_PATH",
-                 (std::string(AUDIOD_BUILD_DIR) + "/tests/alsa/asound.conf").c_str(), 1);
-        ::setenv("AUDIOD_TESTCARD_DIR", card.c_str(), 1);
+        card = use_test_card(dir);
         server = std::make_unique<ServerProcess>(
             "[server]\nrt-priority = 20\n\n[sinks.out]\ntype = \"file\"\npath = \"" +
             dir.file("out.wav") +
