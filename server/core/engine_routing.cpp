@@ -189,10 +189,12 @@ MaybeError Engine::load_sink(const std::string& type, const std::string& name,
         return ClientError{AUDIOD_E_INVALID, "invalid sink name '" + name +
                                                  "' (use letters, digits, '-', '_' and '.')"};
     }
+    if (find_sink(name) != nullptr) {
+        return ClientError{AUDIOD_E_INVALID, "a sink named '" + name + "' already exists"};
+    }
     std::string ignored;
-    if (find_sink(name) != nullptr || find_source(name, &ignored) != nullptr) {
-        return ClientError{AUDIOD_E_INVALID,
-                           "a sink or source named '" + name + "' already exists"};
+    if (find_source(name, &ignored) != nullptr) {
+        return ClientError{AUDIOD_E_INVALID, "a source named '" + name + "' already exists"};
     }
     if (sinks_.size() >= kMaxSinks) {
         return ClientError{AUDIOD_E_BUSY, "too many sinks"};
