@@ -244,6 +244,8 @@ struct SourceInfo {
     uint32_t channels = 0;
     uint32_t streams = 0;
     std::string state;
+    uint32_t latency_frames = 0; // a capture device's own buffer
+    uint64_t xruns = 0;          // a capture device's overruns
 };
 
 struct SourceList {
@@ -525,6 +527,8 @@ void visit(V& v, M& m) requires std::is_same_v<std::remove_const_t<M>, SourceInf
     v.u32(m.channels);
     v.u32(m.streams);
     v.str(m.state);
+    v.u32(m.latency_frames);
+    v.u64(m.xruns);
 }
 
 template <class V, class M>

@@ -104,6 +104,8 @@ std::vector<proto::SourceInfo> Engine::list_sources() const {
         info.rate = sink.format().rate;
         info.channels = sink.format().channels;
         info.state = sink.failed() ? "failed" : "running";
+        info.latency_frames = sink.capture() ? sink.latency_frames() : 0;
+        info.xruns = sink.capture() ? sink.xruns() : 0;
         for (const auto& [id, stream] : streams_) {
             info.streams += stream->record && !stream->detaching && stream->destination() == &sink;
         }

@@ -103,6 +103,16 @@ BOOST_AUTO_TEST_CASE(overruns_and_suspends_are_recovered_and_recording_goes_on) 
     mic.fault("suspend");
     std::this_thread::sleep_for(300ms);
     mic.clear("suspend");
+    // Both counted as the source's xruns, with its latency, in list sources.
+    BOOST_CHECK(eventually(
+        [] {
+            const std::string json = run_tool("audioctl", {"--json", "list", "sources"}).out;
+            const auto at = json.find("\"name\":\"mic\"");
+            return at != std::string::npos &&
+                   json_number(json.substr(at), "xruns").value_or(0) >= 2 &&
+                   json_number(json.substr(at), "latency_frames").value_or(0) > 0;
+        },
+        5s));
     const ProgramResult r = rec.finish(30s);
     BOOST_REQUIRE_MESSAGE(r.status == 0, r.err);
     BOOST_REQUIRE_EQUAL(mic.server->stop(SIGTERM), 0);

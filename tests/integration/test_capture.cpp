@@ -55,7 +55,8 @@ BOOST_AUTO_TEST_CASE(the_monitor_carries_exactly_what_the_sink_played) {
     const ProgramResult sources = run_tool("audioctl", {"--json", "list", "sources"});
     BOOST_CHECK_EQUAL(sources.out, "[{\"kind\":\"source\",\"name\":\"out.monitor\",\"type\":"
                                    "\"monitor\",\"sink\":\"out\",\"state\":\"running\",\"rate\":"
-                                   "48000,\"channels\":2,\"streams\":0}]\n");
+                                   "48000,\"channels\":2,\"streams\":0,\"latency_frames\":0,"
+                                   "\"xruns\":0}]\n");
     BackgroundProgram rec({bin("audiorec"), "--quiet", "--source", "out.monitor", "--duration", "3",
                            dir.file("monitor.wav")});
     BOOST_REQUIRE(wait_for_stream(10s));

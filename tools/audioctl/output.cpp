@@ -373,10 +373,14 @@ std::string apps_json(const std::vector<proto::AppInfo>& apps) {
 
 std::string sources_text(const std::vector<proto::SourceInfo>& sources) {
     std::vector<std::vector<std::string>> rows{
-        {"NAME", "TYPE", "SINK", "STATE", "RATE", "CH", "STREAMS"}};
+        {"NAME", "TYPE", "SINK", "STATE", "RATE", "CH", "LATENCY", "STREAMS", "XRUNS"}};
     for (const auto& s : sources) {
-        rows.push_back({s.name, s.type, s.sink, s.state, std::to_string(s.rate),
-                        std::to_string(s.channels), std::to_string(s.streams)});
+        char latency[32];
+        std::snprintf(latency, sizeof latency, "%.1f ms",
+                      s.rate == 0 ? 0.0 : 1000.0 * s.latency_frames / s.rate);
+        rows.push_back({s.name, s.type, s.sink.empty() ? "-" : s.sink, s.state,
+                        std::to_string(s.rate), std::to_string(s.channels), latency,
+                        std::to_string(s.streams), std::to_string(s.xruns)});
     }
     return table(rows);
 }
@@ -402,6 +406,10 @@ std::string sources_json(const std::vector<proto::SourceInfo>& sources) {
         w.value(uint64_t{s.channels});
         w.key("streams");
         w.value(uint64_t{s.streams});
+        w.key("latency_frames");
+        w.value(uint64_t{s.latency_frames});
+        w.key("xruns");
+        w.value(s.xruns);
         w.end_object();
     }
     w.end_array();
