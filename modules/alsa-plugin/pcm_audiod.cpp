@@ -1,7 +1,8 @@
 // libasound_module_pcm_audiod.so: the ALSA PCM type "audiod", so that
-// unmodified ALSA programs (aplay, mpv, mplayer, sox) play through the
-// audiod server, and record from it (arecord). An ioplug plugin built on
-// libaudiod's public C API; conf/alsa/50-audiod.conf defines `pcm.audiod`.
+// unmodified ALSA programs (aplay, mpv, mplayer, sox, PortAudio) play
+// through the audiod server, and record from it (arecord). An ioplug plugin
+// built on libaudiod's public C API; conf/alsa/50-audiod.conf defines
+// `pcm.audiod`.
 //
 // Mapping ALSA onto a libaudiod stream:
 //   - prepare creates the stream (MANUAL_START, so ALSA's start threshold
@@ -24,8 +25,8 @@
 //     all (keep-clock), so poll(2) never waits forever.
 //
 // The server converts every format, rate (8-192 kHz) and channel count (1-8)
-// it is given, so those pass straight through; the `plug` PCM that wraps
-// this one in the configuration converts what is left (big-endian, u16 ...).
+// it is given, so those pass straight through; `plug:audiod` converts what
+// is left (big-endian, u16 ...).
 //
 // Configuration fields: `sink` (a sink name, or for capture a source name
 // such as "speakers.monitor"; default: the server's default sink, or its

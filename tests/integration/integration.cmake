@@ -12,7 +12,8 @@ audiod_add_test(test_integration
 # The programs it runs must be built first.
 add_dependencies(test_integration audiod_bin audioplay audiorec audioctl audiod-test-client
   audiod-evil-client audiod-event-client audiod_module_null audiod_module_file
-  audiod_module_faulty audiod_module_alsa audiod_fake_card audiod_alsa_pcm audiod_alsa_ctl audiod-alsa-player)
+  audiod_module_faulty audiod_module_alsa audiod_fake_card audiod_alsa_pcm audiod_alsa_ctl audiod-alsa-player
+  audiod-portaudio-player)
 find_package(ALSA REQUIRED)
 target_link_libraries(test_integration PRIVATE ALSA::ALSA)
 # Uninstrumented programs (aplay, mpv...) that load our instrumented ALSA

@@ -1,5 +1,6 @@
 // The ALSA PCM plugin (modules/alsa-plugin) with real, unmodified ALSA
-// programs — aplay, sox, mpv, mplayer — and audiod-alsa-player, an ALSA
+// programs — aplay, sox, mpv, mplayer, a PortAudio program — and
+// audiod-alsa-player, an ALSA
 // program of ours that reads delay and pauses, drops and polls like a
 // player. Each plays a known signal through `pcm.audiod` into a file sink,
 // and the file is checked frame by frame.
@@ -167,7 +168,22 @@ BOOST_AUTO_TEST_CASE(sox_mpv_and_mplayer_play_through_the_plugin) {
     }
 }
 
-BOOST_AUTO_TEST_CASE(other_rates_channels_and_formats_are_converted_by_plug) {
+BOOST_AUTO_TEST_CASE(a_portaudio_program_plays_through_the_plugin) {
+    TempDir dir;
+    ServerProcess server(sinks_config(dir));
+    // Our own PortAudio program (instrumented like the rest in a sanitizer
+    // build); PortAudio's and its host libraries' leaks are not ours.
+    auto env = player_env(server.socket());
+    env["ASAN_OPTIONS"] = "detect_leaks=0";
+    const ProgramResult r = run_program(
+        {bin("audiod-portaudio-player"), "audiod", std::to_string(kTwoSeconds)}, 60s, env);
+    BOOST_REQUIRE_MESSAGE(r.status == 0, r.err);
+    BOOST_CHECK_GE(r.seconds, 1.9);
+    BOOST_REQUIRE_EQUAL(server.stop(SIGTERM), 0);
+    check_whole_sequence(hear_sequence(dir.file("out.wav")), kTwoSeconds, "PortAudio");
+}
+
+BOOST_AUTO_TEST_CASE(other_rates_channels_and_formats_are_converted_by_the_server) {
     TempDir dir;
     // 1 s of a 1 kHz tone, mono, 8-bit, at 44.1 kHz.
     const std::string wav = dir.file("tone.wav");
