@@ -40,6 +40,22 @@ uint64_t frames_to_ms(uint64_t frames, uint32_t rate) {
     return rate == 0 ? 0 : (frames * 1000 + rate - 1) / rate;
 }
 
+// A read or write of `frames` with timeout_ms (negative: the audio's own
+// duration plus the default timeout) ends by this deadline.
+Deadline transfer_deadline(size_t frames, uint32_t rate, int timeout_ms) {
+    return Deadline::after_ms(timeout_ms >= 0 ? timeout_ms
+                                              : static_cast<int64_t>(frames_to_ms(frames, rate)) +
+                                                    AUDIOD_DEFAULT_TIMEOUT_MS);
+}
+
+// What a read or write returns: the frames moved, or why none were.
+long transfer_result(size_t moved, size_t frames, int timeout_ms) {
+    if (moved == 0 && frames > 0) {
+        return timeout_ms == 0 ? AUDIOD_E_AGAIN : AUDIOD_E_TIMEOUT;
+    }
+    return static_cast<long>(moved);
+}
+
 void drain_wakeups(int fd) {
     uint64_t count = 0;
     [[maybe_unused]] const ssize_t r = ::read(fd, &count, sizeof count);
@@ -380,10 +396,7 @@ long audiod_stream_read(audiod_stream* stream, void* data, size_t frames, int ti
         return AUDIOD_E_BADSTATE;
     }
     frames = std::min<size_t>(frames, LONG_MAX);
-    const int64_t bound = timeout_ms >= 0 ? timeout_ms
-                                          : static_cast<int64_t>(frames_to_ms(frames, core.rate)) +
-                                                AUDIOD_DEFAULT_TIMEOUT_MS;
-    const Deadline deadline = Deadline::after_ms(bound);
+    const Deadline deadline = transfer_deadline(frames, core.rate, timeout_ms);
     auto* dst = static_cast<uint8_t*>(data);
     size_t done = 0;
     while (done < frames) {
@@ -424,10 +437,7 @@ long audiod_stream_read(audiod_stream* stream, void* data, size_t frames, int ti
             break;
         }
     }
-    if (done == 0 && frames > 0) {
-        return timeout_ms == 0 ? AUDIOD_E_AGAIN : AUDIOD_E_TIMEOUT;
-    }
-    return static_cast<long>(done);
+    return transfer_result(done, frames, timeout_ms);
 }
 
 long audiod_stream_write(audiod_stream* stream, const void* data, size_t frames, int timeout_ms) {
@@ -439,10 +449,7 @@ long audiod_stream_write(audiod_stream* stream, const void* data, size_t frames,
         return AUDIOD_E_BADSTATE;
     }
     frames = std::min<size_t>(frames, LONG_MAX);
-    const int64_t bound = timeout_ms >= 0 ? timeout_ms
-                                          : static_cast<int64_t>(frames_to_ms(frames, core.rate)) +
-                                                AUDIOD_DEFAULT_TIMEOUT_MS;
-    const Deadline deadline = Deadline::after_ms(bound);
+    const Deadline deadline = transfer_deadline(frames, core.rate, timeout_ms);
     const auto* src = static_cast<const uint8_t*>(data);
     size_t written = 0;
     while (written < frames) {
@@ -493,10 +500,7 @@ long audiod_stream_write(audiod_stream* stream, const void* data, size_t frames,
             break;
         }
     }
-    if (written == 0 && frames > 0) {
-        return timeout_ms == 0 ? AUDIOD_E_AGAIN : AUDIOD_E_TIMEOUT;
-    }
-    return static_cast<long>(written);
+    return transfer_result(written, frames, timeout_ms);
 }
 
 int audiod_stream_fd(const audiod_stream* stream) {

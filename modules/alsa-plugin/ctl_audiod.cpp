@@ -17,6 +17,7 @@
 // deadline: a stalled server makes a mixer call fail, never hang.
 #include "messages.h"
 #include "plugin_config.h"
+#include "plugin_errors.h"
 #include "request_channel.h"
 #include "socket_path.h"
 
@@ -33,6 +34,8 @@
 #include <vector>
 
 namespace {
+
+using audiod::alsa_plugin::to_errno;
 
 namespace proto = audiod::proto;
 using Clock = std::chrono::steady_clock;
@@ -70,19 +73,6 @@ struct AudiodCtl {
 
 AudiodCtl& ctl_of(snd_ctl_ext_t* ext) {
     return *static_cast<AudiodCtl*>(ext->private_data);
-}
-
-int to_errno(int audiod_code) {
-    switch (audiod_code) {
-    case -1: // AUDIOD_E_INVALID
-        return -EINVAL;
-    case -3: // AUDIOD_E_TIMEOUT
-        return -ETIMEDOUT;
-    case -7: // AUDIOD_E_NOENTITY
-        return -ENOENT;
-    default:
-        return -EIO;
-    }
 }
 
 template <class Request, class Reply>
@@ -225,19 +215,27 @@ int ctl_get_integer_info(snd_ctl_ext_t*, snd_ctl_ext_key_t, long* imin, long* im
     return 0;
 }
 
-int ctl_read_integer(snd_ctl_ext_t* ext, snd_ctl_ext_key_t key, long* value) {
-    AudiodCtl& ctl = ctl_of(ext);
-    const Element* e = element_at(ctl, key);
-    if (e == nullptr) {
+// The element behind `key` with what it shows now (read at most 50 ms ago).
+// Returns 0, or -EINVAL (no such key), -ENOENT (its owner is gone), or the
+// server's error.
+int look_up(AudiodCtl& ctl, snd_ctl_ext_key_t key, const Element** e, float* volume, bool* muted) {
+    *e = element_at(ctl, key);
+    if (*e == nullptr) {
         return -EINVAL;
     }
     if (const int rc = refresh(ctl, false); rc < 0) {
         return rc;
     }
+    return current(ctl, **e, volume, muted) ? 0 : -ENOENT;
+}
+
+int ctl_read_integer(snd_ctl_ext_t* ext, snd_ctl_ext_key_t key, long* value) {
+    AudiodCtl& ctl = ctl_of(ext);
+    const Element* e = nullptr;
     float volume = 1.0f;
     bool muted = false;
-    if (!current(ctl, *e, &volume, &muted)) {
-        return -ENOENT;
+    if (const int rc = look_up(ctl, key, &e, &volume, &muted); rc < 0) {
+        return rc;
     }
     *value = e->is_switch ? (muted ? 0 : 1) : std::clamp(std::lround(volume * 100.0f), 0L, 100L);
     return 0;
@@ -245,17 +243,11 @@ int ctl_read_integer(snd_ctl_ext_t* ext, snd_ctl_ext_key_t key, long* value) {
 
 int ctl_write_integer(snd_ctl_ext_t* ext, snd_ctl_ext_key_t key, long* value) {
     AudiodCtl& ctl = ctl_of(ext);
-    const Element* e = element_at(ctl, key);
-    if (e == nullptr) {
-        return -EINVAL;
-    }
-    if (const int rc = refresh(ctl, false); rc < 0) {
-        return rc;
-    }
+    const Element* e = nullptr;
     float volume = 1.0f;
     bool muted = false;
-    if (!current(ctl, *e, &volume, &muted)) {
-        return -ENOENT;
+    if (const int rc = look_up(ctl, key, &e, &volume, &muted); rc < 0) {
+        return rc;
     }
     const uint32_t target = static_cast<uint32_t>(
         e->owner == Owner::app ? proto::VolumeTarget::app : proto::VolumeTarget::sink);

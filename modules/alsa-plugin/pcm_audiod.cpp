@@ -33,6 +33,7 @@
 // monitor) and `app` (the application name; default: the program's name).
 #include "audiod/audiod.h"
 #include "plugin_config.h"
+#include "plugin_errors.h"
 
 #include <alsa/asoundlib.h>
 #include <alsa/pcm_external.h>
@@ -49,6 +50,8 @@
 #include <unistd.h>
 
 namespace {
+
+using audiod::alsa_plugin::to_errno;
 
 // How much later than the nominal rate predicts the fallback timer fires:
 // late enough that the server's own wake-up normally comes first.
@@ -75,30 +78,6 @@ struct AudiodPcm {
 
 AudiodPcm& pcm_of(snd_pcm_ioplug_t* io) {
     return *static_cast<AudiodPcm*>(io->private_data);
-}
-
-int to_errno(int audiod_code) {
-    switch (audiod_code) {
-    case AUDIOD_E_INVALID:
-    case AUDIOD_E_NOTSUPPORTED:
-        return -EINVAL;
-    case AUDIOD_E_NOSERVER:
-        return -ECONNREFUSED;
-    case AUDIOD_E_NOENTITY:
-        return -ENOENT;
-    case AUDIOD_E_NOMEM:
-        return -ENOMEM;
-    case AUDIOD_E_BUSY:
-    case AUDIOD_E_AGAIN:
-        return -EBUSY;
-    case AUDIOD_E_TIMEOUT:
-        return -ETIMEDOUT;
-    case AUDIOD_E_DISCONNECTED:
-    case AUDIOD_E_STALLED:
-        return -ENODEV;
-    default:
-        return -EIO;
-    }
 }
 
 void arm_timer(const AudiodPcm& pcm, uint64_t ns) {
@@ -359,14 +338,10 @@ int pcm_pause(snd_pcm_ioplug_t* io, int enable) {
     return rc == 0 ? 0 : to_errno(rc);
 }
 
-int pcm_poll_revents(snd_pcm_ioplug_t* io, struct pollfd* pfd, unsigned int nfds,
-                     unsigned short* revents) {
+int pcm_poll_revents(snd_pcm_ioplug_t* io, struct pollfd*, unsigned int, unsigned short* revents) {
     AudiodPcm& pcm = pcm_of(io);
-    if (nfds > 0 && (pfd[0].revents & POLLIN) != 0) {
-        // Let epoll forget the readiness we are about to handle.
-        epoll_event events[2];
-        [[maybe_unused]] const int n = epoll_wait(pcm.epoll, events, 2, 0);
-    }
+    // The epoll set is level-triggered: clearing its members (update_poll)
+    // is what clears it.
     update_poll(pcm);
     const unsigned short ready = pcm.capture ? POLLIN : POLLOUT;
     switch (io->state) {

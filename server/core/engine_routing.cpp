@@ -358,12 +358,10 @@ void Engine::land(Stream& stream, Sink& destination) {
     if (const std::string error = prepare_conversion(
             stream, destination.format(), destination.latency_frames(), config_.resample_quality);
         !error.empty()) {
-        // Only memory can run out here; the stream stays silent rather than
-        // mixing with a converter built for another sink.
-        log_error("engine", "stream " + std::to_string(stream.id) + ": " + error);
-        stream.conversion.direct = false;
-        stream.conversion.resampler.reset();
-        stream.conversion.mix = make_channel_mix(stream.channels, destination.format().channels);
+        // Only memory for a resampler can run out here. prepare_conversion
+        // has still set the format and channel conversion for this sink, so
+        // the stream plays, at the wrong speed, until it moves again.
+        log_error("engine", "stream " + std::to_string(stream.id) + " plays unresampled: " + error);
     }
     ++destination.attached_streams;
     send_or_queue(destination, {RtCommand::Kind::attach, &stream, 1.0f});

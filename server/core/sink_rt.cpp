@@ -26,6 +26,21 @@ void wake(int fd) noexcept {
     [[maybe_unused]] const ssize_t r = ::write(fd, &one, sizeof one);
 }
 
+// Scales `frames` frames in place by `gain`, advancing its ramp; unity
+// gain leaves them untouched (bit-exact).
+void apply_gain(float* frames, uint32_t count, unsigned channels, GainRamp& gain) noexcept {
+    const size_t samples = size_t{count} * channels;
+    if (gain.ramping()) {
+        const uint32_t ramp = std::min(count, gain.frames_left());
+        mix::scale_ramp(frames, ramp, channels, gain.current(), gain.step());
+        gain.advance(ramp);
+        mix::scale(frames + size_t{ramp} * channels, samples - size_t{ramp} * channels,
+                   gain.current());
+    } else if (gain.current() != 1.0f) {
+        mix::scale(frames, samples, gain.current());
+    }
+}
+
 // Mixes `frames` frames of a stream's ring starting at ring frame `offset`
 // (no wrap inside) into `bus`, advancing the stream's gain ramp.
 void mix_span(float* bus, const uint8_t* src, SampleFormat format, uint32_t frames,
@@ -205,17 +220,7 @@ void Sink::rt_capture_cycle() noexcept {
 }
 
 void Sink::rt_apply_sink_gain() noexcept {
-    const SinkFormat& fmt = request_.format;
-    const size_t samples = size_t{fmt.quantum} * fmt.channels;
-    if (sink_gain_.ramping()) {
-        const uint32_t ramp = std::min(fmt.quantum, sink_gain_.frames_left());
-        mix::scale_ramp(bus_.data(), ramp, fmt.channels, sink_gain_.current(), sink_gain_.step());
-        sink_gain_.advance(ramp);
-        mix::scale(bus_.data() + size_t{ramp} * fmt.channels, samples - size_t{ramp} * fmt.channels,
-                   sink_gain_.current());
-    } else if (sink_gain_.current() != 1.0f) {
-        mix::scale(bus_.data(), samples, sink_gain_.current());
-    }
+    apply_gain(bus_.data(), request_.format.quantum, request_.format.channels, sink_gain_);
 }
 
 void Sink::rt_feed_recorders(uint64_t sink_frame) noexcept {
@@ -389,28 +394,33 @@ void Sink::rt_push_record(Stream& stream, uint64_t sink_frame) noexcept {
 
     const Stream::Conversion& conversion = stream.conversion;
     const uint32_t channels = stream.channels;
-    // Into record_mixed_ (always a copy: the gain below works in place).
-    mix::remix(bus_.data(), fmt.quantum, conversion.mix, decoded_.data());
-    float* frames = decoded_.data();
+    // The bus as played, remixed and resampled where the stream differs.
+    // `own` is set once the frames are in a buffer of this stream's (the
+    // bus is shared with the other recorders, and the gain works in place).
+    const float* frames = bus_.data();
+    float* own = nullptr;
     uint32_t count = fmt.quantum;
+    if (!conversion.mix.identity) {
+        own = decoded_.data();
+        mix::remix(bus_.data(), fmt.quantum, conversion.mix, own);
+        frames = own;
+    }
     if (conversion.resampler != nullptr) {
         uint32_t in_frames = fmt.quantum;
         uint32_t out_frames = max_input_frames_;
-        conversion.resampler->process(decoded_.data(), &in_frames, resampled_for_record_.data(),
-                                      &out_frames);
-        frames = resampled_for_record_.data();
+        own = resampled_for_record_.data();
+        conversion.resampler->process(frames, &in_frames, own, &out_frames);
+        frames = own;
         count = out_frames;
     }
-    GainRamp& gain = rt.gain;
     const size_t samples = size_t{count} * channels;
-    if (gain.ramping()) {
-        const uint32_t ramp = std::min(count, gain.frames_left());
-        mix::scale_ramp(frames, ramp, channels, gain.current(), gain.step());
-        gain.advance(ramp);
-        mix::scale(frames + size_t{ramp} * channels, samples - size_t{ramp} * channels,
-                   gain.current());
-    } else if (gain.current() != 1.0f) {
-        mix::scale(frames, samples, gain.current());
+    if (rt.gain.ramping() || rt.gain.current() != 1.0f) {
+        if (own == nullptr) {
+            own = decoded_.data();
+            std::memcpy(own, frames, samples * sizeof(float));
+            frames = own;
+        }
+        apply_gain(own, count, channels, rt.gain);
     }
     const uint32_t frame_bytes = stream.ring.frame_bytes();
     mix::encode_samples(stream.format, frames, samples, record_bytes_.data());

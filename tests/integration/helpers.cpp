@@ -5,6 +5,7 @@
 
 #include <boost/test/unit_test.hpp>
 
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <regex>
@@ -31,6 +32,53 @@ std::vector<int16_t> read_wav_s16(const std::string& path) {
         samples.insert(samples.end(), chunk.begin(), chunk.begin() + n * channels);
     }
     return samples;
+}
+
+std::vector<float> read_wav_f32(const std::string& path, WavFormat* format) {
+    auto opened = WavReader::open_path(path);
+    BOOST_REQUIRE_MESSAGE(std::holds_alternative<WavReader>(opened), path);
+    auto& reader = std::get<WavReader>(opened);
+    BOOST_REQUIRE(reader.info().format.format == SampleFormat::f32le);
+    if (format != nullptr) {
+        *format = reader.info().format;
+    }
+    const uint32_t channels = reader.info().format.channels;
+    std::vector<float> samples;
+    std::vector<float> chunk(size_t{4096} * channels);
+    for (long n = 0; (n = reader.read_frames(chunk.data(), 4096)) > 0;) {
+        samples.insert(samples.end(), chunk.begin(), chunk.begin() + n * channels);
+    }
+    return samples;
+}
+
+namespace {
+
+template <class Sample>
+void write_wav(const std::string& path, const WavFormat& format,
+               const std::vector<Sample>& samples) {
+    auto created = WavWriter::create(path, format);
+    BOOST_REQUIRE(std::holds_alternative<WavWriter>(created));
+    BOOST_REQUIRE_EQUAL(
+        std::get<WavWriter>(created).append(samples.data(), samples.size() * sizeof(Sample)), 0);
+    BOOST_REQUIRE_EQUAL(std::get<WavWriter>(created).finish(), 0);
+}
+
+} // namespace
+
+std::string write_signal_wav(const std::string& path, const std::string& signal, uint64_t frames) {
+    write_wav(path, {SampleFormat::s16le, 48000, 2}, make_signal(signal, frames, 2, 0, 0));
+    return path;
+}
+
+std::string write_tone_wav(const std::string& path, uint32_t rate, double hz, double seconds) {
+    const auto frames = static_cast<size_t>(seconds * rate);
+    std::vector<float> samples(frames * 2);
+    for (size_t i = 0; i < frames; ++i) {
+        samples[2 * i] = samples[2 * i + 1] =
+            static_cast<float>(0.5 * std::sin(2 * M_PI * hz * double(i) / rate));
+    }
+    write_wav(path, {SampleFormat::f32le, rate, 2}, samples);
+    return path;
 }
 
 std::optional<uint64_t> json_number(const std::string& json, const std::string& key) {

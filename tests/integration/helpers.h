@@ -2,6 +2,7 @@
 #pragma once
 
 #include "process.h"
+#include "wav.h"
 
 #include <cstdint>
 #include <functional>
@@ -13,6 +14,14 @@ namespace audiod::test {
 
 // The samples of an s16 WAV file (fails the test if unreadable).
 std::vector<int16_t> read_wav_s16(const std::string& path);
+// The samples of an f32 WAV file, and its format if asked.
+std::vector<float> read_wav_f32(const std::string& path, WavFormat* format = nullptr);
+
+// Writes PATH: 48 kHz stereo s16 of a fixture signal ("sequence",
+// "counter"...; see fixtures/fixture_signals.h). Returns PATH.
+std::string write_signal_wav(const std::string& path, const std::string& signal, uint64_t frames);
+// Writes PATH: a stereo f32 sine at `hz`, amplitude 0.5. Returns PATH.
+std::string write_tone_wav(const std::string& path, uint32_t rate, double hz, double seconds);
 
 // The unsigned integer after "KEY": in a JSON text, or nullopt.
 std::optional<uint64_t> json_number(const std::string& json, const std::string& key);

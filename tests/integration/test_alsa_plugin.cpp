@@ -72,16 +72,6 @@ std::map<std::string, std::string> player_env(const std::string& socket) {
     return env;
 }
 
-std::string write_sequence_wav(const TempDir& dir, uint64_t frames) {
-    const std::string path = dir.file("sequence.wav");
-    auto created = WavWriter::create(path, {SampleFormat::s16le, 48000, 2});
-    BOOST_REQUIRE(std::holds_alternative<WavWriter>(created));
-    const auto samples = make_signal("sequence", frames, 2, 0, 0);
-    BOOST_REQUIRE_EQUAL(std::get<WavWriter>(created).append(samples.data(), samples.size() * 2), 0);
-    BOOST_REQUIRE_EQUAL(std::get<WavWriter>(created).finish(), 0);
-    return path;
-}
-
 std::string sinks_config(const TempDir& dir) {
     return "[server]\nrt-priority = 0\ndefault-sink = \"out\"\n[sinks.out]\ntype = \"file\"\n"
            "path = \"" +
@@ -125,7 +115,7 @@ BOOST_AUTO_TEST_SUITE(alsa_plugin)
 
 BOOST_AUTO_TEST_CASE(aplay_plays_a_wav_bit_exact_and_drains_it_to_the_end) {
     TempDir dir;
-    const std::string wav = write_sequence_wav(dir, kTwoSeconds);
+    const std::string wav = write_signal_wav(dir.file("sequence.wav"), "sequence", kTwoSeconds);
     ServerProcess server(sinks_config(dir));
     const ProgramResult r = run_program({installed("aplay"), "-q", "-D", "audiod", wav}, 30s,
                                         alsa_env(server.socket()));
@@ -139,7 +129,7 @@ BOOST_AUTO_TEST_CASE(aplay_plays_a_wav_bit_exact_and_drains_it_to_the_end) {
 
 BOOST_AUTO_TEST_CASE(sox_mpv_and_mplayer_play_through_the_plugin) {
     TempDir dir;
-    const std::string wav = write_sequence_wav(dir, kTwoSeconds);
+    const std::string wav = write_signal_wav(dir.file("sequence.wav"), "sequence", kTwoSeconds);
     // One server each, all at once.
     const std::map<std::string, std::vector<std::string>> programs{
         {"sox", {installed("sox"), "-q", wav, "-t", "alsa", "audiod"}},
@@ -333,7 +323,7 @@ BOOST_AUTO_TEST_CASE(a_nonblocking_player_waiting_in_poll_plays_everything) {
 BOOST_AUTO_TEST_CASE(an_alsa_program_is_an_application_that_can_be_moved) {
     TempDir dir;
     const uint64_t frames = 4 * 48000;
-    const std::string wav = write_sequence_wav(dir, frames);
+    const std::string wav = write_signal_wav(dir.file("sequence.wav"), "sequence", frames);
     ServerProcess server(sinks_config(dir));
     BackgroundProgram aplay({installed("aplay"), "-q", "-D", "audiod", wav},
                             alsa_env(server.socket()));
@@ -360,7 +350,7 @@ BOOST_AUTO_TEST_CASE(an_alsa_program_is_an_application_that_can_be_moved) {
 BOOST_AUTO_TEST_CASE(aplay_keeps_playing_when_the_server_dies_and_sound_returns) {
     TempDir dir;
     const uint64_t frames = 6 * 48000;
-    const std::string wav = write_sequence_wav(dir, frames);
+    const std::string wav = write_signal_wav(dir.file("sequence.wav"), "sequence", frames);
     auto first = std::make_unique<ServerProcess>(sinks_config(dir), dir.path());
     const std::string socket = first->socket();
     BackgroundProgram aplay({installed("aplay"), "-q", "-D", "audiod", wav}, alsa_env(socket));

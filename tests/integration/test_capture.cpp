@@ -25,20 +25,6 @@ size_t first_nonzero(const std::vector<int16_t>& samples) {
     return static_cast<size_t>(it - samples.begin());
 }
 
-std::vector<float> read_float_wav(const std::string& path, WavFormat* format) {
-    auto opened = WavReader::open_path(path);
-    BOOST_REQUIRE_MESSAGE(std::holds_alternative<WavReader>(opened), path);
-    auto& reader = std::get<WavReader>(opened);
-    *format = reader.info().format;
-    BOOST_REQUIRE(format->format == SampleFormat::f32le);
-    std::vector<float> samples;
-    std::vector<float> chunk(size_t{4096} * format->channels);
-    for (long n = 0; (n = reader.read_frames(chunk.data(), 4096)) > 0;) {
-        samples.insert(samples.end(), chunk.begin(), chunk.begin() + n * format->channels);
-    }
-    return samples;
-}
-
 uint64_t overruns_reported(const std::string& audiorec_stderr) {
     const auto at = audiorec_stderr.find(" frames recorded, ");
     BOOST_REQUIRE_MESSAGE(at != std::string::npos, audiorec_stderr);
@@ -85,19 +71,7 @@ BOOST_AUTO_TEST_CASE(a_recorded_tone_has_its_frequency_and_level) {
     TempDir dir;
     // 1 kHz at half scale, played at 48 kHz stereo, recorded as 44.1 kHz
     // mono float.
-    const std::string tone = dir.file("tone.wav");
-    {
-        auto created = WavWriter::create(tone, {SampleFormat::f32le, 48000, 2});
-        BOOST_REQUIRE(std::holds_alternative<WavWriter>(created));
-        std::vector<float> samples(size_t{3 * 48000} * 2);
-        for (size_t i = 0; i < samples.size() / 2; ++i) {
-            samples[2 * i] = samples[2 * i + 1] =
-                static_cast<float>(0.5 * std::sin(2 * M_PI * 1000.0 * double(i) / 48000.0));
-        }
-        BOOST_REQUIRE_EQUAL(std::get<WavWriter>(created).append(samples.data(), samples.size() * 4),
-                            0);
-        BOOST_REQUIRE_EQUAL(std::get<WavWriter>(created).finish(), 0);
-    }
+    const std::string tone = write_tone_wav(dir.file("tone.wav"), 48000, 1000.0, 3.0);
     ServerProcess server("[server]\nrt-priority = 0\n[sinks.out]\ntype = \"null\"\n");
     BackgroundProgram rec({bin("audiorec"), "--quiet", "--format", "f32le", "--rate", "44100",
                            "--channels", "1", "--duration", "3.5", dir.file("rec.wav")});
@@ -108,7 +82,7 @@ BOOST_AUTO_TEST_CASE(a_recorded_tone_has_its_frequency_and_level) {
     BOOST_REQUIRE_MESSAGE(r.status == 0, r.err);
 
     WavFormat format;
-    const auto samples = read_float_wav(dir.file("rec.wav"), &format);
+    const auto samples = read_wav_f32(dir.file("rec.wav"), &format);
     BOOST_CHECK_EQUAL(format.rate, 44100u);
     BOOST_CHECK_EQUAL(format.channels, 1u);
     size_t first = samples.size();

@@ -20,41 +20,6 @@ using namespace std::chrono_literals;
 
 namespace {
 
-// The samples of a float WAV file, and its format.
-std::vector<float> read_wav_f32(const std::string& path, WavFormat* format = nullptr) {
-    auto opened = WavReader::open_path(path);
-    BOOST_REQUIRE_MESSAGE(std::holds_alternative<WavReader>(opened), path);
-    auto& reader = std::get<WavReader>(opened);
-    BOOST_REQUIRE(reader.info().format.format == SampleFormat::f32le);
-    if (format != nullptr) {
-        *format = reader.info().format;
-    }
-    const uint32_t channels = reader.info().format.channels;
-    std::vector<float> samples;
-    std::vector<float> chunk(size_t{4096} * channels);
-    for (long n = 0; (n = reader.read_frames(chunk.data(), 4096)) > 0;) {
-        samples.insert(samples.end(), chunk.begin(), chunk.begin() + n * channels);
-    }
-    return samples;
-}
-
-// A stereo float WAV of a sine at `hz`, amplitude 0.5.
-std::string tone_wav(const TempDir& dir, const std::string& name, uint32_t rate, double hz,
-                     double seconds) {
-    const std::string path = dir.file(name);
-    auto created = WavWriter::create(path, {SampleFormat::f32le, rate, 2});
-    BOOST_REQUIRE(std::holds_alternative<WavWriter>(created));
-    const auto frames = static_cast<size_t>(seconds * rate);
-    std::vector<float> samples(frames * 2);
-    for (size_t i = 0; i < frames; ++i) {
-        samples[2 * i] = samples[2 * i + 1] =
-            static_cast<float>(0.5 * std::sin(2 * M_PI * hz * double(i) / rate));
-    }
-    BOOST_REQUIRE_EQUAL(std::get<WavWriter>(created).append(samples.data(), samples.size() * 4), 0);
-    BOOST_REQUIRE_EQUAL(std::get<WavWriter>(created).finish(), 0);
-    return path;
-}
-
 // [first, last] frames whose left sample is not silent.
 std::pair<size_t, size_t> sounding_range(const std::vector<float>& samples) {
     size_t first = samples.size();
@@ -142,7 +107,7 @@ BOOST_AUTO_TEST_CASE(mono_and_five_one_reach_a_stereo_sink) {
 
 BOOST_AUTO_TEST_CASE(a_44100_hz_tone_comes_out_of_a_48000_hz_sink_clean) {
     TempDir dir;
-    const std::string wav = tone_wav(dir, "tone.wav", 44100, 1000.0, 2.0);
+    const std::string wav = write_tone_wav(dir.file("tone.wav"), 44100, 1000.0, 2.0);
     ServerProcess server("[server]\nrt-priority = 0\n" +
                          float_sink("out", dir.file("out.wav"), 48000));
     const ProgramResult r = run_tool("audioplay", {"--quiet", wav}, 30s);
@@ -171,7 +136,7 @@ BOOST_AUTO_TEST_CASE(a_44100_hz_tone_comes_out_of_a_48000_hz_sink_clean) {
 
 BOOST_AUTO_TEST_CASE(a_stream_moved_to_a_sink_of_another_rate_plays_on) {
     TempDir dir;
-    const std::string wav = tone_wav(dir, "tone.wav", 48000, 1000.0, 3.0);
+    const std::string wav = write_tone_wav(dir.file("tone.wav"), 48000, 1000.0, 3.0);
     ServerProcess server("[server]\nrt-priority = 0\ndefault-sink = \"a\"\n" +
                          float_sink("a", dir.file("a.wav"), 48000) +
                          float_sink("b", dir.file("b.wav"), 44100));

@@ -29,17 +29,6 @@ std::string one_file_sink(const std::string& wav) {
            wav + "\"\n[sinks.other]\ntype = \"null\"\n";
 }
 
-// A 10 s WAV of the counter signal, for audioplay.
-std::string ten_second_wav(const TempDir& dir) {
-    const std::string path = dir.file("ten.wav");
-    auto created = WavWriter::create(path, {SampleFormat::s16le, 48000, 2});
-    BOOST_REQUIRE(std::holds_alternative<WavWriter>(created));
-    const auto samples = make_signal("counter", kTenSeconds, 2, 0, 0);
-    BOOST_REQUIRE_EQUAL(std::get<WavWriter>(created).append(samples.data(), samples.size() * 2), 0);
-    BOOST_REQUIRE_EQUAL(std::get<WavWriter>(created).finish(), 0);
-    return path;
-}
-
 void check_player(const ProgramResult& r, const char* what) {
     BOOST_TEST_MESSAGE(what << ": " << r.out);
     BOOST_REQUIRE_MESSAGE(r.status == 0, what << " failed: " << r.err);
@@ -99,7 +88,7 @@ BOOST_AUTO_TEST_CASE(a_client_killed_mid_write_disturbs_no_one) {
 BOOST_AUTO_TEST_CASE(server_stopped_for_8_s_players_keep_their_clock_and_sound_returns) {
     TempDir dir;
     const std::string wav = dir.file("out.wav");
-    const std::string ten = ten_second_wav(dir);
+    const std::string ten = write_signal_wav(dir.file("ten.wav"), "counter", kTenSeconds);
     ServerProcess server(one_file_sink(wav));
     BackgroundProgram player({bin("audiod-test-client"), "--signal", "sequence", "--frames",
                               std::to_string(kTenSeconds), "--paced", "--latency-ms", "200",
@@ -128,7 +117,7 @@ BOOST_AUTO_TEST_CASE(server_stopped_for_8_s_players_keep_their_clock_and_sound_r
 
 BOOST_AUTO_TEST_CASE(server_killed_and_replaced_players_carry_on) {
     TempDir dir;
-    const std::string ten = ten_second_wav(dir);
+    const std::string ten = write_signal_wav(dir.file("ten.wav"), "counter", kTenSeconds);
     auto first = std::make_unique<ServerProcess>(one_file_sink(dir.file("first.wav")), dir.path());
     BackgroundProgram player({bin("audiod-test-client"), "--signal", "sequence", "--frames",
                               std::to_string(kTenSeconds), "--paced", "--latency-ms", "200",
