@@ -132,7 +132,12 @@ BOOST_AUTO_TEST_CASE(an_unplugged_device_hands_its_streams_over_and_takes_them_b
     std::this_thread::sleep_for(1500ms);
     touch(card.card + "/unplug");
     // The sink fails; its stream moves to the other sink and keeps playing.
-    BOOST_CHECK(eventually([&] { return sink_field("card", "state") == "failed"; }, 5s));
+    const bool failed = eventually([&] { return sink_field("card", "state") == "failed"; }, 5s);
+    // (Seen once under ASan on a loaded machine and not reproduced: the
+    // server's own account, for whoever meets it next.)
+    BOOST_CHECK_MESSAGE(failed, "the card sink never failed; server log:\n"
+                                    << card.server->log()
+                                    << "\nsinks: " << run_tool("audioctl", {"list", "sinks"}).out);
     BOOST_CHECK(eventually([&] { return stream_field(*id, "sink") == "spare"; }, 5s));
     std::this_thread::sleep_for(1500ms);
     ::unlink((card.card + "/unplug").c_str());
