@@ -256,7 +256,10 @@ std::string clients_text(const std::vector<proto::ClientInfo>& clients) {
     for (const auto& c : clients) {
         std::string streams;
         for (const uint32_t id : c.streams) {
-            streams += (streams.empty() ? "" : ",") + std::to_string(id);
+            if (!streams.empty()) {
+                streams += ',';
+            }
+            streams += std::to_string(id);
         }
         rows.push_back({std::to_string(c.id), std::to_string(c.pid), c.executable, c.app,
                         streams.empty() ? "-" : streams});
