@@ -174,12 +174,20 @@ int recover(AlsaPcm& dev, int err) {
     if (err == -ESTRPIPE) {
         dev.xruns.fetch_add(1, std::memory_order_relaxed);
         int rc = snd_pcm_resume(dev.pcm);
-        if (rc == -EAGAIN || snd_pcm_state(dev.pcm) == SND_PCM_STATE_SUSPENDED) {
-            // Still asleep: try again in a quantum (the device is our clock).
+        const snd_pcm_state_t state = snd_pcm_state(dev.pcm);
+        if (rc == -EAGAIN || (rc == 0 && state == SND_PCM_STATE_SUSPENDED)) {
+            // Still asleep (a plugin device says so by staying suspended,
+            // since ioplug drops its resume result): try again in a
+            // quantum (the device is our clock).
             sleep_ns(static_cast<long>(uint64_t{dev.quantum} * 1'000'000'000 / dev.rate));
             return 0;
         }
-        if (rc < 0 || snd_pcm_state(dev.pcm) != SND_PCM_STATE_PREPARED) {
+        if (rc == 0 && state == SND_PCM_STATE_RUNNING) {
+            return 0; // resumed where it stopped
+        }
+        // No resume support (-ENOSYS, many USB devices) or a failed one:
+        // start afresh.
+        if (rc < 0 || state != SND_PCM_STATE_PREPARED) {
             rc = snd_pcm_prepare(dev.pcm);
         }
         if (rc == 0 && dev.capture && snd_pcm_state(dev.pcm) == SND_PCM_STATE_PREPARED) {
