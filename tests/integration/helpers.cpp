@@ -6,8 +6,10 @@
 #include <boost/test/unit_test.hpp>
 
 #include <cmath>
+#include <csignal>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <regex>
 #include <thread>
 
@@ -70,14 +72,18 @@ std::string write_signal_wav(const std::string& path, const std::string& signal,
     return path;
 }
 
-std::string write_tone_wav(const std::string& path, uint32_t rate, double hz, double seconds) {
+std::vector<float> tone_samples(uint32_t rate, double hz, double seconds) {
     const auto frames = static_cast<size_t>(seconds * rate);
     std::vector<float> samples(frames * 2);
     for (size_t i = 0; i < frames; ++i) {
         samples[2 * i] = samples[2 * i + 1] =
             static_cast<float>(0.5 * std::sin(2 * M_PI * hz * double(i) / rate));
     }
-    write_wav(path, {SampleFormat::f32le, rate, 2}, samples);
+    return samples;
+}
+
+std::string write_tone_wav(const std::string& path, uint32_t rate, double hz, double seconds) {
+    write_wav(path, {SampleFormat::f32le, rate, 2}, tone_samples(rate, hz, seconds));
     return path;
 }
 
@@ -123,6 +129,23 @@ std::optional<uint32_t> wait_for_stream(std::chrono::milliseconds limit) {
     return std::nullopt;
 }
 
+std::optional<uint32_t> wait_for_app_stream(const std::string& app,
+                                            std::chrono::milliseconds limit) {
+    std::optional<uint32_t> id;
+    eventually(
+        [&] {
+            const std::string list = run_tool("audioctl", {"--json", "list", "streams"}).out;
+            const auto at = list.find("\"app\":\"" + app + "\"");
+            if (at == std::string::npos) {
+                return false;
+            }
+            id = static_cast<uint32_t>(std::stoul(list.substr(list.rfind("\"id\":", at) + 5)));
+            return true;
+        },
+        limit);
+    return id;
+}
+
 bool eventually(const std::function<bool()>& condition, std::chrono::milliseconds limit) {
     const auto deadline = std::chrono::steady_clock::now() + limit;
     while (std::chrono::steady_clock::now() < deadline) {
@@ -163,6 +186,48 @@ std::string stream_field(uint32_t id, const std::string& key) {
 std::string sink_field(const std::string& sink, const std::string& key) {
     return field_after(run_tool("audioctl", {"--json", "list", "sinks"}).out,
                        "\"name\":\"" + sink + "\"", key);
+}
+
+uint64_t sink_number(const std::string& sink, const std::string& key) {
+    const std::string value = sink_field(sink, key);
+    return value.empty() ? 0 : std::stoull(value);
+}
+
+std::optional<uint64_t> stream_position(uint32_t id) {
+    const std::string position = stream_field(id, "position");
+    if (position.empty()) {
+        return std::nullopt;
+    }
+    return std::stoull(position);
+}
+
+bool wait_for_position(uint32_t id, uint64_t frames, std::chrono::milliseconds limit) {
+    bool gone = false;
+    const bool reached = eventually(
+        [&] {
+            const auto position = stream_position(id);
+            gone = !position;
+            return gone || *position >= frames;
+        },
+        limit);
+    BOOST_TEST_MESSAGE("stream " << id << (gone ? " ended before frame " : " reached frame ")
+                                 << frames);
+    return reached && !gone;
+}
+
+bool wait_for_more(uint32_t id, uint64_t frames, std::chrono::milliseconds limit) {
+    const auto now = stream_position(id);
+    return now && wait_for_position(id, *now + frames, limit);
+}
+
+ProgramResult stop_recording(BackgroundProgram& recorder, uint32_t id, uint64_t margin) {
+    BOOST_CHECK(wait_for_more(id, margin));
+    ::kill(recorder.pid(), SIGINT);
+    return recorder.finish(std::chrono::seconds(30));
+}
+
+void touch(const std::string& path) {
+    std::ofstream(path) << "x\n";
 }
 
 Heard hear_sequence(const std::string& wav) {

@@ -20,7 +20,9 @@ std::vector<float> read_wav_f32(const std::string& path, WavFormat* format = nul
 // Writes PATH: 48 kHz stereo s16 of a fixture signal ("sequence",
 // "counter"...; see fixtures/fixture_signals.h). Returns PATH.
 std::string write_signal_wav(const std::string& path, const std::string& signal, uint64_t frames);
-// Writes PATH: a stereo f32 sine at `hz`, amplitude 0.5. Returns PATH.
+// A stereo f32 sine at `hz`, amplitude 0.5, interleaved.
+std::vector<float> tone_samples(uint32_t rate, double hz, double seconds);
+// Writes PATH: tone_samples() as a WAV file. Returns PATH.
 std::string write_tone_wav(const std::string& path, uint32_t rate, double hz, double seconds);
 
 // The unsigned integer after "KEY": in a JSON text, or nullopt.
@@ -40,6 +42,34 @@ std::optional<size_t> first_sound(const std::vector<int16_t>& samples, uint32_t 
 // Waits until `audioctl --json list streams` shows a stream; returns its id.
 std::optional<uint32_t> wait_for_stream(std::chrono::milliseconds limit);
 
+// The frames stream ID has played (recorded, for a record stream) so far, as
+// `audioctl --json list streams` shows it, or nullopt if there is no such stream.
+std::optional<uint64_t> stream_position(uint32_t id);
+// Waits until stream ID's position reaches `frames`; false if it ends first
+// or `limit` passes. Tests that act while a stream plays wait for this
+// event, never for a guessed wall-clock schedule.
+bool wait_for_position(uint32_t id, uint64_t frames,
+                       std::chrono::milliseconds limit = std::chrono::seconds(30));
+// Waits until stream ID has played `frames` more than it had on entry.
+bool wait_for_more(uint32_t id, uint64_t frames,
+                   std::chrono::milliseconds limit = std::chrono::seconds(30));
+
+// Ends a recorder started without a duration (audiorec, arecord), as Ctrl-C
+// would, once its record stream ID has taken `margin` more frames from its
+// source: more than the recorder buffers (200 ms for audiorec), so all audio
+// up to the call is in its file.
+ProgramResult stop_recording(BackgroundProgram& recorder, uint32_t id, uint64_t margin = 24000);
+
+// Creates (or rewrites) a small file at PATH: the signal that fault files
+// of the test card and --stop-file of the test client wait for.
+void touch(const std::string& path);
+
+// Waits until `audioctl --json list streams` shows a stream of application
+// APP; returns its id.
+std::optional<uint32_t>
+wait_for_app_stream(const std::string& app,
+                    std::chrono::milliseconds limit = std::chrono::seconds(30));
+
 // Polls `condition` every 50 ms until it holds or `limit` passes.
 bool eventually(const std::function<bool()>& condition, std::chrono::milliseconds limit);
 
@@ -47,6 +77,8 @@ bool eventually(const std::function<bool()>& condition, std::chrono::millisecond
 // values without their quotes), or "" if there is no such stream or sink.
 std::string stream_field(uint32_t id, const std::string& key);
 std::string sink_field(const std::string& sink, const std::string& key);
+// A numeric field of a sink (frames, xruns...), or 0 if there is none.
+uint64_t sink_number(const std::string& sink, const std::string& key);
 
 // Points this process (and so the servers and tools it starts) at the test
 // sound card (tests/fixtures/fake_card), with its fault files in DIR/card.

@@ -1,5 +1,6 @@
 audiod_add_test(test_integration
   SOURCES integration/test_main.cpp integration/process.cpp integration/helpers.cpp
+          integration/feed.cpp
           integration/test_playback.cpp integration/test_lifecycle.cpp
           integration/test_audioctl.cpp integration/test_routing.cpp
           integration/test_app_state.cpp integration/test_events.cpp

@@ -17,14 +17,14 @@
 
 namespace audiod::test {
 
-namespace {
-
-std::string slurp(const std::string& path) {
+std::string file_contents(const std::string& path) {
     std::ifstream in(path, std::ios::binary);
     std::ostringstream s;
     s << in.rdbuf();
     return s.str();
 }
+
+namespace {
 
 int decode_status(int status) {
     if (WIFEXITED(status)) {
@@ -133,11 +133,15 @@ ProgramResult BackgroundProgram::finish(std::chrono::milliseconds limit) {
     finished_ = true;
     result.seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
-    result.out = slurp(out_path_);
-    result.err = slurp(err_path_);
+    result.out = file_contents(out_path_);
+    result.err = file_contents(err_path_);
     ::unlink(out_path_.c_str());
     ::unlink(err_path_.c_str());
     return result;
+}
+
+std::string BackgroundProgram::output_so_far() const {
+    return file_contents(out_path_);
 }
 
 TempDir::TempDir() {
@@ -196,7 +200,7 @@ ServerProcess::~ServerProcess() {
 }
 
 std::string ServerProcess::log() const {
-    return slurp(dir_ + "/audiod.log");
+    return file_contents(dir_ + "/audiod.log");
 }
 
 int ServerProcess::stop(int signal, std::chrono::milliseconds limit) {

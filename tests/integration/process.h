@@ -11,6 +11,9 @@
 
 namespace audiod::test {
 
+// The whole content of a file ("" if it cannot be read).
+std::string file_contents(const std::string& path);
+
 // Path of a program in the build tree's bin/.
 std::string bin(const std::string& name);
 
@@ -35,6 +38,8 @@ public:
     BackgroundProgram(const BackgroundProgram&) = delete;
     ~BackgroundProgram();
     pid_t pid() const { return pid_; }
+    // What it has written to standard output so far.
+    std::string output_so_far() const;
     ProgramResult finish(std::chrono::milliseconds limit = std::chrono::seconds(30));
 
 private:

@@ -23,13 +23,6 @@ std::string config(const TempDir& dir, const std::string& b_file) {
            "\"\n";
 }
 
-std::string slurp(const std::string& path) {
-    std::ifstream in(path);
-    std::ostringstream s;
-    s << in.rdbuf();
-    return s.str();
-}
-
 void ctl_ok(const std::vector<std::string>& args) {
     const ProgramResult r = run_tool("audioctl", args);
     BOOST_REQUIRE_MESSAGE(r.status == 0, "audioctl " << args[0] << ": " << r.err);
@@ -51,14 +44,15 @@ BOOST_AUTO_TEST_CASE(volume_mute_and_sink_survive_restarts_and_apply_from_the_fi
     {
         ServerProcess server(config(dir, "b1.wav"), dir.path());
         BackgroundProgram client({bin("audiod-test-client"), "--frames", "4800", "--app", "keeper",
-                                  "--hold-ms", "3000"});
-        BOOST_REQUIRE(wait_for_stream(10s));
+                                  "--hold-ms", "60000", "--stop-file", dir.file("stop")});
+        BOOST_REQUIRE(wait_for_stream(30s));
         ctl_ok({"set-volume", "app:keeper", "30%"});
         ctl_ok({"move-stream", "app:keeper", "b"});
+        touch(dir.file("stop"));
         BOOST_CHECK_EQUAL(client.finish(30s).status, 0);
         BOOST_REQUIRE_EQUAL(server.stop(SIGTERM), 0);
     }
-    const std::string state = slurp(dir.file("state"));
+    const std::string state = file_contents(dir.file("state"));
     BOOST_CHECK_MESSAGE(state.find("[apps.\"keeper\"]") != std::string::npos, state);
     BOOST_CHECK(state.find("volume = 0.300000012") != std::string::npos ||
                 state.find("volume = 0.3") != std::string::npos);
@@ -80,7 +74,7 @@ BOOST_AUTO_TEST_CASE(volume_mute_and_sink_survive_restarts_and_apply_from_the_fi
     BOOST_CHECK_EQUAL(std::count(b2.begin(), b2.end(), int16_t{3000}), 2 * 24000);
     const auto a = read_wav_s16(dir.file("a.wav")); // nothing went to the default sink
     BOOST_CHECK(std::all_of(a.begin(), a.end(), [](int16_t s) { return s == 0; }));
-    const std::string muted_state = slurp(dir.file("state"));
+    const std::string muted_state = file_contents(dir.file("state"));
     BOOST_CHECK(muted_state.find("muted = true") != std::string::npos);
     BOOST_CHECK(muted_state.find("volume = 0.3") != std::string::npos);
 
@@ -103,9 +97,9 @@ BOOST_AUTO_TEST_CASE(list_apps_shows_playing_and_remembered_applications) {
     std::ofstream(dir.file("state")) << "version = 1\napps-count = 1\n\n[apps.\"sleeper\"]\n"
                                         "volume = 0.25\nmuted = true\nsink = \"b\"\n";
     ServerProcess server(config(dir, "b.wav"), dir.path());
-    BackgroundProgram client(
-        {bin("audiod-test-client"), "--frames", "4800", "--app", "player", "--hold-ms", "3000"});
-    BOOST_REQUIRE(wait_for_stream(10s));
+    BackgroundProgram client({bin("audiod-test-client"), "--frames", "4800", "--app", "player",
+                              "--hold-ms", "60000", "--stop-file", dir.file("stop")});
+    BOOST_REQUIRE(wait_for_stream(30s));
     const ProgramResult r = run_tool("audioctl", {"--json", "list", "apps"});
     BOOST_REQUIRE_MESSAGE(r.status == 0, r.err);
     BOOST_CHECK_EQUAL(r.out, "[{\"kind\":\"app\",\"name\":\"player\",\"volume\":1,\"muted\":false,"
@@ -116,6 +110,7 @@ BOOST_AUTO_TEST_CASE(list_apps_shows_playing_and_remembered_applications) {
     BOOST_CHECK_MESSAGE(text.out.find("sleeper") != std::string::npos &&
                             text.out.find("25%") != std::string::npos,
                         text.out);
+    touch(dir.file("stop"));
     BOOST_CHECK_EQUAL(client.finish(30s).status, 0);
 }
 
@@ -124,11 +119,12 @@ BOOST_AUTO_TEST_CASE(executable_name_is_the_key_when_no_name_is_declared) {
     ServerProcess server(config(dir, "b.wav"), dir.path());
     // audioplay declares "audioplay" unless told otherwise; an empty name
     // falls back to the executable name from the peer's credentials.
-    BackgroundProgram client(
-        {bin("audiod-test-client"), "--frames", "4800", "--app", "", "--hold-ms", "2000"});
-    BOOST_REQUIRE(wait_for_stream(10s));
+    BackgroundProgram client({bin("audiod-test-client"), "--frames", "4800", "--app", "",
+                              "--hold-ms", "60000", "--stop-file", dir.file("stop")});
+    BOOST_REQUIRE(wait_for_stream(30s));
     const ProgramResult r = run_tool("audioctl", {"--json", "list", "streams"});
     BOOST_CHECK_MESSAGE(r.out.find("\"app\":\"audiod-test-cli\"") != std::string::npos, r.out);
+    touch(dir.file("stop"));
     BOOST_CHECK_EQUAL(client.finish(30s).status, 0);
 }
 
@@ -146,7 +142,7 @@ BOOST_AUTO_TEST_CASE(corrupt_or_truncated_state_is_set_aside) {
         BOOST_CHECK_EQUAL(run_tool("audioctl", {"info"}).status, 0);
         BOOST_REQUIRE_EQUAL(server.stop(SIGTERM), 0);
         BOOST_CHECK_MESSAGE(server.log().find("is unreadable") != std::string::npos, server.log());
-        BOOST_CHECK_EQUAL(slurp(dir.file("state.corrupt")), text);
+        BOOST_CHECK_EQUAL(file_contents(dir.file("state.corrupt")), text);
     }
 }
 

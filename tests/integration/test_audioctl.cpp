@@ -47,9 +47,11 @@ BOOST_AUTO_TEST_CASE(list_and_info_in_text_and_json) {
     TempDir dir;
     ServerProcess server(
         file_sink_config(dir.file("out.wav"), 128, "\n[sinks.spare]\ntype = \"null\"\n"));
+    // Held open until the test has looked at it.
     BackgroundProgram client({bin("audiod-test-client"), "--signal", "constant", "--frames", "4800",
-                              "--app", "json-app", "--hold-ms", "3000"});
-    BOOST_REQUIRE(wait_for_stream(10s));
+                              "--app", "json-app", "--hold-ms", "60000", "--stop-file",
+                              dir.file("stop")});
+    BOOST_REQUIRE(wait_for_stream(30s));
 
     ProgramResult r = run_tool("audioctl", {"--json", "list", "streams"});
     BOOST_REQUIRE_EQUAL(r.status, 0);
@@ -90,6 +92,7 @@ BOOST_AUTO_TEST_CASE(list_and_info_in_text_and_json) {
     r = run_tool("audioctl", {"--json", "info"});
     BOOST_CHECK(is_valid_json(r.out));
     BOOST_CHECK(has_keys(r.out, {"version", "rate", "quantum", "sinks", "scheduling"}));
+    touch(dir.file("stop"));
     BOOST_CHECK_EQUAL(client.finish(30s).status, 0);
 }
 
@@ -97,18 +100,21 @@ BOOST_AUTO_TEST_CASE(set_volume_ramps_to_exact_levels) {
     TempDir dir;
     const std::string wav = dir.file("out.wav");
     ServerProcess server(file_sink_config(wav));
+    // Up to a minute of sound, ended once each level has played 0.2 s.
     BackgroundProgram client({bin("audiod-test-client"), "--signal", "constant", "--value", "10000",
-                              "--frames", "144000"});
-    const auto id = wait_for_stream(10s);
+                              "--frames", "2880000", "--stop-file", dir.file("stop")});
+    const auto id = wait_for_stream(30s);
     BOOST_REQUIRE(id);
-    std::this_thread::sleep_for(500ms);
+    BOOST_REQUIRE(wait_for_position(*id, 9600));
     ProgramResult r = run_tool("audioctl", {"set-volume", std::to_string(*id), "50%"});
     BOOST_REQUIRE_MESSAGE(r.status == 0, r.err);
-    std::this_thread::sleep_for(700ms);
+    BOOST_REQUIRE(wait_for_more(*id, 9600));
     r = run_tool("audioctl", {"set-volume", std::to_string(*id), "-6dB"});
     BOOST_REQUIRE_MESSAGE(r.status == 0, r.err);
     r = run_tool("audioctl", {"--json", "list", "streams"});
     BOOST_CHECK(r.out.find("\"volume\":0.501") != std::string::npos);
+    BOOST_REQUIRE(wait_for_more(*id, 9600));
+    touch(dir.file("stop"));
     BOOST_CHECK_EQUAL(client.finish(60s).status, 0);
     BOOST_REQUIRE_EQUAL(server.stop(SIGTERM), 0);
 

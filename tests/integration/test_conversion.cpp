@@ -2,6 +2,7 @@
 // counts other than the sink's, rates other than the sink's (a 44.1 kHz
 // tone into a 48 kHz sink measured for THD+N), and a stream moved between
 // sinks of different rates.
+#include "feed.h"
 #include "fixtures/fixture_signals.h"
 #include "helpers.h"
 #include "tone_analysis.h"
@@ -136,15 +137,23 @@ BOOST_AUTO_TEST_CASE(a_44100_hz_tone_comes_out_of_a_48000_hz_sink_clean) {
 
 BOOST_AUTO_TEST_CASE(a_stream_moved_to_a_sink_of_another_rate_plays_on) {
     TempDir dir;
-    const std::string wav = write_tone_wav(dir.file("tone.wav"), 48000, 1000.0, 3.0);
     ServerProcess server("[server]\nrt-priority = 0\ndefault-sink = \"a\"\n" +
                          float_sink("a", dir.file("a.wav"), 48000) +
                          float_sink("b", dir.file("b.wav"), 44100));
-    BackgroundProgram play({bin("audioplay"), "--quiet", wav});
-    const auto id = wait_for_stream(10s);
+    // The player reads the tone from a pipe: the first second, then (once
+    // the stream has moved) the rest, so the move lands while it plays.
+    Feed feed(dir.file("tone.f32"));
+    BackgroundProgram play({bin("audioplay"), "--quiet", "--raw", "--format", "f32le", "--rate",
+                            "48000", "--channels", "2", feed.path()});
+    const auto samples = tone_samples(48000, 1000.0, 3.0);
+    const size_t first_second = 2 * 48000;
+    feed.write(samples.data(), first_second * sizeof(float));
+    const auto id = wait_for_stream(30s);
     BOOST_REQUIRE(id);
-    std::this_thread::sleep_for(1s);
+    BOOST_REQUIRE(wait_for_position(*id, 24000));
     BOOST_REQUIRE_EQUAL(run_tool("audioctl", {"move-stream", std::to_string(*id), "b"}).status, 0);
+    feed.write(samples.data() + first_second, (samples.size() - first_second) * sizeof(float));
+    feed.close();
     const ProgramResult r = play.finish(30s);
     BOOST_REQUIRE_MESSAGE(r.status == 0, r.err);
     BOOST_REQUIRE_EQUAL(server.stop(SIGTERM), 0);

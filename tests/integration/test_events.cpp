@@ -27,6 +27,36 @@ void ctl_ok(const std::vector<std::string>& args) {
     BOOST_REQUIRE_MESSAGE(r.status == 0, "audioctl " << args[0] << ": " << r.err);
 }
 
+// `audioctl watch` prints nothing until an event comes, so it is known to be
+// subscribed once an event made for it shows: a probe sink loaded and
+// unloaded (again, under another name, until one is seen).
+void wait_until_watching(const BackgroundProgram& watch) {
+    for (int i = 0;; ++i) {
+        const std::string probe = "probe" + std::to_string(i);
+        ctl_ok({"load-sink", "null", probe});
+        ctl_ok({"unload-sink", probe});
+        if (eventually([&] { return watch.output_so_far().find("probe") != std::string::npos; },
+                       1s)) {
+            return;
+        }
+        BOOST_REQUIRE_MESSAGE(i < 30, "audioctl watch showed no event");
+    }
+}
+
+bool shows(const BackgroundProgram& program, const std::vector<std::string>& needles) {
+    return eventually(
+        [&] {
+            const std::string out = program.output_so_far();
+            for (const auto& needle : needles) {
+                if (out.find(needle) == std::string::npos) {
+                    return false;
+                }
+            }
+            return true;
+        },
+        30s);
+}
+
 // Index of the first line at or after `from` that contains every needle.
 size_t find_line(const std::vector<std::string>& lines, size_t from,
                  const std::vector<std::string>& needles) {
@@ -50,11 +80,11 @@ BOOST_AUTO_TEST_CASE(watch_prints_each_event_as_json_lines_in_order) {
     TempDir dir;
     ServerProcess server("[server]\nrt-priority = 0\n[sinks.a]\ntype = \"null\"\n");
     BackgroundProgram watch({bin("audioctl"), "--json", "watch"});
-    std::this_thread::sleep_for(300ms);
+    wait_until_watching(watch);
     ctl_ok({"load-sink", "file", "b", "path=" + dir.file("b.wav")});
     ctl_ok({"set-default-sink", "b"});
     BackgroundProgram client({bin("audiod-test-client"), "--frames", "48000", "--app", "ev"});
-    const auto id = wait_for_stream(10s);
+    const auto id = wait_for_stream(30s);
     BOOST_REQUIRE(id);
     ctl_ok({"set-volume", std::to_string(*id), "50%"});
     ctl_ok({"set-volume", "app:ev", "80%"});
@@ -62,7 +92,8 @@ BOOST_AUTO_TEST_CASE(watch_prints_each_event_as_json_lines_in_order) {
     ctl_ok({"move-stream", std::to_string(*id), "a"});
     BOOST_CHECK_EQUAL(client.finish(30s).status, 0);
     ctl_ok({"unload-sink", "b"});
-    std::this_thread::sleep_for(500ms);
+    BOOST_CHECK(shows(watch, {"\"event\":\"stream-removed\",\"stream\":" + std::to_string(*id),
+                              "\"event\":\"sink-removed\",\"app\":\"\",\"sink\":\"b\""}));
     ::kill(watch.pid(), SIGINT);
     const ProgramResult r = watch.finish(10s);
     BOOST_CHECK_EQUAL(r.status, 0);
@@ -103,9 +134,9 @@ BOOST_AUTO_TEST_CASE(watch_prints_each_event_as_json_lines_in_order) {
 BOOST_AUTO_TEST_CASE(watch_in_text_ends_when_the_server_goes) {
     ServerProcess server("[server]\nrt-priority = 0\n[sinks.a]\ntype = \"null\"\n");
     BackgroundProgram watch({bin("audioctl"), "watch"});
-    std::this_thread::sleep_for(300ms);
+    wait_until_watching(watch);
     ctl_ok({"load-sink", "null", "z"});
-    std::this_thread::sleep_for(200ms);
+    BOOST_CHECK(shows(watch, {"sink-added sink=z"}));
     BOOST_REQUIRE_EQUAL(server.stop(SIGTERM), 0);
     const ProgramResult r = watch.finish(10s);
     BOOST_CHECK_EQUAL(r.status, 1);
@@ -115,8 +146,8 @@ BOOST_AUTO_TEST_CASE(watch_in_text_ends_when_the_server_goes) {
 
 BOOST_AUTO_TEST_CASE(c_api_subscription_through_the_pollable_fd) {
     ServerProcess server("[server]\nrt-priority = 0\n[sinks.a]\ntype = \"null\"\n");
-    BackgroundProgram events({bin("audiod-event-client"), "3", "10"});
-    std::this_thread::sleep_for(400ms);
+    BackgroundProgram events({bin("audiod-event-client"), "3", "30"});
+    BOOST_REQUIRE(shows(events, {"subscribed"}));
     ctl_ok({"load-sink", "null", "n1"});
     ctl_ok({"set-default-sink", "n1"});
     ctl_ok({"unload-sink", "n1"});
@@ -136,9 +167,10 @@ BOOST_AUTO_TEST_CASE(c_api_subscription_through_the_pollable_fd) {
 
 BOOST_AUTO_TEST_CASE(introspection_info_and_clients) {
     ServerProcess server("[server]\nrt-priority = 0\n[sinks.a]\ntype = \"null\"\n");
+    TempDir dir;
     BackgroundProgram client({bin("audiod-test-client"), "--frames", "4800", "--app", "introspect",
-                              "--hold-ms", "2000"});
-    const auto id = wait_for_stream(10s);
+                              "--hold-ms", "60000", "--stop-file", dir.file("stop")});
+    const auto id = wait_for_stream(30s);
     BOOST_REQUIRE(id);
     ProgramResult r = run_tool("audioctl", {"--json", "list", "clients"});
     BOOST_REQUIRE_EQUAL(r.status, 0);
@@ -155,6 +187,7 @@ BOOST_AUTO_TEST_CASE(introspection_info_and_clients) {
     }
     r = run_tool("audioctl", {"--json", "mute", std::to_string(*id), "toggle"});
     BOOST_CHECK_EQUAL(r.out, "{\"ok\":true}\n");
+    touch(dir.file("stop"));
     BOOST_CHECK_EQUAL(client.finish(30s).status, 0);
 }
 

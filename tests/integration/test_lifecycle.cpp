@@ -74,10 +74,11 @@ BOOST_AUTO_TEST_CASE(one_server_per_socket_and_stale_sockets_reclaimed) {
 BOOST_AUTO_TEST_CASE(sigint_stops_cleanly) {
     TempDir dir;
     ServerProcess server(file_sink_config(dir.file("out.wav")));
-    std::this_thread::sleep_for(200ms);
+    // The sink's clock has run: it has written silence.
+    BOOST_REQUIRE(eventually([] { return sink_number("out", "frames") > 0; }, 30s));
     BOOST_CHECK_EQUAL(server.stop(SIGINT), 0);
     const auto out = read_wav_s16(dir.file("out.wav"));
-    BOOST_CHECK_GT(out.size(), 0u); // the timer kept running: silence was written
+    BOOST_CHECK_GT(out.size(), 0u); // that silence is in the file
 }
 
 BOOST_AUTO_TEST_CASE(wav_is_readable_up_to_the_last_flush_after_a_crash) {
@@ -86,7 +87,9 @@ BOOST_AUTO_TEST_CASE(wav_is_readable_up_to_the_last_flush_after_a_crash) {
     ServerProcess server(file_sink_config(wav));
     BackgroundProgram client({bin("audiod-test-client"), "--signal", "counter", "--frames",
                               "240000", "--latency-ms", "200"});
-    std::this_thread::sleep_for(1500ms);
+    const auto id = wait_for_stream(30s);
+    BOOST_REQUIRE(id);
+    BOOST_REQUIRE(wait_for_position(*id, 72000));
     BOOST_CHECK_EQUAL(server.stop(SIGKILL), 128 + SIGKILL);
     client.finish(30s);
 

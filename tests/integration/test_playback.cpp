@@ -57,7 +57,7 @@ BOOST_AUTO_TEST_CASE(two_clients_mix_sample_for_sample) {
     // One s16 client and one f32 client, different lengths, started apart.
     BackgroundProgram a({bin("audiod-test-client"), "--signal", "random", "--seed", "11",
                          "--frames", "48000", "--app", "alpha"});
-    std::this_thread::sleep_for(150ms);
+    BOOST_REQUIRE(wait_for_app_stream("alpha"));
     BackgroundProgram b({bin("audiod-test-client"), "--signal", "random", "--seed", "22",
                          "--frames", "72000", "--format", "f32le", "--app", "beta"});
     const ProgramResult ra = a.finish(60s);
@@ -98,10 +98,16 @@ BOOST_AUTO_TEST_CASE(client_with_garbage_positions_is_dropped_others_continue) {
     TempDir dir;
     const std::string wav = dir.file("out.wav");
     ServerProcess server(file_sink_config(wav));
-    BackgroundProgram good({bin("audiod-test-client"), "--signal", "counter", "--frames", "96000"});
-    std::this_thread::sleep_for(300ms);
+    // Plays until the evil client has come and gone.
+    BackgroundProgram good({bin("audiod-test-client"), "--signal", "counter", "--frames", "2880000",
+                            "--app", "good", "--stop-file", dir.file("stop")});
+    const auto id = wait_for_app_stream("good");
+    BOOST_REQUIRE(id);
+    BOOST_REQUIRE(wait_for_position(*id, 4800));
     const ProgramResult evil = run_tool("audiod-evil-client", {"garbage-positions"});
     BOOST_CHECK_MESSAGE(evil.status == 0, evil.err);
+    BOOST_REQUIRE(wait_for_more(*id, 12000));
+    touch(dir.file("stop"));
     const ProgramResult r = good.finish(60s);
     check_client_ok(r);
     BOOST_CHECK_EQUAL(json_number(r.out, "underruns").value_or(99), 0u);
@@ -109,20 +115,27 @@ BOOST_AUTO_TEST_CASE(client_with_garbage_positions_is_dropped_others_continue) {
     BOOST_CHECK_EQUAL(run_tool("audioctl", {"info"}).status, 0);
     BOOST_REQUIRE_EQUAL(server.stop(SIGTERM), 0);
     BOOST_CHECK(server.log().find("corrupted its ring positions") != std::string::npos);
-    check_counter_continuity(read_wav_s16(wav), 96000);
+    check_counter_continuity(read_wav_s16(wav), json_number(r.out, "written").value_or(0));
 }
 
 BOOST_AUTO_TEST_CASE(malformed_requests_drop_only_that_client) {
     TempDir dir;
     ServerProcess server(file_sink_config(dir.file("out.wav")));
-    BackgroundProgram good({bin("audiod-test-client"), "--signal", "counter", "--frames", "48000"});
+    BackgroundProgram good({bin("audiod-test-client"), "--signal", "counter", "--frames", "2880000",
+                            "--app", "good", "--stop-file", dir.file("stop")});
+    const auto id = wait_for_app_stream("good");
+    BOOST_REQUIRE(id);
     for (const char* mode : {"garbage-message", "no-hello"}) {
         const ProgramResult evil = run_tool("audiod-evil-client", {mode});
         BOOST_CHECK_MESSAGE(evil.status == 0, mode << ": " << evil.err);
     }
-    check_client_ok(good.finish(60s));
+    BOOST_REQUIRE(wait_for_more(*id, 4800));
+    touch(dir.file("stop"));
+    const ProgramResult r = good.finish(60s);
+    check_client_ok(r);
     BOOST_CHECK_EQUAL(server.stop(SIGTERM), 0);
-    check_counter_continuity(read_wav_s16(dir.file("out.wav")), 48000);
+    check_counter_continuity(read_wav_s16(dir.file("out.wav")),
+                             json_number(r.out, "written").value_or(0));
 }
 
 BOOST_AUTO_TEST_CASE(pause_and_resume_lose_and_alter_nothing) {

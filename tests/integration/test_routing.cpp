@@ -60,6 +60,19 @@ size_t check_split_sequence(const std::vector<std::vector<uint64_t>>& files, uin
     return runs;
 }
 
+// Test streams are given up to a minute of frames and end when the test
+// touches their stop file, so no step of a test can outlive its stream.
+constexpr uint64_t kLongest = 60 * 48000;
+constexpr uint64_t kQuarterSecond = 12000;
+constexpr uint64_t kTenth = 4800;
+
+// The frames a test client wrote (all of them played, since it drained).
+uint64_t written_by(const ProgramResult& r) {
+    const auto written = json_number(r.out, "written");
+    BOOST_REQUIRE_MESSAGE(written, "no report from the client: " << r.out << r.err);
+    return *written;
+}
+
 ProgramResult ctl(const std::vector<std::string>& args) {
     return run_tool("audioctl", args);
 }
@@ -76,18 +89,21 @@ BOOST_AUTO_TEST_SUITE(routing)
 BOOST_AUTO_TEST_CASE(moves_between_clocks_and_quanta_lose_and_repeat_nothing) {
     TempDir dir;
     ServerProcess server(two_file_sinks(dir));
-    constexpr uint64_t kFrames = 192000; // 4 s
+    const std::string stop = dir.file("stop");
     BackgroundProgram client({bin("audiod-test-client"), "--signal", "sequence", "--frames",
-                              std::to_string(kFrames), "--app", "mover"});
-    const auto id = wait_for_stream(10s);
+                              std::to_string(kLongest), "--app", "mover", "--stop-file", stop});
+    const auto id = wait_for_stream(30s);
     BOOST_REQUIRE(id);
-    std::this_thread::sleep_for(700ms);
+    // Each stay plays at least a quarter of a second, however loaded the machine.
+    BOOST_REQUIRE(wait_for_position(*id, kQuarterSecond));
     ctl_ok({"move-stream", std::to_string(*id), "b"});
     BOOST_CHECK_EQUAL(stream_field(*id, "sink"), "b");
-    std::this_thread::sleep_for(600ms);
+    BOOST_REQUIRE(wait_for_more(*id, kQuarterSecond));
     ctl_ok({"move-stream", "app:mover", "a"});
-    std::this_thread::sleep_for(600ms);
+    BOOST_REQUIRE(wait_for_more(*id, kQuarterSecond));
     ctl_ok({"move-stream", std::to_string(*id), "b"});
+    BOOST_REQUIRE(wait_for_more(*id, kQuarterSecond));
+    touch(stop);
     const ProgramResult r = client.finish(60s);
     BOOST_REQUIRE_MESSAGE(r.status == 0, r.err);
     BOOST_CHECK_EQUAL(json_number(r.out, "underruns").value_or(99), 0u);
@@ -98,7 +114,7 @@ BOOST_AUTO_TEST_CASE(moves_between_clocks_and_quanta_lose_and_repeat_nothing) {
     BOOST_CHECK_GT(a.size(), 0u);
     BOOST_CHECK_GT(b.size(), 0u);
     // A, B, A, B: four stays, split over the two files.
-    BOOST_CHECK_EQUAL(check_split_sequence({a, b}, kFrames), 4u);
+    BOOST_CHECK_EQUAL(check_split_sequence({a, b}, written_by(r)), 4u);
 }
 
 BOOST_AUTO_TEST_CASE(sinks_load_unload_default_and_rescue) {
@@ -115,32 +131,33 @@ BOOST_AUTO_TEST_CASE(sinks_load_unload_default_and_rescue) {
     const auto c_at = r.out.find("\"name\":\"c\"");
     BOOST_CHECK(r.out.find("\"default\":true", c_at) < r.out.find('}', c_at));
 
-    constexpr uint64_t kFrames = 240000; // 5 s
+    const std::string stop = dir.file("stop");
     BackgroundProgram client({bin("audiod-test-client"), "--signal", "sequence", "--frames",
-                              std::to_string(kFrames), "--app", "rescued"});
-    const auto id = wait_for_stream(10s);
+                              std::to_string(kLongest), "--app", "rescued", "--stop-file", stop});
+    const auto id = wait_for_stream(30s);
     BOOST_REQUIRE(id);
     BOOST_CHECK_EQUAL(stream_field(*id, "sink"), "c");
     // The application now prefers c.
     ctl_ok({"move-stream", "app:rescued", "c"});
-    std::this_thread::sleep_for(800ms);
+    BOOST_REQUIRE(wait_for_position(*id, kQuarterSecond));
     // c goes away: the stream moves to the new default instead of dying.
     ctl_ok({"unload-sink", "c"});
     BOOST_CHECK_EQUAL(stream_field(*id, "sink"), "a");
     r = ctl({"info"});
     BOOST_CHECK(r.out.find("default sink: a") != std::string::npos);
-    std::this_thread::sleep_for(800ms);
+    BOOST_REQUIRE(wait_for_more(*id, kQuarterSecond));
     // c comes back (writing another file): the stream returns to it.
     ctl_ok({"load-sink", "file", "c", "path=" + dir.file("c2.wav")});
-    std::this_thread::sleep_for(300ms);
-    BOOST_CHECK_EQUAL(stream_field(*id, "sink"), "c");
+    BOOST_CHECK(eventually([&] { return stream_field(*id, "sink") == "c"; }, 30s));
+    BOOST_REQUIRE(wait_for_more(*id, kQuarterSecond));
+    touch(stop);
     r = client.finish(60s);
     BOOST_REQUIRE_MESSAGE(r.status == 0, r.err);
     BOOST_REQUIRE_EQUAL(server.stop(SIGTERM), 0);
     BOOST_CHECK_EQUAL(
         check_split_sequence({sequence_in(dir.file("c1.wav")), sequence_in(dir.file("a.wav")),
                               sequence_in(dir.file("c2.wav"))},
-                             kFrames),
+                             written_by(r)),
         3u);
 }
 
@@ -178,11 +195,13 @@ BOOST_AUTO_TEST_CASE(bad_targets_fail_clearly) {
     }
     // The only sink with streams cannot go away.
     ctl_ok({"unload-sink", "b"});
-    BackgroundProgram client({bin("audiod-test-client"), "--frames", "4800", "--hold-ms", "2000"});
-    BOOST_REQUIRE(wait_for_stream(10s));
+    BackgroundProgram client({bin("audiod-test-client"), "--frames", "4800", "--hold-ms", "60000",
+                              "--stop-file", dir.file("stop")});
+    BOOST_REQUIRE(wait_for_stream(30s));
     const ProgramResult last = ctl({"unload-sink", "a"});
     BOOST_CHECK_EQUAL(last.status, 1);
     BOOST_CHECK(last.err.find("no other sink") != std::string::npos);
+    touch(dir.file("stop"));
     BOOST_CHECK_EQUAL(client.finish(30s).status, 0);
 }
 
@@ -191,8 +210,9 @@ BOOST_AUTO_TEST_CASE(stream_app_and_sink_volumes_multiply_and_mute_keeps_levels)
     const std::string wav = dir.file("out.wav");
     ServerProcess server(file_sink_config(wav));
     BackgroundProgram client({bin("audiod-test-client"), "--signal", "constant", "--value", "16000",
-                              "--frames", "240000", "--app", "vol"});
-    const auto id = wait_for_stream(10s);
+                              "--frames", std::to_string(kLongest), "--app", "vol", "--stop-file",
+                              dir.file("stop")});
+    const auto id = wait_for_stream(30s);
     BOOST_REQUIRE(id);
     const std::string stream = std::to_string(*id);
     const std::vector<std::vector<std::string>> steps = {
@@ -205,11 +225,14 @@ BOOST_AUTO_TEST_CASE(stream_app_and_sink_volumes_multiply_and_mute_keeps_levels)
         {"mute", stream, "toggle"},          // 2000
         {"set-volume", "sink:out", "+50%"},  // 4000
     };
-    std::this_thread::sleep_for(600ms);
+    // Each level plays for a tenth of a second (frames the sink took from
+    // the stream) before the next step.
+    BOOST_REQUIRE(wait_for_position(*id, kTenth));
     for (const auto& step : steps) {
         ctl_ok(step);
-        std::this_thread::sleep_for(300ms);
+        BOOST_REQUIRE(wait_for_more(*id, kTenth));
     }
+    touch(dir.file("stop"));
     BOOST_CHECK_EQUAL(client.finish(60s).status, 0);
     BOOST_REQUIRE_EQUAL(server.stop(SIGTERM), 0);
 
@@ -238,11 +261,14 @@ BOOST_AUTO_TEST_CASE(a_step_to_ten_percent_ramps_and_settles_exactly) {
     const std::string wav = dir.file("out.wav");
     ServerProcess server(file_sink_config(wav));
     BackgroundProgram client({bin("audiod-test-client"), "--signal", "constant", "--value", "20000",
-                              "--frames", "96000"});
-    const auto id = wait_for_stream(10s);
+                              "--frames", std::to_string(kLongest), "--stop-file",
+                              dir.file("stop")});
+    const auto id = wait_for_stream(30s);
     BOOST_REQUIRE(id);
-    std::this_thread::sleep_for(500ms);
+    BOOST_REQUIRE(wait_for_position(*id, kTenth));
     ctl_ok({"set-volume", std::to_string(*id), "10%"});
+    BOOST_REQUIRE(wait_for_more(*id, 2 * kTenth));
+    touch(dir.file("stop"));
     BOOST_CHECK_EQUAL(client.finish(60s).status, 0);
     BOOST_REQUIRE_EQUAL(server.stop(SIGTERM), 0);
     const auto out = read_wav_s16(wav);
