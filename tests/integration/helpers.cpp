@@ -129,21 +129,44 @@ std::optional<uint32_t> wait_for_stream(std::chrono::milliseconds limit) {
     return std::nullopt;
 }
 
-std::optional<uint32_t> wait_for_app_stream(const std::string& app,
-                                            std::chrono::milliseconds limit) {
+namespace {
+
+// The first stream of APP in a `list streams` JSON array whose position is
+// at least `position`.
+std::optional<uint32_t> stream_of(const std::string& json, const std::string& app,
+                                  uint64_t position) {
+    const std::string key = "\"app\":\"" + app + "\"";
+    for (auto at = json.find(key); at != std::string::npos; at = json.find(key, at + 1)) {
+        const auto begin = json.rfind('{', at);
+        const std::string object = json.substr(begin, json.find('}', at) - begin + 1);
+        if (json_number(object, "position").value_or(0) >= position) {
+            return static_cast<uint32_t>(json_number(object, "id").value_or(0));
+        }
+    }
+    return std::nullopt;
+}
+
+std::optional<uint32_t> wait_for_stream_of(const std::string& app, uint64_t position,
+                                           std::chrono::milliseconds limit) {
     std::optional<uint32_t> id;
     eventually(
         [&] {
-            const std::string list = run_tool("audioctl", {"--json", "list", "streams"}).out;
-            const auto at = list.find("\"app\":\"" + app + "\"");
-            if (at == std::string::npos) {
-                return false;
-            }
-            id = static_cast<uint32_t>(std::stoul(list.substr(list.rfind("\"id\":", at) + 5)));
-            return true;
+            id = stream_of(run_tool("audioctl", {"--json", "list", "streams"}).out, app, position);
+            return id.has_value();
         },
         limit);
     return id;
+}
+
+} // namespace
+
+std::optional<uint32_t> wait_for_app_stream(const std::string& app,
+                                            std::chrono::milliseconds limit) {
+    return wait_for_stream_of(app, 0, limit);
+}
+
+std::optional<uint32_t> wait_for_playing(const std::string& app, std::chrono::milliseconds limit) {
+    return wait_for_stream_of(app, 1, limit);
 }
 
 bool eventually(const std::function<bool()>& condition, std::chrono::milliseconds limit) {

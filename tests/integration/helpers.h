@@ -69,6 +69,12 @@ void touch(const std::string& path);
 std::optional<uint32_t>
 wait_for_app_stream(const std::string& app,
                     std::chrono::milliseconds limit = std::chrono::seconds(30));
+// Waits until a stream of APP has played (or recorded) a frame; returns its
+// id. For ALSA programs, which may open and close streams while they set up
+// (each hw_params does), this is the stream that plays.
+std::optional<uint32_t>
+wait_for_playing(const std::string& app,
+                 std::chrono::milliseconds limit = std::chrono::seconds(30));
 
 // Polls `condition` every 50 ms until it holds or `limit` passes.
 bool eventually(const std::function<bool()>& condition, std::chrono::milliseconds limit);
