@@ -1,6 +1,7 @@
 #include "module_loader.h"
 
 #include <cstdlib>
+#include <initializer_list>
 #include <dlfcn.h>
 #include <limits.h>
 #include <unistd.h>
@@ -20,6 +21,54 @@ bool is_safe_type_name(const std::string& type) {
         }
     }
     return true;
+}
+
+
+// The first of a table's required functions (name, present) that is
+// missing, or "" (see audiod/module.h; `xruns` is optional in both tables).
+std::string first_missing(std::initializer_list<std::pair<const char*, bool>> functions) {
+    for (const auto& [name, present] : functions) {
+        if (!present) {
+            return name;
+        }
+    }
+    return "";
+}
+
+// Why a module's descriptor breaks the ABI's promises, or "".
+std::string descriptor_problem(const audiod_module* module, const std::string& type) {
+    if (module == nullptr) {
+        return "returned no descriptor from " AUDIOD_MODULE_ENTRY_SYMBOL "()";
+    }
+    if (module->abi_version != AUDIOD_MODULE_ABI_VERSION) {
+        return "was built for module ABI " + std::to_string(module->abi_version) + ", not " +
+               std::to_string(AUDIOD_MODULE_ABI_VERSION);
+    }
+    if (module->name == nullptr || type != module->name) {
+        return "names itself '" + std::string(module->name ? module->name : "") + "'";
+    }
+    if (module->sink == nullptr && module->source == nullptr) {
+        return "provides neither a sink nor a source";
+    }
+    if (const audiod_sink_ops* ops = module->sink; ops != nullptr) {
+        const std::string op = first_missing(
+            {{"open", ops->open != nullptr}, {"start", ops->start != nullptr},
+             {"wait", ops->wait != nullptr}, {"write", ops->write != nullptr},
+             {"stop", ops->stop != nullptr}, {"close", ops->close != nullptr}});
+        if (!op.empty()) {
+            return "has no sink '" + op + "' function (required)";
+        }
+    }
+    if (const audiod_source_ops* ops = module->source; ops != nullptr) {
+        const std::string op = first_missing(
+            {{"open", ops->open != nullptr}, {"start", ops->start != nullptr},
+             {"wait", ops->wait != nullptr}, {"read", ops->read != nullptr},
+             {"stop", ops->stop != nullptr}, {"close", ops->close != nullptr}});
+        if (!op.empty()) {
+            return "has no source '" + op + "' function (required)";
+        }
+    }
+    return "";
 }
 
 } // namespace
@@ -52,20 +101,8 @@ std::variant<const audiod_module*, std::string> ModuleLoader::load(const std::st
     auto entry =
         reinterpret_cast<audiod_module_entry_fn>(::dlsym(handle, AUDIOD_MODULE_ENTRY_SYMBOL));
     const audiod_module* module = entry != nullptr ? entry() : nullptr;
-    std::string problem;
-    if (module == nullptr) {
-        problem = "has no " AUDIOD_MODULE_ENTRY_SYMBOL "()";
-    } else if (module->abi_version != AUDIOD_MODULE_ABI_VERSION) {
-        problem = "was built for module ABI " + std::to_string(module->abi_version) + ", not " +
-                  std::to_string(AUDIOD_MODULE_ABI_VERSION);
-    } else if (module->name == nullptr || type != module->name) {
-        problem = "names itself '" + std::string(module->name ? module->name : "") + "'";
-    } else if (module->sink == nullptr || module->sink->open == nullptr ||
-               module->sink->start == nullptr || module->sink->wait == nullptr ||
-               module->sink->write == nullptr || module->sink->stop == nullptr ||
-               module->sink->close == nullptr) {
-        problem = "does not provide a complete sink";
-    }
+    const std::string problem = entry == nullptr ? "has no " AUDIOD_MODULE_ENTRY_SYMBOL "()"
+                                                 : descriptor_problem(module, type);
     if (!problem.empty()) {
         ::dlclose(handle);
         return "module " + path + " " + problem;

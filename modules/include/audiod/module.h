@@ -9,7 +9,8 @@
  * is ordinary C or C++; only this header crosses the boundary, and no C++
  * exception may cross it.
  *
- * Threads. Each sink has one real-time thread. Functions marked "Thread: rt"
+ * Threads. Each sink and each source has a real-time thread of its own.
+ * Functions marked "Thread: rt"
  * are called only on it, and must never allocate or free memory, take a lock
  * that another thread may hold, do file or network I/O that can block (hand
  * it to a thread of your own), log, or sleep — except that `wait` blocks
@@ -17,6 +18,13 @@
  * which is what drives the cycle. Functions marked "Thread: control" run on
  * the server's control thread and may do anything, but should return
  * promptly.
+ *
+ * Required and optional. A module provides a sink, a source, or both: the
+ * descriptor's `sink` and `source` tables may each be NULL, but not both.
+ * In a table it provides, every function is required unless its comment
+ * says "Optional"; the server checks them all when it loads the module and
+ * refuses one that lacks any, with a message naming it, so a missing
+ * function is found at load time and never called on the rt thread.
  *
  * Errors are negative errno values.
  */
@@ -91,7 +99,11 @@ typedef struct audiod_sink_ops {
     void (*stop)(void* instance);
     /** Frees the instance; everything written must be flushed. Thread: control. */
     void (*close)(void* instance);
-    /** Xruns the sink itself has seen (late cycles, device underruns). Thread: any. */
+    /**
+     * Xruns the sink itself has seen (late cycles, device underruns).
+     * Optional: NULL means the sink keeps no count (shown as 0). Thread: any
+     * (the control thread reads it while the rt thread runs).
+     */
     uint64_t (*xruns)(void* instance);
 } audiod_sink_ops;
 
@@ -121,7 +133,10 @@ typedef struct audiod_source_ops {
     void (*stop)(void* instance);
     /** Frees the instance. Thread: control. */
     void (*close)(void* instance);
-    /** Xruns the source has seen (device overruns). Thread: any. */
+    /**
+     * Xruns the source has seen (device overruns). Optional, as for a sink.
+     * Thread: any.
+     */
     uint64_t (*xruns)(void* instance);
 } audiod_source_ops;
 
@@ -130,7 +145,7 @@ typedef struct audiod_module {
     const char* name;     /**< the type this module provides, e.g. "file" */
     const char* description;
     const audiod_sink_ops* sink;     /**< NULL if it provides no sink */
-    const audiod_source_ops* source; /**< NULL if it provides no source */
+    const audiod_source_ops* source; /**< NULL if it provides no source (not both NULL) */
 } audiod_module;
 
 typedef const audiod_module* (*audiod_module_entry_fn)(void);
