@@ -1,15 +1,15 @@
 // audiod: the server's entry point. Reads the configuration, takes the
 // socket, opens the sinks and runs the control loop until SIGINT/SIGTERM.
-#include "app_state.h"
-#include "config.h"
-#include "control_server.h"
-#include "engine.h"
-#include "instance_lock.h"
+#include "engine/app_state.h"
+#include "config/config.h"
+#include "control/control_server.h"
+#include "engine/engine.h"
+#include "control/instance_lock.h"
 #include "log.h"
-#include "module_loader.h"
-#include "rt_watchdog.h"
-#include "socket_path.h"
-#include "version.h"
+#include "engine/module_loader.h"
+#include "os/watchdog.h"
+#include "protocol/socket_path.h"
+#include "protocol/version.h"
 
 #include <csignal>
 #include <cstdio>

@@ -16,7 +16,7 @@
 // checks (known formats, sane rates) are the receiver's job.
 #pragma once
 
-#include "wire.h"
+#include "protocol/wire.h"
 
 #include <cstdint>
 #include <optional>

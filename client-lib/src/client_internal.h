@@ -14,12 +14,12 @@
 #pragma once
 
 #include "audiod/audiod.h"
-#include "deadline.h"
+#include "protocol/deadline.h"
 #include "keep_clock.h"
-#include "messages.h"
-#include "request_channel.h"
+#include "protocol/messages.h"
+#include "protocol/request_channel.h"
 #include "ring_binding.h"
-#include "unique_fd.h"
+#include "protocol/unique_fd.h"
 
 #include <atomic>
 #include <condition_variable>

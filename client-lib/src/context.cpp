@@ -1,6 +1,6 @@
 #include "client_internal.h"
-#include "socket_path.h"
-#include "version.h"
+#include "protocol/socket_path.h"
+#include "protocol/version.h"
 
 #include <cerrno>
 #include <cstring>

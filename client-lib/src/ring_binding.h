@@ -3,8 +3,8 @@
 // replaced; the binding owns the mapping and unmaps it.
 #pragma once
 
-#include "messages.h"
-#include "ring_layout.h"
+#include "protocol/messages.h"
+#include "protocol/ring_layout.h"
 
 #include <cstdint>
 

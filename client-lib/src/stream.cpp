@@ -10,7 +10,7 @@
 // nominal rate, so nothing the player calls freezes, until the supervisor
 // binds the stream to a ring of a live server again.
 #include "client_internal.h"
-#include "sample_format.h"
+#include "protocol/sample_format.h"
 
 #include <algorithm>
 #include <cerrno>

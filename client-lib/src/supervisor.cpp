@@ -15,7 +15,7 @@
 // ring; the player's next write lands in the new ring.
 // Its requests have short deadlines so that it keeps its pace.
 #include "client_internal.h"
-#include "socket_path.h"
+#include "protocol/socket_path.h"
 
 #include <poll.h>
 #include <sys/epoll.h>

@@ -1,9 +1,9 @@
-#include "config.h"
+#include "config/config.h"
 
-#include "module_loader.h"
+#include "engine/module_loader.h"
 
-#include "toml_guard.h"
-#include "toml_parser.h"
+#include "config/toml_guard.h"
+#include "config/toml_parser.h"
 #include <algorithm>
 #include <climits>
 #include <cstdlib>

@@ -1,4 +1,4 @@
-#include "control_server.h"
+#include "control/control_server.h"
 
 #include "audiod/audiod.h"
 #include "log.h"
@@ -106,13 +106,13 @@ bool ControlServer::watch(int fd, uint64_t data) {
     return ::epoll_ctl(epoll_.get(), EPOLL_CTL_ADD, fd, &ev) == 0;
 }
 
-void ControlServer::on_sink_opened(Sink& sink) {
+void ControlServer::on_device_opened(Device& sink) {
     if (!watch(sink.event_fd(), tag(Source::sink_events, static_cast<uint32_t>(sink.event_fd())))) {
         log_error("control", std::string("cannot watch a sink: ") + std::strerror(errno));
     }
 }
 
-void ControlServer::on_sink_closing(Sink& sink) {
+void ControlServer::on_device_closing(Device& sink) {
     ::epoll_ctl(epoll_.get(), EPOLL_CTL_DEL, sink.event_fd(), nullptr);
 }
 

@@ -2,7 +2,7 @@
 #pragma once
 
 #include "process.h"
-#include "wav.h"
+#include "common/wav.h"
 
 #include <cstdint>
 #include <functional>

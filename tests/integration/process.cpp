@@ -1,6 +1,6 @@
 #include "process.h"
 
-#include "packet_socket.h"
+#include "protocol/packet_socket.h"
 
 #include <boost/test/unit_test.hpp>
 

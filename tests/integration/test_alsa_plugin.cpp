@@ -7,7 +7,7 @@
 #include "feed.h"
 #include "fixtures/fixture_signals.h"
 #include "helpers.h"
-#include "wav.h"
+#include "common/wav.h"
 
 #include <boost/test/unit_test.hpp>
 

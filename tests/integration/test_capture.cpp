@@ -4,8 +4,8 @@
 // keeps its pace when the server dies.
 #include "fixtures/fixture_signals.h"
 #include "helpers.h"
-#include "tone_analysis.h"
-#include "wav.h"
+#include "common/tone_analysis.h"
+#include "common/wav.h"
 
 #include <boost/test/unit_test.hpp>
 

@@ -5,8 +5,8 @@
 #include "feed.h"
 #include "fixtures/fixture_signals.h"
 #include "helpers.h"
-#include "tone_analysis.h"
-#include "wav.h"
+#include "common/tone_analysis.h"
+#include "common/wav.h"
 
 #include <boost/test/unit_test.hpp>
 

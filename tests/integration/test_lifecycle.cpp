@@ -2,7 +2,7 @@
 // stale sockets, clean and unclean stops, and the tools' --help.
 #include "fixtures/fixture_signals.h"
 #include "helpers.h"
-#include "wav.h"
+#include "common/wav.h"
 
 #include <boost/test/unit_test.hpp>
 

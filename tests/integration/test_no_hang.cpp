@@ -5,7 +5,7 @@
 // stays bounded, and the other streams stay sample-exact.
 #include "fixtures/fixture_signals.h"
 #include "helpers.h"
-#include "wav.h"
+#include "common/wav.h"
 
 #include <boost/test/unit_test.hpp>
 

@@ -2,7 +2,7 @@
 // sink, and the WAV that comes out is checked sample for sample.
 #include "fixtures/fixture_signals.h"
 #include "helpers.h"
-#include "wav.h"
+#include "common/wav.h"
 
 #include <boost/test/unit_test.hpp>
 

@@ -1,8 +1,8 @@
 // audioctl: inspects and controls a running audiod from the shell.
 #include "audiod/audiod.h"
 #include "commands.h"
-#include "socket_path.h"
-#include "version.h"
+#include "protocol/socket_path.h"
+#include "protocol/version.h"
 
 #include <cstdio>
 #include <cstdlib>

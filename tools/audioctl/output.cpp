@@ -1,7 +1,7 @@
 #include "output.h"
 
-#include "json_writer.h"
-#include "sample_format.h"
+#include "common/json_writer.h"
+#include "protocol/sample_format.h"
 
 #include <algorithm>
 #include <cmath>

@@ -2,8 +2,8 @@
 #include "audiod/audiod.h"
 #include "cli.h"
 #include "tone.h"
-#include "volume_level.h"
-#include "wav.h"
+#include "common/volume_level.h"
+#include "common/wav.h"
 
 #include <atomic>
 #include <cerrno>

@@ -1,7 +1,7 @@
 // Wire format: every message survives a round trip, and every malformed
 // input — truncated at any byte, with trailing bytes, lying lengths, invalid
 // booleans — is rejected rather than misread.
-#include "messages.h"
+#include "protocol/messages.h"
 
 #include <boost/test/unit_test.hpp>
 

@@ -1,4 +1,4 @@
-// The RT cycle of a real Sink, driven one cycle at a time: what comes out of
+// The RT cycle of a real Device, driven one cycle at a time: what comes out of
 // the device for known input, underruns, prebuffering, corrupt rings,
 // wake-ups, gain ramps and pausing.
 #include "stepped_sink.h"
@@ -270,7 +270,7 @@ BOOST_AUTO_TEST_CASE(gain_change_ramps_without_jumps_and_settles_exactly) {
     rig.send({RtCommand::Kind::stream_gain, &s, 0.1f});
     rig.run_cycles(10);
     const auto out = rig.output<int16_t>();
-    const uint32_t ramp = 48000 * Sink::kRampMs / 1000;
+    const uint32_t ramp = 48000 * Device::kRampMs / 1000;
     // The largest step a linear ramp may take, plus rounding.
     const double allowed = (level - level * 0.1) / ramp + 1.0;
     double worst = 0;
@@ -327,7 +327,7 @@ BOOST_AUTO_TEST_CASE(sink_gain_applies_to_the_mix) {
     std::vector<int16_t> data(size_t{20} * kQuantum * kChannels, 8000);
     rig.write(s, data.data(), 20 * kQuantum);
     rig.set_client_flags(s, kClientFlagStarted);
-    rig.send({RtCommand::Kind::sink_gain, nullptr, 0.5f});
+    rig.send({RtCommand::Kind::device_gain, nullptr, 0.5f});
     rig.run_cycles(20);
     const auto out = rig.output<int16_t>();
     BOOST_CHECK_EQUAL(out[0], 8000); // the ramp starts at the old gain

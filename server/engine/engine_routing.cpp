@@ -1,7 +1,7 @@
 // Engine: sinks at run time, the default sink, moving streams between sinks,
 // and rescuing the streams of a sink that goes away.
-#include "engine.h"
-#include "stream_conversion.h"
+#include "engine/engine.h"
+#include "engine/stream_conversion.h"
 
 #include "audiod/audiod.h"
 #include "log.h"
@@ -65,7 +65,7 @@ take_uint_option(std::vector<std::pair<std::string, std::string>>& options, cons
     return result;
 }
 
-std::variant<std::unique_ptr<Sink>, std::string>
+std::variant<std::unique_ptr<Device>, std::string>
 Engine::open_sink(const std::string& configured_type, const std::string& name,
                   std::vector<std::pair<std::string, std::string>> options, bool capture) {
     std::string type = configured_type;
@@ -97,19 +97,19 @@ Engine::open_sink(const std::string& configured_type, const std::string& name,
     if (const auto* error = std::get_if<std::string>(&loaded)) {
         return *error;
     }
-    SinkOpenRequest request;
+    DeviceRequest request;
     request.name = name;
     request.type = type;
     request.format = {std::get<uint32_t>(rate), std::get<uint32_t>(channels),
                       std::get<uint32_t>(quantum)};
     request.options = std::move(options);
     request.rt_priority = config_.rt_priority;
-    request.capture = capture;
-    auto opened = Sink::open(*std::get<const audiod_module*>(loaded), host_, std::move(request));
+    request.kind = capture ? DeviceKind::source : DeviceKind::sink;
+    auto opened = Device::open(*std::get<const audiod_module*>(loaded), host_, std::move(request));
     if (auto* error = std::get_if<std::string>(&opened)) {
         return *error;
     }
-    auto& sink = std::get<std::unique_ptr<Sink>>(opened);
+    auto& sink = std::get<std::unique_ptr<Device>>(opened);
     if (std::string error = sink->start(); !error.empty()) {
         return error;
     }
@@ -119,12 +119,12 @@ Engine::open_sink(const std::string& configured_type, const std::string& name,
     return std::move(sink);
 }
 
-void Engine::add_sink(std::unique_ptr<Sink> sink, std::string configured_type,
+void Engine::add_sink(std::unique_ptr<Device> sink, std::string configured_type,
                       std::vector<std::pair<std::string, std::string>> options) {
-    Sink& added = *sink;
-    sinks_.push_back({std::move(sink), std::move(configured_type), std::move(options), {}});
+    Device& added = *sink;
+    devices_.push_back({std::move(sink), std::move(configured_type), std::move(options), {}});
     if (observer_ != nullptr) {
-        observer_->on_sink_opened(added);
+        observer_->on_device_opened(added);
     }
     proto::Event event;
     event.kind = "sink-added";
@@ -133,20 +133,20 @@ void Engine::add_sink(std::unique_ptr<Sink> sink, std::string configured_type,
     bring_back_streams(added);
 }
 
-Sink* Engine::find_sink(const std::string& name) const {
-    for (const SinkEntry& entry : sinks_) {
-        if (entry.sink->name() == name && !entry.sink->capture()) {
-            return entry.sink.get();
+Device* Engine::find_sink(const std::string& name) const {
+    for (const DeviceEntry& entry : devices_) {
+        if (entry.device->name() == name && !entry.device->is_source()) {
+            return entry.device.get();
         }
     }
     return nullptr;
 }
 
-Sink* Engine::find_source(const std::string& name, std::string* wanted) const {
+Device* Engine::find_source(const std::string& name, std::string* wanted) const {
     *wanted = name;
-    for (const SinkEntry& entry : sinks_) {
-        if (entry.sink->name() == name && entry.sink->capture()) {
-            return entry.sink.get();
+    for (const DeviceEntry& entry : devices_) {
+        if (entry.device->name() == name && entry.device->is_source()) {
+            return entry.device.get();
         }
     }
     if (name.empty()) {
@@ -156,28 +156,28 @@ Sink* Engine::find_source(const std::string& name, std::string* wanted) const {
     return wanted->empty() ? nullptr : find_sink(*wanted);
 }
 
-Sink* Engine::default_sink() const {
-    Sink* chosen = find_sink(default_sink_);
+Device* Engine::default_sink() const {
+    Device* chosen = find_sink(default_sink_);
     if (chosen != nullptr && !chosen->failed()) {
         return chosen;
     }
-    for (const SinkEntry& entry : sinks_) {
-        if (!entry.sink->failed() && !entry.sink->capture()) {
-            return entry.sink.get();
+    for (const DeviceEntry& entry : devices_) {
+        if (!entry.device->failed() && !entry.device->is_source()) {
+            return entry.device.get();
         }
     }
     return nullptr;
 }
 
-Sink* Engine::fallback_for(const Sink& leaving) const {
+Device* Engine::fallback_for(const Device& leaving) const {
     // A sink for playback streams; for record streams, its monitor.
-    Sink* preferred = default_sink();
+    Device* preferred = default_sink();
     if (preferred != nullptr && preferred != &leaving) {
         return preferred;
     }
-    for (const SinkEntry& entry : sinks_) {
-        if (entry.sink.get() != &leaving && !entry.sink->failed() && !entry.sink->capture()) {
-            return entry.sink.get();
+    for (const DeviceEntry& entry : devices_) {
+        if (entry.device.get() != &leaving && !entry.device->failed() && !entry.device->is_source()) {
+            return entry.device.get();
         }
     }
     return nullptr;
@@ -196,36 +196,36 @@ MaybeError Engine::load_sink(const std::string& type, const std::string& name,
     if (find_source(name, &ignored) != nullptr) {
         return ClientError{AUDIOD_E_INVALID, "a source named '" + name + "' already exists"};
     }
-    if (sinks_.size() >= kMaxSinks) {
+    if (devices_.size() >= kMaxSinks) {
         return ClientError{AUDIOD_E_BUSY, "too many sinks"};
     }
     auto opened = open_sink(type, name, options);
     if (auto* error = std::get_if<std::string>(&opened)) {
         return ClientError{AUDIOD_E_REFUSED, "cannot load sink '" + name + "': " + *error};
     }
-    add_sink(std::move(std::get<std::unique_ptr<Sink>>(opened)), type, options);
+    add_sink(std::move(std::get<std::unique_ptr<Device>>(opened)), type, options);
     return std::nullopt;
 }
 
 MaybeError Engine::unload_sink(const std::string& name) {
-    Sink* sink = find_sink(name);
+    Device* sink = find_sink(name);
     if (sink == nullptr) {
         return ClientError{AUDIOD_E_NOENTITY, "no sink named '" + name + "'"};
     }
-    Sink* fallback = fallback_for(*sink);
+    Device* fallback = fallback_for(*sink);
     if (fallback == nullptr && sink->attached_streams > 0) {
         return ClientError{AUDIOD_E_REFUSED,
                            "cannot unload '" + name + "': its streams have no other sink to go to"};
     }
     if (observer_ != nullptr) {
-        observer_->on_sink_closing(*sink);
+        observer_->on_device_closing(*sink);
     }
     // Stopping the RT thread first makes every stream on it ours alone, so
     // they can move without waiting for the sink to hand them back.
     sink->stop();
     rehome_streams(*sink);
     const bool was_default = default_sink_ == name;
-    std::erase_if(sinks_, [&](const SinkEntry& entry) { return entry.sink.get() == sink; });
+    std::erase_if(devices_, [&](const DeviceEntry& entry) { return entry.device.get() == sink; });
     log_info("engine", "sink unloaded name=" + name);
     proto::Event removed;
     removed.kind = "sink-removed";
@@ -243,7 +243,7 @@ MaybeError Engine::unload_sink(const std::string& name) {
 }
 
 MaybeError Engine::set_default_sink(const std::string& name) {
-    Sink* sink = find_sink(name);
+    Device* sink = find_sink(name);
     if (sink == nullptr) {
         return ClientError{AUDIOD_E_NOENTITY, "no sink named '" + name + "'"};
     }
@@ -265,11 +265,11 @@ MaybeError Engine::set_default_sink(const std::string& name) {
 MaybeError Engine::move(const proto::MoveStream& request) {
     // To a source ("SINK.monitor") moves record streams, to a sink playback.
     std::string wanted;
-    Sink* source = find_sink(request.sink) == nullptr && !request.sink.empty()
+    Device* source = find_sink(request.sink) == nullptr && !request.sink.empty()
                        ? find_source(request.sink, &wanted)
                        : nullptr;
     const bool record = source != nullptr;
-    Sink* destination = record ? source : find_sink(request.sink);
+    Device* destination = record ? source : find_sink(request.sink);
     if (destination == nullptr) {
         return ClientError{AUDIOD_E_NOENTITY, "no sink or source named '" + request.sink + "'"};
     }
@@ -317,18 +317,18 @@ MaybeError Engine::move(const proto::MoveStream& request) {
     return std::nullopt;
 }
 
-void Engine::start_move(Stream& stream, Sink& destination) {
+void Engine::start_move(Stream& stream, Device& destination) {
     if (stream.detaching || stream.destination() == &destination) {
         return;
     }
     const std::string previous = endpoint_name(stream);
     if (stream.moving_to != nullptr) {
         stream.moving_to = &destination; // still in transit: land elsewhere
-    } else if (stream.sink->failed()) {
+    } else if (stream.device->failed()) {
         land(stream, destination); // no RT thread holds it
     } else {
         stream.moving_to = &destination;
-        send_or_queue(*stream.sink, {RtCommand::Kind::detach, &stream, 1.0f});
+        send_or_queue(*stream.device, {RtCommand::Kind::detach, &stream, 1.0f});
     }
     log_info("engine", "stream moving id=" + std::to_string(stream.id) + " from=" + previous +
                            " to=" + endpoint_name(stream));
@@ -337,11 +337,11 @@ void Engine::start_move(Stream& stream, Sink& destination) {
     emit(event);
 }
 
-void Engine::land(Stream& stream, Sink& destination) {
-    if (stream.sink->attached_streams > 0) {
-        --stream.sink->attached_streams;
+void Engine::land(Stream& stream, Device& destination) {
+    if (stream.device->attached_streams > 0) {
+        --stream.device->attached_streams;
     }
-    stream.sink = &destination;
+    stream.device = &destination;
     stream.moving_to = nullptr;
     if (stream.rescued_from == destination.name()) {
         stream.rescued_from.clear();
@@ -351,7 +351,7 @@ void Engine::land(Stream& stream, Sink& destination) {
     const float gain = gain_command(stream).gain;
     if (stream.rt.started) {
         stream.rt.gain.set_target(
-            gain, std::max<uint32_t>(1, destination.format().rate * Sink::kRampMs / 1000));
+            gain, std::max<uint32_t>(1, destination.format().rate * Device::kRampMs / 1000));
     } else {
         stream.rt.gain.reset(gain);
     }
@@ -367,24 +367,24 @@ void Engine::land(Stream& stream, Sink& destination) {
     send_or_queue(destination, {RtCommand::Kind::attach, &stream, 1.0f});
 }
 
-void Engine::rehome_streams(Sink& leaving) {
-    Sink* fallback = fallback_for(leaving);
+void Engine::rehome_streams(Device& leaving) {
+    Device* fallback = fallback_for(leaving);
     std::erase_if(pending_, [&](const auto& entry) { return entry.first == &leaving; });
     std::vector<Stream*> closing;
     for (auto& [id, owned] : streams_) {
         Stream& stream = *owned;
         if (stream.moving_to == &leaving) {
             // On its way here: land somewhere that stays.
-            stream.moving_to = fallback != nullptr ? fallback : stream.sink;
+            stream.moving_to = fallback != nullptr ? fallback : stream.device;
         }
-        if (stream.sink != &leaving) {
+        if (stream.device != &leaving) {
             continue;
         }
         if (stream.detaching) {
             closing.push_back(&stream);
             continue;
         }
-        Sink* destination = stream.moving_to != nullptr ? stream.moving_to : fallback;
+        Device* destination = stream.moving_to != nullptr ? stream.moving_to : fallback;
         if (destination == nullptr) {
             continue; // nowhere to go: it waits, silent, for a sink to appear
         }
@@ -402,7 +402,7 @@ void Engine::rehome_streams(Sink& leaving) {
     }
 }
 
-void Engine::bring_back_streams(Sink& arrived) {
+void Engine::bring_back_streams(Device& arrived) {
     for (auto& [id, stream] : streams_) {
         const bool belongs =
             stream->wanted_sink == arrived.name() || stream->rescued_from == arrived.name();
@@ -414,28 +414,28 @@ void Engine::bring_back_streams(Sink& arrived) {
 
 void Engine::reopen_failed_sinks() {
     const auto now = std::chrono::steady_clock::now();
-    for (SinkEntry& entry : sinks_) {
-        if (!entry.sink->failed() || now < entry.next_reopen) {
+    for (DeviceEntry& entry : devices_) {
+        if (!entry.device->failed() || now < entry.next_reopen) {
             continue;
         }
         entry.next_reopen = now + std::chrono::seconds(1);
-        const std::string name = entry.sink->name();
-        auto opened = open_sink(entry.configured_type, name, entry.options, entry.sink->capture());
+        const std::string name = entry.device->name();
+        auto opened = open_sink(entry.configured_type, name, entry.options, entry.device->is_source());
         if (auto* error = std::get_if<std::string>(&opened)) {
             log_debug("engine", "sink " + name + " still unavailable: " + *error);
             continue;
         }
         if (observer_ != nullptr) {
-            observer_->on_sink_closing(*entry.sink);
+            observer_->on_device_closing(*entry.device);
         }
         // Streams that had nowhere else to go when it failed are still on
         // the old sink (whose RT thread is gone): they land on the new one
         // before the old one is freed.
-        std::unique_ptr<Sink> old = std::move(entry.sink);
-        entry.sink = std::move(std::get<std::unique_ptr<Sink>>(opened));
+        std::unique_ptr<Device> old = std::move(entry.device);
+        entry.device = std::move(std::get<std::unique_ptr<Device>>(opened));
         std::vector<Stream*> parked;
         for (auto& [id, stream] : streams_) {
-            if (stream->sink == old.get()) {
+            if (stream->device == old.get()) {
                 parked.push_back(stream.get());
             }
         }
@@ -443,11 +443,11 @@ void Engine::reopen_failed_sinks() {
             if (stream->detaching) {
                 release_stream(*stream);
             } else {
-                land(*stream, *entry.sink);
+                land(*stream, *entry.device);
             }
         }
         if (observer_ != nullptr) {
-            observer_->on_sink_opened(*entry.sink);
+            observer_->on_device_opened(*entry.device);
         }
         log_info("engine", "sink " + name + " is back");
         proto::Event event;
@@ -455,11 +455,11 @@ void Engine::reopen_failed_sinks() {
         event.sink = name;
         event.state = "running";
         emit(event);
-        bring_back_streams(*entry.sink);
+        bring_back_streams(*entry.device);
     }
 }
 
-void Engine::handle_sink_failure(Sink& sink, int64_t error) {
+void Engine::handle_sink_failure(Device& sink, int64_t error) {
     log_error("engine",
               "sink " + sink.name() + " failed: " + std::strerror(static_cast<int>(-error)));
     // The RT thread has left its loop; joining it makes its streams ours.

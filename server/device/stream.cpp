@@ -1,6 +1,6 @@
-#include "stream.h"
+#include "device/stream.h"
 
-#include "memory_lock.h"
+#include "os/memory_lock.h"
 
 #include <cerrno>
 #include <cstring>

@@ -1,8 +1,8 @@
 // Engine: what `audioctl list` and `info` show, and state-change events.
-#include "engine.h"
+#include "engine/engine.h"
 
-#include "memory_lock.h"
-#include "version.h"
+#include "os/memory_lock.h"
+#include "protocol/version.h"
 
 #include <algorithm>
 #include <map>
@@ -12,7 +12,7 @@ namespace audiod {
 
 bool Engine::is_stalled(const Stream& stream) const {
     const uint64_t starved = uint64_t{stream.starved_cycles.load(std::memory_order_relaxed)} *
-                             stream.sink->format().quantum;
+                             stream.device->format().quantum;
     return starved * 1000 >= uint64_t{config_.stall_timeout_ms} * stream.rate;
 }
 
@@ -38,10 +38,10 @@ std::string Engine::state_name(const Stream& stream) const {
 
 std::vector<proto::SinkInfo> Engine::list_sinks() const {
     std::vector<proto::SinkInfo> out;
-    const Sink* chosen = default_sink();
-    for (const SinkEntry& entry : sinks_) {
-        const Sink& sink = *entry.sink;
-        if (sink.capture()) {
+    const Device* chosen = default_sink();
+    for (const DeviceEntry& entry : devices_) {
+        const Device& sink = *entry.device;
+        if (sink.is_source()) {
             continue; // a source: `list sources`
         }
         proto::SinkInfo info;
@@ -95,17 +95,17 @@ std::vector<proto::StreamInfo> Engine::list_streams() const {
 
 std::vector<proto::SourceInfo> Engine::list_sources() const {
     std::vector<proto::SourceInfo> out;
-    for (const SinkEntry& entry : sinks_) {
-        const Sink& sink = *entry.sink;
+    for (const DeviceEntry& entry : devices_) {
+        const Device& sink = *entry.device;
         proto::SourceInfo info;
-        info.name = sink.capture() ? sink.name() : sink.name() + std::string(kMonitorSuffix);
-        info.type = sink.capture() ? sink.type() : "monitor";
-        info.sink = sink.capture() ? "" : sink.name();
+        info.name = sink.is_source() ? sink.name() : sink.name() + std::string(kMonitorSuffix);
+        info.type = sink.is_source() ? sink.type() : "monitor";
+        info.sink = sink.is_source() ? "" : sink.name();
         info.rate = sink.format().rate;
         info.channels = sink.format().channels;
         info.state = sink.failed() ? "failed" : "running";
-        info.latency_frames = sink.capture() ? sink.latency_frames() : 0;
-        info.xruns = sink.capture() ? sink.xruns() : 0;
+        info.latency_frames = sink.is_source() ? sink.latency_frames() : 0;
+        info.xruns = sink.is_source() ? sink.xruns() : 0;
         for (const auto& [id, stream] : streams_) {
             info.streams += stream->record && !stream->detaching && stream->destination() == &sink;
         }
@@ -155,17 +155,17 @@ proto::ServerInfo Engine::info() const {
     info.uptime_ms = static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::milliseconds>(
                                                std::chrono::steady_clock::now() - started_at_)
                                                .count());
-    for (const SinkEntry& entry : sinks_) {
-        if (!entry.sink->failed()) {
-            info.scheduling = entry.sink->scheduling();
+    for (const DeviceEntry& entry : devices_) {
+        if (!entry.device->failed()) {
+            info.scheduling = entry.device->scheduling();
             break;
         }
     }
-    const Sink* chosen = default_sink();
+    const Device* chosen = default_sink();
     info.default_sink = chosen != nullptr ? chosen->name() : "";
     info.streams = static_cast<uint32_t>(list_streams().size());
     info.sinks = static_cast<uint32_t>(std::count_if(
-        sinks_.begin(), sinks_.end(), [](const SinkEntry& e) { return !e.sink->capture(); }));
+        devices_.begin(), devices_.end(), [](const DeviceEntry& e) { return !e.device->is_source(); }));
     info.state_file = state_.path();
     info.memory = memory_lock_status();
     return info;

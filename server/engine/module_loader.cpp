@@ -1,4 +1,4 @@
-#include "module_loader.h"
+#include "engine/module_loader.h"
 
 #include <cstdlib>
 #include <initializer_list>

@@ -1,4 +1,4 @@
-#include "rt_scheduling.h"
+#include "os/scheduling.h"
 
 #include <cerrno>
 #include <pthread.h>

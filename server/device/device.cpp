@@ -1,9 +1,9 @@
-// Sink: the control-thread side (open, start, stop, queues).
+// Device: the control-thread side (open, start, stop, queues).
 // The RT cycle lives in sink_rt.cpp.
-#include "sink.h"
-#include "memory_lock.h"
-#include "rt_watchdog.h"
-#include "stream.h"
+#include "device/device.h"
+#include "os/memory_lock.h"
+#include "os/watchdog.h"
+#include "device/stream.h"
 
 #include <cerrno>
 #include <cstring>
@@ -18,7 +18,7 @@ namespace {
 // Queue sizes: commands and events are rare (a few per client request), so
 // these are generous; the bound matters only if the RT thread stops.
 constexpr size_t kCommandQueueSize = 1024;
-constexpr size_t kEventQueueSize = 4 * Sink::kMaxStreams;
+constexpr size_t kEventQueueSize = 4 * Device::kMaxStreams;
 
 bool is_output_format(SampleFormat format) {
     return format == SampleFormat::s16le || format == SampleFormat::s32le ||
@@ -27,16 +27,16 @@ bool is_output_format(SampleFormat format) {
 
 } // namespace
 
-Sink::Sink(const audiod_module& module, SinkOpenRequest request)
+Device::Device(const audiod_module& module, DeviceRequest request)
     : module_(module)
     , request_(std::move(request))
     , commands_(kCommandQueueSize)
     , events_(kEventQueueSize) {}
 
-std::variant<std::unique_ptr<Sink>, std::string>
-Sink::open(const audiod_module& module, const audiod_host& host, SinkOpenRequest request) {
-    std::unique_ptr<Sink> sink(new Sink(module, std::move(request)));
-    const SinkOpenRequest& req = sink->request_;
+std::variant<std::unique_ptr<Device>, std::string>
+Device::open(const audiod_module& module, const audiod_host& host, DeviceRequest request) {
+    std::unique_ptr<Device> sink(new Device(module, std::move(request)));
+    const DeviceRequest& req = sink->request_;
 
     std::vector<audiod_option> options;
     options.reserve(req.options.size());
@@ -46,13 +46,13 @@ Sink::open(const audiod_module& module, const audiod_host& host, SinkOpenRequest
     const audiod_sink_config config{req.name.c_str(),   req.format.rate, req.format.channels,
                                     req.format.quantum, options.data(),  options.size()};
     char error[512] = {};
-    if (req.capture ? module.source == nullptr : module.sink == nullptr) {
+    if (req.kind == DeviceKind::source ? module.source == nullptr : module.sink == nullptr) {
         return std::string("module '") + module.name + "' provides no " +
-               (req.capture ? "source" : "sink");
+               (req.kind == DeviceKind::source ? "source" : "sink");
     }
     DeviceOps& ops = sink->ops_;
     int rc = 0;
-    if (req.capture) {
+    if (req.kind == DeviceKind::source) {
         const audiod_source_ops& s = *module.source;
         ops = {s.start, s.wait, nullptr, s.read, s.stop, s.close, s.xruns};
         rc = s.open(&host, &config, &sink->instance_, &sink->info_, error, sizeof error);
@@ -104,7 +104,7 @@ Sink::open(const audiod_module& module, const audiod_host& host, SinkOpenRequest
     return sink;
 }
 
-Sink::~Sink() {
+Device::~Device() {
     stop();
     if (active_) {
         unlock_memory(active_.get(), kMaxStreams * sizeof(Stream*));
@@ -120,7 +120,7 @@ Sink::~Sink() {
     }
 }
 
-std::string Sink::start() {
+std::string Device::start() {
     if (thread_.joinable()) {
         return {};
     }
@@ -141,31 +141,31 @@ std::string Sink::start() {
     return {};
 }
 
-void Sink::stop() {
+void Device::stop() {
     if (thread_.joinable()) {
         stop_requested_.store(true, std::memory_order_release);
         thread_.join();
     }
 }
 
-bool Sink::send(const RtCommand& command) noexcept {
+bool Device::send(const RtCommand& command) noexcept {
     return commands_.try_push(command);
 }
 
-size_t Sink::take_events(RtEvent* out, size_t max) noexcept {
+size_t Device::take_events(RtEvent* out, size_t max) noexcept {
     uint64_t count = 0;
     [[maybe_unused]] const ssize_t r = ::read(event_fd_.get(), &count, sizeof count);
     return events_.try_pop_n(out, max);
 }
 
-void Sink::demote(const std::string& reason) {
+void Device::demote(const std::string& reason) {
     if (const pid_t tid = rt_tid(); tid != 0) {
         demote_thread(tid);
     }
     scheduling_ = "SCHED_OTHER (demoted: " + reason + ")";
 }
 
-uint64_t Sink::xruns() const noexcept {
+uint64_t Device::xruns() const noexcept {
     return ops_.xruns != nullptr ? ops_.xruns(instance_) : 0;
 }
 

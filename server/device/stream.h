@@ -9,12 +9,12 @@
 // touch them.
 #pragma once
 
-#include "channel_mix.h"
-#include "gain_ramp.h"
-#include "resampler.h"
-#include "ring_layout.h"
-#include "sample_format.h"
-#include "unique_fd.h"
+#include "dsp/channel_mix.h"
+#include "dsp/gain_ramp.h"
+#include "dsp/resampler.h"
+#include "protocol/ring_layout.h"
+#include "protocol/sample_format.h"
+#include "protocol/unique_fd.h"
 
 #include <atomic>
 #include <cstdint>
@@ -24,7 +24,7 @@
 
 namespace audiod {
 
-class Sink;
+class Device;
 
 // The server's side of one memfd ring. It keeps its own copies of the ring
 // parameters; the copies in the shared header are for the client only.
@@ -73,7 +73,7 @@ struct Stream {
     uint32_t client_id = 0;
     uint32_t pid = 0;
     std::string app;
-    Sink* sink = nullptr;
+    Device* device = nullptr; // its sink, or for a record stream its source or monitor
     SampleFormat format = SampleFormat::invalid;
     uint32_t rate = 0;
     uint32_t channels = 0;
@@ -84,7 +84,7 @@ struct Stream {
     bool muted = false;
     bool paused = false;
     bool detaching = false;     // closing: a detach is on its way to the RT thread
-    Sink* moving_to = nullptr;  // moving: detach sent to `sink`, then attach here
+    Device* moving_to = nullptr;  // moving: detach sent to `sink`, then attach here
     std::string wanted_sink;    // where it belongs when that sink exists ("" = default)
     std::string rescued_from;   // the sink that went away under it, to go back to
     std::string reported_state; // last state announced in an event
@@ -119,7 +119,7 @@ struct Stream {
     std::atomic<RtStreamStatus> rt_status{RtStreamStatus::prebuffering};
 
     // The sink it is on, or on its way to. Thread: control.
-    [[nodiscard]] Sink* destination() const noexcept { return moving_to ? moving_to : sink; }
+    [[nodiscard]] Device* destination() const noexcept { return moving_to ? moving_to : device; }
     // No RT thread holds it: between sinks, or closing. Thread: control.
     [[nodiscard]] bool in_transit() const noexcept { return moving_to != nullptr || detaching; }
 };

@@ -1,27 +1,31 @@
-// A sink: one output device (or file, or nothing) driven by its own clock,
-// and the real-time thread that mixes the streams attached to it.
+// A device: a sink (an output: a sound card, a file, nothing) or a source
+// (an input: a capture device), driven by its own clock, and the real-time
+// thread that runs its cycle. This is the boundary between the control
+// thread and the RT thread.
 //
-// Design. The sink's module owns the clock: `wait` returns when the device
-// wants the next quantum. Each cycle the RT thread applies queued commands,
-// pulls at most one quantum from every attached stream's ring (a short ring
-// gives silence and an underrun for that stream alone — the thread never
-// waits for a client), mixes in float32 with ramped gains, applies the sink
-// gain, converts to the device format and writes. The control thread talks to
-// the RT thread only through two bounded SPSC queues of fixed-size messages
-// (rt_messages.h); the RT thread wakes the control thread through an eventfd
-// only when it has posted an event.
+// Design. The device's module owns the clock: `wait` returns when the
+// device wants (or has) the next quantum. Each cycle of a sink's RT thread
+// applies queued commands, pulls at most one quantum from every attached
+// playback stream's ring (a short ring gives silence and an underrun for
+// that stream alone — the thread never waits for a client), mixes in float32
+// with ramped gains, applies the device gain, converts to the device format
+// and writes; then it feeds what it played to the record streams on its
+// monitor. A source's cycle reads a quantum and feeds its record streams.
+// The control thread talks to the RT thread only through two bounded SPSC
+// queues of fixed-size messages (device/messages.h); the RT thread wakes the
+// control thread through an eventfd only when it has posted an event.
 //
 // The RT thread must never: allocate or free, lock a mutex, log, do blocking
 // I/O, or wait on a client. Everything it touches is allocated in open().
 #pragma once
 
 #include "audiod/module.h"
-#include "channel_mix.h"
-#include "gain_ramp.h"
-#include "rt_messages.h"
-#include "sample_format.h"
-#include "spsc_queue.h"
-#include "unique_fd.h"
+#include "dsp/channel_mix.h"
+#include "dsp/gain_ramp.h"
+#include "device/messages.h"
+#include "protocol/sample_format.h"
+#include "common/spsc_queue.h"
+#include "protocol/unique_fd.h"
 
 #include <atomic>
 #include <chrono>
@@ -38,24 +42,27 @@ namespace audiod {
 
 struct Stream;
 
-struct SinkFormat {
+struct DeviceFormat {
     uint32_t rate = 48000;
     uint32_t channels = 2;
     uint32_t quantum = 256;
 };
 
-struct SinkOpenRequest {
+// What a device is: a sink plays the mix of its playback streams (and is
+// recorded through its monitor); a source captures, through the module's
+// source ops, and only feeds record streams.
+enum class DeviceKind : uint8_t { sink, source };
+
+struct DeviceRequest {
     std::string name;
     std::string type;
-    SinkFormat format;
+    DeviceKind kind = DeviceKind::sink;
+    DeviceFormat format;
     std::vector<std::pair<std::string, std::string>> options;
     int rt_priority = 0; // SCHED_FIFO priority to ask for; 0: none
-    // A source (a capture device, the module's source ops): each cycle reads
-    // a quantum from the device and feeds it to the record streams attached.
-    bool capture = false;
 };
 
-class Sink {
+class Device {
 public:
     static constexpr size_t kMaxStreams = 256;
     // Gain changes ramp over this long: short enough to feel immediate, long
@@ -66,14 +73,14 @@ public:
     static constexpr uint32_t kMaxStreamRate = 192000;
 
     // Opens the device through its module. Thread: control.
-    static std::variant<std::unique_ptr<Sink>, std::string>
-    open(const audiod_module& module, const audiod_host& host, SinkOpenRequest request);
+    static std::variant<std::unique_ptr<Device>, std::string>
+    open(const audiod_module& module, const audiod_host& host, DeviceRequest request);
 
-    Sink(const Sink&) = delete;
-    Sink& operator=(const Sink&) = delete;
+    Device(const Device&) = delete;
+    Device& operator=(const Device&) = delete;
     // Stops the RT thread if it runs and closes the device. Streams still
     // attached are not freed here: the Engine owns them. Thread: control.
-    ~Sink();
+    ~Device();
 
     // Starts the RT thread. Thread: control.
     [[nodiscard]] std::string start();
@@ -90,9 +97,9 @@ public:
 
     [[nodiscard]] const std::string& name() const noexcept { return request_.name; }
     [[nodiscard]] const std::string& type() const noexcept { return request_.type; }
-    // A capture device (a source) rather than an output.
-    [[nodiscard]] bool capture() const noexcept { return request_.capture; }
-    [[nodiscard]] const SinkFormat& format() const noexcept { return request_.format; }
+    [[nodiscard]] DeviceKind kind() const noexcept { return request_.kind; }
+    [[nodiscard]] bool is_source() const noexcept { return request_.kind == DeviceKind::source; }
+    [[nodiscard]] const DeviceFormat& format() const noexcept { return request_.format; }
     [[nodiscard]] SampleFormat sample_format() const noexcept { return sample_format_; }
     [[nodiscard]] uint32_t latency_frames() const noexcept { return info_.latency_frames; }
     // The most input frames one cycle may take from a stream (at the
@@ -123,7 +130,7 @@ public:
     size_t attached_streams = 0;
 
 private:
-    Sink(const audiod_module& module, SinkOpenRequest request);
+    Device(const audiod_module& module, DeviceRequest request);
 
     // ---- Thread: rt ------------------------------------------------------
     void rt_main(std::promise<std::string>& scheduling) noexcept;
@@ -141,7 +148,7 @@ private:
     void rt_post(const RtEvent& event) noexcept;
 
     const audiod_module& module_;
-    SinkOpenRequest request_;
+    DeviceRequest request_;
     // The module's functions for this direction: its sink ops, or for a
     // source its source ops (`read` in place of `write`).
     struct DeviceOps {

@@ -1,7 +1,7 @@
-#include "app_state.h"
+#include "engine/app_state.h"
 
-#include "toml_guard.h"
-#include "toml_parser.h"
+#include "config/toml_guard.h"
+#include "config/toml_parser.h"
 #include <cerrno>
 #include <cmath>
 #include <cstdio>

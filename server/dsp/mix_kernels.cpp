@@ -1,4 +1,4 @@
-#include "mix_kernels.h"
+#include "dsp/mix_kernels.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "rt_watchdog.h"
+#include "os/watchdog.h"
 
 #include <array>
 #include <atomic>

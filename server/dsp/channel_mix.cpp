@@ -1,4 +1,4 @@
-#include "channel_mix.h"
+#include "dsp/channel_mix.h"
 
 #include <algorithm>
 

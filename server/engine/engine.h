@@ -22,12 +22,12 @@
 // Thread: control, for every member.
 #pragma once
 
-#include "app_state.h"
-#include "config.h"
-#include "messages.h"
-#include "module_loader.h"
-#include "sink.h"
-#include "stream.h"
+#include "engine/app_state.h"
+#include "config/config.h"
+#include "protocol/messages.h"
+#include "engine/module_loader.h"
+#include "device/device.h"
+#include "device/stream.h"
 
 #include <chrono>
 #include <map>
@@ -60,8 +60,8 @@ public:
     virtual ~EngineObserver() = default;
     virtual void on_event(const proto::Event& event) = 0;
     // A sink's RT event fd to watch, or to stop watching.
-    virtual void on_sink_opened(Sink& sink) = 0;
-    virtual void on_sink_closing(Sink& sink) = 0;
+    virtual void on_device_opened(Device& sink) = 0;
+    virtual void on_device_closing(Device& sink) = 0;
     // The client must be disconnected (it corrupted its ring).
     virtual void on_client_fault(uint32_t client_id, const std::string& reason) = 0;
 };
@@ -120,8 +120,8 @@ public:
     void tick();
 
 private:
-    struct SinkEntry {
-        std::unique_ptr<Sink> sink;
+    struct DeviceEntry {
+        std::unique_ptr<Device> device;
         std::string configured_type; // "auto" stays "auto" here
         std::vector<std::pair<std::string, std::string>> options;
         // A failed sink is reopened from then on, once a second, until its
@@ -130,7 +130,7 @@ private:
     };
 
     // engine.cpp
-    void send_or_queue(Sink& sink, const RtCommand& command);
+    void send_or_queue(Device& sink, const RtCommand& command);
     void release_stream(Stream& stream);
     [[nodiscard]] RtCommand gain_command(Stream& stream) const;
     void emit(proto::Event event) const;
@@ -142,26 +142,26 @@ private:
     [[nodiscard]] std::string state_name(const Stream& stream) const;
 
     // engine_routing.cpp
-    [[nodiscard]] std::variant<std::unique_ptr<Sink>, std::string>
+    [[nodiscard]] std::variant<std::unique_ptr<Device>, std::string>
     open_sink(const std::string& type, const std::string& name,
               std::vector<std::pair<std::string, std::string>> options, bool capture = false);
     // A sink by name (not a capture source).
-    [[nodiscard]] Sink* find_sink(const std::string& name) const;
+    [[nodiscard]] Device* find_sink(const std::string& name) const;
     // What a record stream records from: a capture source by name, or the
     // sink whose monitor is named ("out.monitor"); the default sink's
     // monitor for "". Sets *wanted to the endpoint's name.
-    [[nodiscard]] Sink* find_source(const std::string& name, std::string* wanted) const;
-    [[nodiscard]] Sink* default_sink() const;
-    [[nodiscard]] Sink* fallback_for(const Sink& leaving) const;
-    void add_sink(std::unique_ptr<Sink> sink, std::string configured_type,
+    [[nodiscard]] Device* find_source(const std::string& name, std::string* wanted) const;
+    [[nodiscard]] Device* default_sink() const;
+    [[nodiscard]] Device* fallback_for(const Device& leaving) const;
+    void add_sink(std::unique_ptr<Device> sink, std::string configured_type,
                   std::vector<std::pair<std::string, std::string>> options);
     void reopen_failed_sinks();
-    void start_move(Stream& stream, Sink& destination);
-    void land(Stream& stream, Sink& destination);
+    void start_move(Stream& stream, Device& destination);
+    void land(Stream& stream, Device& destination);
     // Takes every stream off a sink whose RT thread has stopped.
-    void rehome_streams(Sink& leaving);
-    void bring_back_streams(Sink& arrived);
-    void handle_sink_failure(Sink& sink, int64_t error);
+    void rehome_streams(Device& leaving);
+    void bring_back_streams(Device& arrived);
+    void handle_sink_failure(Device& sink, int64_t error);
 
     // engine_volume.cpp
     void apply_gain(Stream& stream);
@@ -176,10 +176,10 @@ private:
     AppStateStore& state_;
     EngineObserver* observer_ = nullptr;
     audiod_host host_{};
-    std::vector<SinkEntry> sinks_;
+    std::vector<DeviceEntry> devices_;
     std::string default_sink_;
     std::map<uint32_t, std::unique_ptr<Stream>> streams_;
-    std::vector<std::pair<Sink*, RtCommand>> pending_;
+    std::vector<std::pair<Device*, RtCommand>> pending_;
     uint32_t next_stream_id_ = 1;
     std::chrono::steady_clock::time_point started_at_ = std::chrono::steady_clock::now();
     uint64_t rt_time_demotions_seen_ = 0;

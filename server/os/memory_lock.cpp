@@ -1,4 +1,4 @@
-#include "memory_lock.h"
+#include "os/memory_lock.h"
 
 #include <atomic>
 #include <sys/mman.h>

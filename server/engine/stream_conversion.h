@@ -2,8 +2,8 @@
 // to: whether it can be mixed as it is, its channel mix, its resampler.
 #pragma once
 
-#include "sink.h"
-#include "stream.h"
+#include "device/device.h"
+#include "device/stream.h"
 
 #include <string>
 
@@ -15,7 +15,7 @@ namespace audiod {
 // same rates is kept, with its filter state, across moves. Returns "" or why
 // it failed (out of memory). Thread: control (allocates), while no RT
 // thread holds the stream.
-[[nodiscard]] std::string prepare_conversion(Stream& stream, const SinkFormat& format,
+[[nodiscard]] std::string prepare_conversion(Stream& stream, const DeviceFormat& format,
                                              uint32_t sink_latency_frames, int quality);
 
 } // namespace audiod

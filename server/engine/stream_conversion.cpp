@@ -1,8 +1,8 @@
-#include "stream_conversion.h"
+#include "engine/stream_conversion.h"
 
 namespace audiod {
 
-std::string prepare_conversion(Stream& stream, const SinkFormat& sf, uint32_t sink_latency_frames,
+std::string prepare_conversion(Stream& stream, const DeviceFormat& sf, uint32_t sink_latency_frames,
                                int quality) {
     Stream::Conversion& conversion = stream.conversion;
     // Playback resamples after mixing to the sink's channels, record after

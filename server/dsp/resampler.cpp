@@ -1,4 +1,4 @@
-#include "resampler.h"
+#include "dsp/resampler.h"
 
 #include <speex/speex_resampler.h>
 

@@ -1,6 +1,6 @@
-#include "convert_kernels.h"
+#include "dsp/convert_kernels.h"
 
-#include "mix_kernels.h"
+#include "dsp/mix_kernels.h"
 
 #include <cmath>
 #include <cstring>

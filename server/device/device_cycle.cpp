@@ -1,13 +1,13 @@
-// Sink: the real-time cycle. Everything in this file runs on the sink's RT
+// Device: the real-time cycle. Everything in this file runs on the sink's RT
 // thread and obeys the rule in sink.h: no allocation, no locks, no logging,
 // no blocking call other than the module's `wait`, no waiting on clients.
-#include "convert_kernels.h"
-#include "mix_kernels.h"
-#include "rt_guard.h"
-#include "rt_scheduling.h"
-#include "rt_watchdog.h"
-#include "sink.h"
-#include "stream.h"
+#include "dsp/convert_kernels.h"
+#include "dsp/mix_kernels.h"
+#include "os/rt_scope.h"
+#include "os/scheduling.h"
+#include "os/watchdog.h"
+#include "device/device.h"
+#include "device/stream.h"
 
 #include <algorithm>
 #include <cstring>
@@ -74,7 +74,7 @@ void mix_span(float* bus, const uint8_t* src, SampleFormat format, uint32_t fram
 
 } // namespace
 
-void Sink::rt_main(std::promise<std::string>& scheduling) noexcept {
+void Device::rt_main(std::promise<std::string>& scheduling) noexcept {
     char thread_name[16] = {};
     std::snprintf(thread_name, sizeof thread_name, "rt:%s", request_.name.c_str());
     pthread_setname_np(pthread_self(), thread_name);
@@ -92,7 +92,7 @@ void Sink::rt_main(std::promise<std::string>& scheduling) noexcept {
         {
             RtScope in_cycle;
             rt_apply_commands();
-            if (request_.capture) {
+            if (request_.kind == DeviceKind::source) {
                 rc = ops.read(instance_, output_.data(), request_.format.quantum);
                 rt_capture_cycle();
             } else {
@@ -108,7 +108,7 @@ void Sink::rt_main(std::promise<std::string>& scheduling) noexcept {
     }
     if (rc != 0) {
         failed_.store(true, std::memory_order_relaxed);
-        rt_post({RtEvent::Kind::sink_failed, nullptr, rc});
+        rt_post({RtEvent::Kind::device_failed, nullptr, rc});
         wake(event_fd_.get());
     }
     ops.stop(instance_);
@@ -116,7 +116,7 @@ void Sink::rt_main(std::promise<std::string>& scheduling) noexcept {
     unregister_rt_thread(watchdog_slot);
 }
 
-void Sink::rt_post(const RtEvent& event) noexcept {
+void Device::rt_post(const RtEvent& event) noexcept {
     // The event queue holds four events per possible stream and each stream
     // posts at most one terminal event, so a terminal event always fits.
     if (events_.try_push(event)) {
@@ -124,12 +124,12 @@ void Sink::rt_post(const RtEvent& event) noexcept {
     }
 }
 
-void Sink::rt_remove(size_t index) noexcept {
+void Device::rt_remove(size_t index) noexcept {
     active_[index] = active_[active_count_ - 1];
     --active_count_;
 }
 
-void Sink::rt_apply_commands() noexcept {
+void Device::rt_apply_commands() noexcept {
     RtCommand command;
     while (commands_.try_pop(command)) {
         Stream* stream = command.stream;
@@ -165,15 +165,15 @@ void Sink::rt_apply_commands() noexcept {
         case RtCommand::Kind::resume:
             stream->rt.paused = false;
             break;
-        case RtCommand::Kind::sink_gain:
+        case RtCommand::Kind::device_gain:
             sink_gain_.set_target(command.gain, ramp_frames_);
             break;
         }
     }
 }
 
-void Sink::rt_mix_cycle() noexcept {
-    const SinkFormat& fmt = request_.format;
+void Device::rt_mix_cycle() noexcept {
+    const DeviceFormat& fmt = request_.format;
     const size_t samples = size_t{fmt.quantum} * fmt.channels;
     std::fill(bus_.begin(), bus_.end(), 0.0f);
 
@@ -211,19 +211,19 @@ void Sink::rt_mix_cycle() noexcept {
     rt_feed_recorders(sink_frame);
 }
 
-void Sink::rt_capture_cycle() noexcept {
-    const SinkFormat& fmt = request_.format;
+void Device::rt_capture_cycle() noexcept {
+    const DeviceFormat& fmt = request_.format;
     const uint64_t sink_frame = frames_.load(std::memory_order_relaxed);
     mix::decode_frames(sample_format_, output_.data(), fmt.quantum, identity_mix_, bus_.data());
     rt_apply_sink_gain();
     rt_feed_recorders(sink_frame);
 }
 
-void Sink::rt_apply_sink_gain() noexcept {
+void Device::rt_apply_sink_gain() noexcept {
     apply_gain(bus_.data(), request_.format.quantum, request_.format.channels, sink_gain_);
 }
 
-void Sink::rt_feed_recorders(uint64_t sink_frame) noexcept {
+void Device::rt_feed_recorders(uint64_t sink_frame) noexcept {
     for (size_t i = 0; i < active_count_;) {
         Stream& stream = *active_[i];
         if (stream.record) {
@@ -238,7 +238,7 @@ void Sink::rt_feed_recorders(uint64_t sink_frame) noexcept {
     }
 }
 
-void Sink::rt_pull_stream(Stream& stream, uint64_t sink_frame) noexcept {
+void Device::rt_pull_stream(Stream& stream, uint64_t sink_frame) noexcept {
     Stream::Rt& rt = stream.rt;
     RingHeader* header = stream.ring.header();
     const uint64_t capacity = stream.ring.capacity();
@@ -328,7 +328,7 @@ void Sink::rt_pull_stream(Stream& stream, uint64_t sink_frame) noexcept {
 
 // A stream that needs converting: decode (format and channel count) into
 // decoded_, resample into resampled_ if the rates differ, then mix.
-void Sink::rt_convert_stream(Stream& stream, uint64_t available, uint32_t* consumed,
+void Device::rt_convert_stream(Stream& stream, uint64_t available, uint32_t* consumed,
                              uint32_t* produced) noexcept {
     const Stream::Conversion& conversion = stream.conversion;
     const uint32_t quantum = request_.format.quantum;
@@ -369,11 +369,11 @@ void Sink::rt_convert_stream(Stream& stream, uint64_t available, uint32_t* consu
 // A record stream: this cycle's bus, as played, converted to the stream's
 // channels, rate and format, into its ring. A client that has left no room
 // loses what does not fit (an overrun, counted) and nobody else notices.
-void Sink::rt_push_record(Stream& stream, uint64_t sink_frame) noexcept {
+void Device::rt_push_record(Stream& stream, uint64_t sink_frame) noexcept {
     Stream::Rt& rt = stream.rt;
     RingHeader* header = stream.ring.header();
     const uint64_t capacity = stream.ring.capacity();
-    const SinkFormat& fmt = request_.format;
+    const DeviceFormat& fmt = request_.format;
     header->heartbeat.store(sink_frame / fmt.quantum, std::memory_order_relaxed);
 
     // For a record stream rt.read_pos is how far the server has written;

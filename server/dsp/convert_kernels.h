@@ -13,8 +13,8 @@
 // byte is ignored, as ALSA does).
 #pragma once
 
-#include "channel_mix.h"
-#include "sample_format.h"
+#include "dsp/channel_mix.h"
+#include "protocol/sample_format.h"
 
 #include <cstddef>
 #include <cstdint>

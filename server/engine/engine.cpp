@@ -1,11 +1,11 @@
 // Engine: start and stop, the stream lifecycle, and the plumbing to the RT
 // threads (command queue with retry, RT events).
-#include "engine.h"
-#include "stream_conversion.h"
+#include "engine/engine.h"
+#include "engine/stream_conversion.h"
 
 #include "audiod/audiod.h"
 #include "log.h"
-#include "rt_watchdog.h"
+#include "os/watchdog.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -44,14 +44,14 @@ std::string Engine::start() {
         if (auto* error = std::get_if<std::string>(&opened)) {
             return "sink '" + sink.name + "': " + *error;
         }
-        add_sink(std::move(std::get<std::unique_ptr<Sink>>(opened)), sink.type, sink.options);
+        add_sink(std::move(std::get<std::unique_ptr<Device>>(opened)), sink.type, sink.options);
     }
     for (const SinkConfig& source : config_.sources) {
         auto opened = open_sink(source.type, source.name, source.options, true);
         if (auto* error = std::get_if<std::string>(&opened)) {
             return "source '" + source.name + "': " + *error;
         }
-        add_sink(std::move(std::get<std::unique_ptr<Sink>>(opened)), source.type, source.options);
+        add_sink(std::move(std::get<std::unique_ptr<Device>>(opened)), source.type, source.options);
     }
     default_sink_ = config_.default_sink;
     // A default chosen at run time (set-default-sink) outlives restarts.
@@ -63,13 +63,13 @@ std::string Engine::start() {
 }
 
 void Engine::stop() {
-    for (SinkEntry& entry : sinks_) {
-        entry.sink->stop();
+    for (DeviceEntry& entry : devices_) {
+        entry.device->stop();
     }
     // No RT thread runs now, so every stream is ours alone.
     streams_.clear();
     pending_.clear();
-    sinks_.clear();
+    devices_.clear();
     if (const std::string error = state_.save_if_dirty(); !error.empty()) {
         log_error("engine", error);
     }
@@ -90,7 +90,7 @@ std::variant<Stream*, ClientError> Engine::create_stream(const StreamRequest& re
     // An explicit sink must exist; a remembered one is used when it does.
     // A record stream names a source: "SINK.monitor", or "" for the
     // default sink's.
-    Sink* sink = nullptr;
+    Device* sink = nullptr;
     std::string wanted = p.sink;
     if (record) {
         sink = find_source(p.sink, &wanted);
@@ -122,11 +122,11 @@ std::variant<Stream*, ClientError> Engine::create_stream(const StreamRequest& re
     if (format == SampleFormat::invalid) {
         return ClientError{AUDIOD_E_INVALID, "sample format must not be 'invalid'"};
     }
-    if (p.rate < Sink::kMinStreamRate || p.rate > Sink::kMaxStreamRate) {
+    if (p.rate < Device::kMinStreamRate || p.rate > Device::kMaxStreamRate) {
         return ClientError{AUDIOD_E_NOTSUPPORTED, "rate " + std::to_string(p.rate) +
                                                       " Hz is outside " +
-                                                      std::to_string(Sink::kMinStreamRate) + ".." +
-                                                      std::to_string(Sink::kMaxStreamRate) + " Hz"};
+                                                      std::to_string(Device::kMinStreamRate) + ".." +
+                                                      std::to_string(Device::kMaxStreamRate) + " Hz"};
     }
     if (p.channels < 1 || p.channels > kMaxChannels) {
         return ClientError{AUDIOD_E_NOTSUPPORTED, std::to_string(p.channels) +
@@ -142,15 +142,15 @@ std::variant<Stream*, ClientError> Engine::create_stream(const StreamRequest& re
     if (owned >= kMaxStreamsPerClient) {
         return ClientError{AUDIOD_E_REFUSED, "too many streams for one client"};
     }
-    if (sink->attached_streams >= Sink::kMaxStreams) {
+    if (sink->attached_streams >= Device::kMaxStreams) {
         return ClientError{AUDIOD_E_BUSY, "sink '" + sink->name() + "' has too many streams"};
     }
 
     // At least two of the largest cycle's worth of the stream's frames, so
     // that the client can write one while we read one, wherever it moves.
     uint64_t largest_cycle = 0;
-    for (const SinkEntry& entry : sinks_) {
-        const SinkFormat& f = entry.sink->format();
+    for (const DeviceEntry& entry : devices_) {
+        const DeviceFormat& f = entry.device->format();
         largest_cycle =
             std::max<uint64_t>(largest_cycle, (uint64_t{f.quantum} * p.rate + f.rate - 1) / f.rate);
     }
@@ -174,7 +174,7 @@ std::variant<Stream*, ClientError> Engine::create_stream(const StreamRequest& re
     s.client_id = request.client_id;
     s.pid = request.pid;
     s.app = request.app;
-    s.sink = sink;
+    s.device = sink;
     s.wanted_sink = wanted;
     s.format = format;
     s.rate = p.rate;
@@ -208,7 +208,7 @@ MaybeError Engine::set_paused(Stream& stream, bool paused) {
     }
     stream.paused = paused;
     if (!stream.in_transit()) {
-        send_or_queue(*stream.sink,
+        send_or_queue(*stream.device,
                       {paused ? RtCommand::Kind::pause : RtCommand::Kind::resume, &stream, 1.0f});
     }
     emit(stream_event("stream-changed", stream));
@@ -225,16 +225,16 @@ void Engine::close_stream(Stream& stream) {
     if (moving) {
         return; // the detach for the move is on its way; its event frees it
     }
-    if (stream.sink->failed()) {
+    if (stream.device->failed()) {
         release_stream(stream);
         return;
     }
-    send_or_queue(*stream.sink, {RtCommand::Kind::detach, &stream, 1.0f});
+    send_or_queue(*stream.device, {RtCommand::Kind::detach, &stream, 1.0f});
 }
 
 void Engine::release_stream(Stream& stream) {
-    if (stream.sink->attached_streams > 0) {
-        --stream.sink->attached_streams;
+    if (stream.device->attached_streams > 0) {
+        --stream.device->attached_streams;
     }
     log_info("engine", "stream closed id=" + std::to_string(stream.id) +
                            " underruns=" + std::to_string(stream.underruns.load()));
@@ -253,7 +253,7 @@ RtCommand Engine::gain_command(Stream& stream) const {
     return {RtCommand::Kind::stream_gain, &stream, silent ? 0.0f : stream.volume * app.volume};
 }
 
-void Engine::send_or_queue(Sink& sink, const RtCommand& command) {
+void Engine::send_or_queue(Device& sink, const RtCommand& command) {
     // Keep order: once something is pending, everything queues behind it.
     if (!pending_.empty() || !sink.send(command)) {
         pending_.emplace_back(&sink, command);
@@ -275,10 +275,10 @@ void Engine::tick() {
 }
 
 void Engine::handle_events(int fd) {
-    Sink* sink = nullptr;
-    for (const SinkEntry& entry : sinks_) {
-        if (entry.sink->event_fd() == fd) {
-            sink = entry.sink.get();
+    Device* sink = nullptr;
+    for (const DeviceEntry& entry : devices_) {
+        if (entry.device->event_fd() == fd) {
+            sink = entry.device.get();
         }
     }
     if (sink == nullptr) {
@@ -315,7 +315,7 @@ void Engine::handle_events(int fd) {
                 }
                 break;
             }
-            case RtEvent::Kind::sink_failed:
+            case RtEvent::Kind::device_failed:
                 handle_sink_failure(*sink, event.value);
                 return; // the sink's streams have moved; its queue is done
             }
@@ -329,13 +329,13 @@ void Engine::watch_rt_threads() {
         rt_time_demotions_seen_ = demotions;
         log_error("watchdog", "RLIMIT_RTTIME: a real-time thread ran too long without "
                               "blocking; all RT threads were demoted to SCHED_OTHER");
-        for (SinkEntry& entry : sinks_) {
-            entry.sink->demote("RLIMIT_RTTIME");
+        for (DeviceEntry& entry : devices_) {
+            entry.device->demote("RLIMIT_RTTIME");
         }
     }
-    for (SinkEntry& entry : sinks_) {
-        Sink& sink = *entry.sink;
-        Sink::Progress& progress = sink.progress;
+    for (DeviceEntry& entry : devices_) {
+        Device& sink = *entry.device;
+        Device::Progress& progress = sink.progress;
         const uint64_t frames = sink.frames_played();
         if (frames != progress.frames || sink.failed() || sink.rt_tid() == 0) {
             if (progress.stalled) {
@@ -384,8 +384,8 @@ proto::Event Engine::stream_event(const char* kind, const Stream& stream) const 
 }
 
 std::string endpoint_name(const Stream& stream) {
-    const Sink& at = *stream.destination();
-    return at.name() + (stream.record && !at.capture() ? std::string(kMonitorSuffix) : "");
+    const Device& at = *stream.destination();
+    return at.name() + (stream.record && !at.is_source() ? std::string(kMonitorSuffix) : "");
 }
 
 std::string monitored_sink(const std::string& source) {

@@ -1,5 +1,5 @@
 // Engine: volume and mute of streams, applications and sinks.
-#include "engine.h"
+#include "engine/engine.h"
 
 #include "audiod/audiod.h"
 
@@ -53,7 +53,7 @@ std::optional<bool> toggle(bool current, uint32_t mode) {
 void Engine::apply_gain(Stream& stream) {
     // A stream between sinks gets its gain when it lands.
     if (!stream.in_transit()) {
-        send_or_queue(*stream.sink, gain_command(stream));
+        send_or_queue(*stream.device, gain_command(stream));
     }
 }
 
@@ -113,7 +113,7 @@ MaybeError Engine::change_gain(uint32_t target, uint32_t stream_id, const std::s
         return std::nullopt;
     }
     case proto::VolumeTarget::sink: {
-        Sink* sink = find_sink(name);
+        Device* sink = find_sink(name);
         if (sink == nullptr) {
             return ClientError{AUDIOD_E_NOENTITY, "no sink named '" + name + "'"};
         }
@@ -121,7 +121,7 @@ MaybeError Engine::change_gain(uint32_t target, uint32_t stream_id, const std::s
             return ClientError{AUDIOD_E_INVALID, "invalid volume or mute change"};
         }
         send_or_queue(*sink,
-                      {RtCommand::Kind::sink_gain, nullptr, sink->muted ? 0.0f : sink->volume});
+                      {RtCommand::Kind::device_gain, nullptr, sink->muted ? 0.0f : sink->volume});
         proto::Event event;
         event.kind = "sink-changed";
         event.sink = sink->name();
