@@ -5,8 +5,8 @@
 //
 //   audiod-load [--streams N] [--seconds T] [--latency-ms L] [--csv]
 #include "audiod/audiod.h"
-#include "protocol/messages.h"
 #include "proc_stats.h"
+#include "protocol/messages.h"
 #include "protocol/request_channel.h"
 #include "protocol/socket_path.h"
 #include "tone.h"

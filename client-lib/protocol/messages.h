@@ -293,7 +293,7 @@ struct StreamInfo {
     std::string state;
     float volume = 1.0f;
     bool muted = false;
-    uint64_t underruns = 0; // record streams: overruns (frames the client had no room for)
+    uint64_t xruns = 0; // underruns; for a record stream, overruns
     uint32_t format = 0;
     uint32_t rate = 0;
     uint32_t channels = 0;
@@ -425,7 +425,7 @@ void visit(V& v, M& m) requires std::is_same_v<std::remove_const_t<M>, StreamInf
     v.str(m.state);
     v.f32(m.volume);
     v.boolean(m.muted);
-    v.u64(m.underruns);
+    v.u64(m.xruns);
     v.u32(m.format);
     v.u32(m.rate);
     v.u32(m.channels);

@@ -14,12 +14,12 @@
 #pragma once
 
 #include "audiod/audiod.h"
-#include "protocol/deadline.h"
 #include "keep_clock.h"
+#include "protocol/deadline.h"
 #include "protocol/messages.h"
 #include "protocol/request_channel.h"
-#include "ring_binding.h"
 #include "protocol/unique_fd.h"
+#include "ring_binding.h"
 
 #include <atomic>
 #include <condition_variable>
@@ -62,15 +62,15 @@ struct StreamCore {
     float volume = 1.0f;
     bool paused = false;
     bool closed = false;
-    bool started = false;   // manual_start streams: audiod_stream_start() was called
-    uint64_t write_pos = 0; // frames the player has written (record: read), ever
-    uint64_t ring_base = 0; // write_pos when the current ring was bound
+    bool started = false;    // manual_start streams: audiod_stream_start() was called
+    uint64_t client_pos = 0; // frames the player has written (record: read), ever
+    uint64_t ring_base = 0;  // client_pos when the current ring was bound
     uint64_t start_threshold = 0;
     uint32_t wake_frames = 0;
-    uint64_t underruns_before = 0; // from rings of earlier servers
-    bool orphan = false;           // no server consumes it: `clock` does
-    bool broken = false;           // lost, and keep-clock is off
-    int broken_code = 0;           // AUDIOD_E_DISCONNECTED or AUDIOD_E_STALLED
+    uint64_t xruns_before = 0;  // from rings of earlier servers
+    bool keeping_clock = false; // no server consumes it: `clock` does
+    bool broken = false;        // lost, and keep-clock is off
+    int broken_code = 0;        // AUDIOD_E_DISCONNECTED or AUDIOD_E_STALLED
     KeepClock clock;
     // The descriptor handed to the player: its number never changes; a new
     // ring's eventfd is dup2()ed onto it.
@@ -86,11 +86,11 @@ struct StreamCore {
     // clock has "captured" (and what it had to drop past a full buffer is
     // skipped). Call with `mutex` held.
     [[nodiscard]] uint64_t ready_locked(MonoClock::time_point now);
-    // Whether a player polling wake_fd should be woken now (orphans only).
+    // Whether a player polling wake_fd should be woken now (while keeping the clock).
     [[nodiscard]] bool wake_due_locked(MonoClock::time_point now);
     [[nodiscard]] uint64_t capacity_locked() const noexcept { return ring.capacity(); }
     // Switches to keep-clock from `since` (the moment the server stopped).
-    void orphan_locked(MonoClock::time_point since);
+    void keep_clock_locked(MonoClock::time_point since);
     // Wakes a player blocked on wake_fd.
     void wake() const noexcept;
 };

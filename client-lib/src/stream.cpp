@@ -1,14 +1,14 @@
 // Playback streams: the client side of the shared-memory ring, and the
 // keep-clock that takes over when no server consumes it.
 //
-// Writing copies frames into the ring and publishes write_pos with release
-// ordering; the server's acquire load of write_pos then sees the frames.
+// Writing copies frames into the ring and publishes client_pos with release
+// ordering; the server's acquire load of client_pos then sees the frames.
 // Waiting for room uses the stream's eventfd, which the server signals only
 // when free space crosses our wake-up threshold or the ring runs empty. When
-// the server is gone or stalled (supervisor.cpp decides), the stream is an
-// "orphan": writes are accepted and consumed by a virtual clock at the
-// nominal rate, so nothing the player calls freezes, until the supervisor
-// binds the stream to a ring of a live server again.
+// the server is gone or stalled (supervisor.cpp decides), the stream is
+// "keeping the clock": writes are accepted and consumed by a virtual clock
+// at the nominal rate, so nothing the player calls freezes, until the
+// supervisor binds the stream to a ring of a live server again.
 #include "client_internal.h"
 #include "protocol/sample_format.h"
 
@@ -94,7 +94,7 @@ void on_lost(StreamCore& core) {
     core.context->connection_lost.store(true);
     std::lock_guard lock(core.mutex);
     if (core.keep_clock) {
-        core.orphan_locked(MonoClock::now());
+        core.keep_clock_locked(MonoClock::now());
     } else if (!core.broken) {
         core.broken = true;
         core.broken_code = AUDIOD_E_DISCONNECTED;
@@ -142,22 +142,22 @@ int tolerate_lost_server(const StreamCore& core, int rc) {
 namespace audiod::client {
 
 uint64_t StreamCore::queued_locked(MonoClock::time_point now) {
-    if (orphan) {
-        return write_pos - clock.consumed(now, write_pos);
+    if (keeping_clock) {
+        return client_pos - clock.consumed(now, client_pos);
     }
-    return ring.bound() ? ring.queued(write_pos - ring_base) : 0;
+    return ring.bound() ? ring.queued(client_pos - ring_base) : 0;
 }
 
 uint64_t StreamCore::ready_locked(MonoClock::time_point now) {
-    if (orphan) {
+    if (keeping_clock) {
         // The clock "captures" silence from where the server stopped.
         const uint64_t captured = clock.consumed(now, ~uint64_t{0});
-        if (captured - write_pos > capacity_locked()) {
-            write_pos = captured - capacity_locked(); // overrun: the oldest is gone
+        if (captured - client_pos > capacity_locked()) {
+            client_pos = captured - capacity_locked(); // overrun: the oldest is gone
         }
-        return captured - write_pos;
+        return captured - client_pos;
     }
-    return ring.bound() ? ring.ready(write_pos - ring_base) : 0;
+    return ring.bound() ? ring.ready(client_pos - ring_base) : 0;
 }
 
 bool StreamCore::wake_due_locked(MonoClock::time_point now) {
@@ -165,16 +165,16 @@ bool StreamCore::wake_due_locked(MonoClock::time_point now) {
                   : capacity_locked() - queued_locked(now) >= wake_frames;
 }
 
-void StreamCore::orphan_locked(MonoClock::time_point since) {
-    if (orphan || closed) {
+void StreamCore::keep_clock_locked(MonoClock::time_point since) {
+    if (keeping_clock || closed) {
         return;
     }
     // Playback: what the server had consumed; record: what it had captured.
     const uint64_t consumed =
-        record ? write_pos + (ring.bound() ? ring.ready(write_pos - ring_base) : 0)
-               : write_pos - (ring.bound() ? ring.queued(write_pos - ring_base) : 0);
+        record ? client_pos + (ring.bound() ? ring.ready(client_pos - ring_base) : 0)
+               : client_pos - (ring.bound() ? ring.queued(client_pos - ring_base) : 0);
     clock = KeepClock(since, consumed, rate, paused);
-    orphan = true;
+    keeping_clock = true;
     wake();
 }
 
@@ -221,22 +221,22 @@ bool rebind(StreamCore& core, ServerStream&& fresh) {
         return false;
     }
     if (core.ring.bound()) {
-        core.underruns_before += core.ring.header()->underruns.load(std::memory_order_relaxed);
+        core.xruns_before += core.ring.header()->xruns.load(std::memory_order_relaxed);
     }
     core.ring = std::move(fresh.ring);
     core.server_id = fresh.id;
     core.quantum = fresh.quantum;
     // The new ring starts empty at position 0; what the keep-clock had
     // queued counts as played.
-    core.ring_base = core.write_pos;
-    core.orphan = false;
+    core.ring_base = core.client_pos;
+    core.keeping_clock = false;
     core.start_threshold = std::max<uint64_t>(1, core.ring.capacity() / 2);
     if (core.wake_frames == 0 || core.wake_frames > core.ring.capacity()) {
         // A reader is woken sooner than a writer: a late reader loses audio.
         core.wake_frames = static_cast<uint32_t>(
             core.record ? std::max<uint64_t>(1, core.ring.capacity() / 4) : core.start_threshold);
     }
-    core.ring.header()->wake_free_frames.store(core.wake_frames, std::memory_order_relaxed);
+    core.ring.header()->wake_threshold.store(core.wake_frames, std::memory_order_relaxed);
     if (core.started) {
         core.ring.set_flags(audiod::kClientFlagStarted, 0);
     }
@@ -357,7 +357,7 @@ int audiod_stream_start(audiod_stream* stream) {
         return core.broken_code;
     }
     core.started = true;
-    if (core.ring.bound() && !core.orphan) {
+    if (core.ring.bound() && !core.keeping_clock) {
         core.ring.set_flags(audiod::kClientFlagStarted, 0);
     }
     return 0;
@@ -408,10 +408,10 @@ long audiod_stream_read(audiod_stream* stream, void* data, size_t frames, int ti
             }
             const auto now = MonoClock::now();
             const uint64_t n = std::min<uint64_t>(core.ready_locked(now), frames - done);
-            if (core.orphan) {
+            if (core.keeping_clock) {
                 // Nobody records: the clock delivers silence at the nominal pace.
                 std::memset(dst + done * core.frame_bytes, 0, n * core.frame_bytes);
-                core.write_pos += n;
+                core.client_pos += n;
                 done += n;
                 if (done == frames) {
                     break;
@@ -419,8 +419,8 @@ long audiod_stream_read(audiod_stream* stream, void* data, size_t frames, int ti
                 keep_clock_wait = core.clock.time_for(
                     std::min<uint64_t>(frames - done, std::max<uint32_t>(1, core.wake_frames)));
             } else if (n > 0) {
-                core.ring.read(core.write_pos - core.ring_base, dst + done * core.frame_bytes, n);
-                core.write_pos += n;
+                core.ring.read(core.client_pos - core.ring_base, dst + done * core.frame_bytes, n);
+                core.client_pos += n;
                 done += n;
                 continue;
             } else {
@@ -462,9 +462,9 @@ long audiod_stream_write(audiod_stream* stream, const void* data, size_t frames,
             const auto now = MonoClock::now();
             const uint64_t room = core.capacity_locked() - core.queued_locked(now);
             const uint64_t n = std::min<uint64_t>(room, frames - written);
-            if (core.orphan) {
+            if (core.keeping_clock) {
                 // Nobody plays it: take the frames at the stream's own pace.
-                core.write_pos += n;
+                core.client_pos += n;
                 written += n;
                 if (written == frames) {
                     break;
@@ -472,9 +472,9 @@ long audiod_stream_write(audiod_stream* stream, const void* data, size_t frames,
                 keep_clock_wait =
                     core.clock.time_for(std::min<uint64_t>(frames - written, core.wake_frames));
             } else if (n > 0) {
-                core.ring.write(core.write_pos - core.ring_base, src + written * core.frame_bytes,
+                core.ring.write(core.client_pos - core.ring_base, src + written * core.frame_bytes,
                                 n);
-                core.write_pos += n;
+                core.client_pos += n;
                 written += n;
                 core.ring.set_flags(0, audiod::kClientFlagDraining);
                 if (!core.manual_start && core.queued_locked(now) >= core.start_threshold) {
@@ -524,7 +524,7 @@ int audiod_stream_set_wakeup_frames(audiod_stream* stream, uint32_t frames) {
     }
     core.wake_frames = frames;
     if (core.ring.bound()) {
-        core.ring.header()->wake_free_frames.store(frames, std::memory_order_relaxed);
+        core.ring.header()->wake_threshold.store(frames, std::memory_order_relaxed);
     }
     return 0;
 }
@@ -543,7 +543,7 @@ int audiod_stream_drain(audiod_stream* stream, int timeout_ms) {
         std::lock_guard lock(core.mutex);
         queued = core.queued_locked(MonoClock::now());
         core.started = true;
-        if (core.ring.bound() && !core.orphan) {
+        if (core.ring.bound() && !core.keeping_clock) {
             latency = core.ring.header()->sink_latency_frames.load(std::memory_order_relaxed);
             core.ring.set_flags(audiod::kClientFlagStarted | audiod::kClientFlagDraining, 0);
         }
@@ -560,14 +560,14 @@ int audiod_stream_drain(audiod_stream* stream, int timeout_ms) {
             if (core.broken) {
                 return core.broken_code;
             }
-            if (!core.orphan) {
+            if (!core.keeping_clock) {
                 drain_wakeups(core.wake_fd.get());
             }
             queued = core.queued_locked(MonoClock::now());
             if (queued == 0) {
                 break;
             }
-            if (core.orphan) {
+            if (core.keeping_clock) {
                 keep_clock_wait = core.clock.time_for(queued);
             } else {
                 // A stream re-bound after a new server came up drains there.
@@ -596,24 +596,24 @@ static int set_paused(audiod_stream* stream, bool paused, int timeout_ms) {
         return AUDIOD_E_INVALID;
     }
     StreamCore& core = *stream->core;
-    bool orphan = false;
+    bool keeping_clock = false;
     {
         std::lock_guard lock(core.mutex);
         if (core.broken) {
             return core.broken_code;
         }
         core.paused = paused;
-        orphan = core.orphan;
-        if (orphan) {
+        keeping_clock = core.keeping_clock;
+        if (keeping_clock) {
             const auto now = MonoClock::now();
             if (paused) {
-                core.clock.pause(now, core.write_pos);
+                core.clock.pause(now, core.client_pos);
             } else {
                 core.clock.resume(now);
             }
         }
     }
-    if (orphan) {
+    if (keeping_clock) {
         return 0; // applied when the stream is bound to a server again
     }
     const int rc =
@@ -638,7 +638,7 @@ int audiod_stream_set_volume(audiod_stream* stream, float volume, int timeout_ms
     {
         std::lock_guard lock(core.mutex);
         core.volume = volume;
-        if (core.orphan) {
+        if (core.keeping_clock) {
             return 0;
         }
         request.stream_id = core.server_id;
@@ -663,38 +663,38 @@ int audiod_stream_get_timing(const audiod_stream* stream, audiod_stream_timing* 
         // is what waits to be read.
         const uint64_t ready = core.ready_locked(MonoClock::now());
         *timing = audiod_stream_timing{};
-        timing->written = core.write_pos + ready;
-        timing->consumed = core.write_pos;
-        timing->played = core.write_pos;
+        timing->written = core.client_pos + ready;
+        timing->consumed = core.client_pos;
+        timing->played = core.client_pos;
         timing->delay_frames = ready;
         timing->sink_start_frame = audiod::kNoFrame;
-        timing->underruns = core.underruns_before;
-        if (core.ring.bound() && !core.orphan) {
-            timing->underruns += core.ring.header()->underruns.load(std::memory_order_relaxed);
+        timing->underruns = core.xruns_before;
+        if (core.ring.bound() && !core.keeping_clock) {
+            timing->underruns += core.ring.header()->xruns.load(std::memory_order_relaxed);
             timing->sink_start_frame =
                 core.ring.header()->sink_start_frame.load(std::memory_order_acquire);
         }
         timing->rate = core.rate;
-        timing->keeping_clock = core.orphan ? 1 : 0;
+        timing->keeping_clock = core.keeping_clock ? 1 : 0;
         return 0;
     }
     const uint64_t queued = core.queued_locked(MonoClock::now());
-    const uint64_t consumed = core.write_pos - queued;
+    const uint64_t consumed = core.client_pos - queued;
     uint32_t latency = 0;
     timing->sink_start_frame = audiod::kNoFrame;
-    timing->underruns = core.underruns_before;
-    if (core.ring.bound() && !core.orphan) {
+    timing->underruns = core.xruns_before;
+    if (core.ring.bound() && !core.keeping_clock) {
         latency = core.ring.header()->sink_latency_frames.load(std::memory_order_relaxed);
         timing->sink_start_frame =
             core.ring.header()->sink_start_frame.load(std::memory_order_acquire);
-        timing->underruns += core.ring.header()->underruns.load(std::memory_order_relaxed);
+        timing->underruns += core.ring.header()->xruns.load(std::memory_order_relaxed);
     }
-    timing->written = core.write_pos;
+    timing->written = core.client_pos;
     timing->consumed = consumed;
     timing->played = consumed > latency ? consumed - latency : 0;
     timing->delay_frames = queued + latency;
     timing->rate = core.rate;
-    timing->keeping_clock = core.orphan ? 1 : 0;
+    timing->keeping_clock = core.keeping_clock ? 1 : 0;
     return 0;
 }
 
@@ -714,7 +714,7 @@ int audiod_stream_close(audiod_stream* stream) {
     {
         std::lock_guard lock(core.mutex);
         core.closed = true;
-        tell_server = !core.orphan && !core.broken && core.ring.bound();
+        tell_server = !core.keeping_clock && !core.broken && core.ring.bound();
         command.stream_id = core.server_id;
         core.ring.reset();
     }

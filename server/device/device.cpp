@@ -1,9 +1,9 @@
 // Device: the control-thread side (open, start, stop, queues).
 // The RT cycle lives in sink_rt.cpp.
 #include "device/device.h"
+#include "device/stream.h"
 #include "os/memory_lock.h"
 #include "os/watchdog.h"
-#include "device/stream.h"
 
 #include <cerrno>
 #include <cstring>
@@ -133,7 +133,7 @@ std::string Device::start() {
     std::promise<std::string> scheduling;
     auto reported = scheduling.get_future();
     try {
-        thread_ = std::thread([this, p = std::move(scheduling)]() mutable { rt_main(p); });
+        thread_ = std::thread([this, p = std::move(scheduling)]() mutable { run_rt(p); });
     } catch (const std::system_error& e) {
         return std::string("cannot start the sink's thread: ") + e.what();
     }

@@ -20,11 +20,11 @@
 #pragma once
 
 #include "audiod/module.h"
+#include "common/spsc_queue.h"
+#include "device/messages.h"
 #include "dsp/channel_mix.h"
 #include "dsp/gain_ramp.h"
-#include "device/messages.h"
 #include "protocol/sample_format.h"
-#include "common/spsc_queue.h"
 #include "protocol/unique_fd.h"
 
 #include <atomic>
@@ -133,19 +133,19 @@ private:
     Device(const audiod_module& module, DeviceRequest request);
 
     // ---- Thread: rt ------------------------------------------------------
-    void rt_main(std::promise<std::string>& scheduling) noexcept;
-    void rt_apply_commands() noexcept;
-    void rt_mix_cycle() noexcept;
-    void rt_pull_stream(Stream& stream, uint64_t sink_frame) noexcept;
-    void rt_convert_stream(Stream& stream, uint64_t available, uint32_t* consumed,
+    void run_rt(std::promise<std::string>& scheduling) noexcept;
+    void apply_commands_rt() noexcept;
+    void mix_cycle_rt() noexcept;
+    void pull_stream_rt(Stream& stream, uint64_t sink_frame) noexcept;
+    void convert_stream_rt(Stream& stream, uint64_t available, uint32_t* consumed,
                            uint32_t* produced) noexcept;
-    void rt_push_record(Stream& stream, uint64_t sink_frame) noexcept;
+    void push_record_rt(Stream& stream, uint64_t sink_frame) noexcept;
     // A source's cycle: the captured quantum in output_ onto the bus.
-    void rt_capture_cycle() noexcept;
-    void rt_apply_sink_gain() noexcept;
-    void rt_feed_recorders(uint64_t sink_frame) noexcept;
-    void rt_remove(size_t index) noexcept;
-    void rt_post(const RtEvent& event) noexcept;
+    void capture_cycle_rt() noexcept;
+    void apply_device_gain_rt() noexcept;
+    void feed_recorders_rt(uint64_t sink_frame) noexcept;
+    void remove_rt(size_t index) noexcept;
+    void post_rt(const RtEvent& event) noexcept;
 
     const audiod_module& module_;
     DeviceRequest request_;
@@ -185,7 +185,7 @@ private:
     std::vector<float> resampled_for_record_;
     std::vector<uint8_t> record_bytes_;
     ChannelMix identity_mix_; // a source's device frames onto the bus
-    GainRamp sink_gain_;
+    GainRamp device_gain_;
 
     std::thread thread_;
     std::string scheduling_ = "not started";

@@ -1,13 +1,13 @@
 // Device: the real-time cycle. Everything in this file runs on the sink's RT
 // thread and obeys the rule in sink.h: no allocation, no locks, no logging,
 // no blocking call other than the module's `wait`, no waiting on clients.
+#include "device/device.h"
+#include "device/stream.h"
 #include "dsp/convert_kernels.h"
 #include "dsp/mix_kernels.h"
 #include "os/rt_scope.h"
 #include "os/scheduling.h"
 #include "os/watchdog.h"
-#include "device/device.h"
-#include "device/stream.h"
 
 #include <algorithm>
 #include <cstring>
@@ -74,7 +74,7 @@ void mix_span(float* bus, const uint8_t* src, SampleFormat format, uint32_t fram
 
 } // namespace
 
-void Device::rt_main(std::promise<std::string>& scheduling) noexcept {
+void Device::run_rt(std::promise<std::string>& scheduling) noexcept {
     char thread_name[16] = {};
     std::snprintf(thread_name, sizeof thread_name, "rt:%s", request_.name.c_str());
     pthread_setname_np(pthread_self(), thread_name);
@@ -91,12 +91,12 @@ void Device::rt_main(std::promise<std::string>& scheduling) noexcept {
         }
         {
             RtScope in_cycle;
-            rt_apply_commands();
+            apply_commands_rt();
             if (request_.kind == DeviceKind::source) {
                 rc = ops.read(instance_, output_.data(), request_.format.quantum);
-                rt_capture_cycle();
+                capture_cycle_rt();
             } else {
-                rt_mix_cycle();
+                mix_cycle_rt();
                 rc = ops.write(instance_, output_.data(), request_.format.quantum);
             }
             frames_.fetch_add(request_.format.quantum, std::memory_order_relaxed);
@@ -108,7 +108,7 @@ void Device::rt_main(std::promise<std::string>& scheduling) noexcept {
     }
     if (rc != 0) {
         failed_.store(true, std::memory_order_relaxed);
-        rt_post({RtEvent::Kind::device_failed, nullptr, rc});
+        post_rt({RtEvent::Kind::device_failed, nullptr, rc});
         wake(event_fd_.get());
     }
     ops.stop(instance_);
@@ -116,7 +116,7 @@ void Device::rt_main(std::promise<std::string>& scheduling) noexcept {
     unregister_rt_thread(watchdog_slot);
 }
 
-void Device::rt_post(const RtEvent& event) noexcept {
+void Device::post_rt(const RtEvent& event) noexcept {
     // The event queue holds four events per possible stream and each stream
     // posts at most one terminal event, so a terminal event always fits.
     if (events_.try_push(event)) {
@@ -124,12 +124,12 @@ void Device::rt_post(const RtEvent& event) noexcept {
     }
 }
 
-void Device::rt_remove(size_t index) noexcept {
+void Device::remove_rt(size_t index) noexcept {
     active_[index] = active_[active_count_ - 1];
     --active_count_;
 }
 
-void Device::rt_apply_commands() noexcept {
+void Device::apply_commands_rt() noexcept {
     RtCommand command;
     while (commands_.try_pop(command)) {
         Stream* stream = command.stream;
@@ -140,17 +140,17 @@ void Device::rt_apply_commands() noexcept {
             } else {
                 // The control thread keeps count and never sends more; if it
                 // did, hand the stream straight back rather than lose it.
-                rt_post({RtEvent::Kind::detached, stream, 0});
+                post_rt({RtEvent::Kind::detached, stream, 0});
             }
             break;
         case RtCommand::Kind::detach:
             for (size_t i = 0; i < active_count_; ++i) {
                 if (active_[i] == stream) {
-                    rt_remove(i);
+                    remove_rt(i);
                     break;
                 }
             }
-            rt_post({RtEvent::Kind::detached, stream, 0});
+            post_rt({RtEvent::Kind::detached, stream, 0});
             break;
         case RtCommand::Kind::stream_gain:
             if (stream->rt.started) {
@@ -166,13 +166,13 @@ void Device::rt_apply_commands() noexcept {
             stream->rt.paused = false;
             break;
         case RtCommand::Kind::device_gain:
-            sink_gain_.set_target(command.gain, ramp_frames_);
+            device_gain_.set_target(command.gain, ramp_frames_);
             break;
         }
     }
 }
 
-void Device::rt_mix_cycle() noexcept {
+void Device::mix_cycle_rt() noexcept {
     const DeviceFormat& fmt = request_.format;
     const size_t samples = size_t{fmt.quantum} * fmt.channels;
     std::fill(bus_.begin(), bus_.end(), 0.0f);
@@ -184,16 +184,16 @@ void Device::rt_mix_cycle() noexcept {
             ++i; // fed below, from what the sink plays
             continue;
         }
-        rt_pull_stream(stream, sink_frame);
+        pull_stream_rt(stream, sink_frame);
         if (stream.rt.broken) {
-            rt_remove(i);
-            rt_post({RtEvent::Kind::broken, &stream, 0});
+            remove_rt(i);
+            post_rt({RtEvent::Kind::broken, &stream, 0});
             continue;
         }
         ++i;
     }
 
-    rt_apply_sink_gain();
+    apply_device_gain_rt();
 
     switch (sample_format_) {
     case SampleFormat::s16le:
@@ -208,29 +208,29 @@ void Device::rt_mix_cycle() noexcept {
     }
 
     // The monitor: record streams get exactly what is played.
-    rt_feed_recorders(sink_frame);
+    feed_recorders_rt(sink_frame);
 }
 
-void Device::rt_capture_cycle() noexcept {
+void Device::capture_cycle_rt() noexcept {
     const DeviceFormat& fmt = request_.format;
     const uint64_t sink_frame = frames_.load(std::memory_order_relaxed);
     mix::decode_frames(sample_format_, output_.data(), fmt.quantum, identity_mix_, bus_.data());
-    rt_apply_sink_gain();
-    rt_feed_recorders(sink_frame);
+    apply_device_gain_rt();
+    feed_recorders_rt(sink_frame);
 }
 
-void Device::rt_apply_sink_gain() noexcept {
-    apply_gain(bus_.data(), request_.format.quantum, request_.format.channels, sink_gain_);
+void Device::apply_device_gain_rt() noexcept {
+    apply_gain(bus_.data(), request_.format.quantum, request_.format.channels, device_gain_);
 }
 
-void Device::rt_feed_recorders(uint64_t sink_frame) noexcept {
+void Device::feed_recorders_rt(uint64_t sink_frame) noexcept {
     for (size_t i = 0; i < active_count_;) {
         Stream& stream = *active_[i];
         if (stream.record) {
-            rt_push_record(stream, sink_frame);
+            push_record_rt(stream, sink_frame);
             if (stream.rt.broken) {
-                rt_remove(i);
-                rt_post({RtEvent::Kind::broken, &stream, 0});
+                remove_rt(i);
+                post_rt({RtEvent::Kind::broken, &stream, 0});
                 continue;
             }
         }
@@ -238,7 +238,7 @@ void Device::rt_feed_recorders(uint64_t sink_frame) noexcept {
     }
 }
 
-void Device::rt_pull_stream(Stream& stream, uint64_t sink_frame) noexcept {
+void Device::pull_stream_rt(Stream& stream, uint64_t sink_frame) noexcept {
     Stream::Rt& rt = stream.rt;
     RingHeader* header = stream.ring.header();
     const uint64_t capacity = stream.ring.capacity();
@@ -247,10 +247,10 @@ void Device::rt_pull_stream(Stream& stream, uint64_t sink_frame) noexcept {
     header->heartbeat.store(sink_frame / quantum, std::memory_order_relaxed);
 
     // The one read of the client's position this cycle. Unsigned arithmetic
-    // turns a write_pos behind read_pos into a huge value, so one comparison
+    // turns a client_pos behind server_pos into a huge value, so one comparison
     // checks both bounds.
-    const uint64_t write_pos = header->write_pos.load(std::memory_order_acquire);
-    const uint64_t available = write_pos - rt.read_pos;
+    const uint64_t client_pos = header->client_pos.load(std::memory_order_acquire);
+    const uint64_t available = client_pos - rt.server_pos;
     if (available > capacity) {
         rt.broken = true;
         return;
@@ -274,20 +274,13 @@ void Device::rt_pull_stream(Stream& stream, uint64_t sink_frame) noexcept {
     if (stream.conversion.direct) {
         frames = static_cast<uint32_t>(std::min<uint64_t>(available, quantum));
         produced = frames;
-        if (frames > 0) {
-            const uint64_t offset = rt.read_pos % capacity;
-            const auto first = static_cast<uint32_t>(std::min<uint64_t>(frames, capacity - offset));
-            const uint32_t frame_bytes = stream.ring.frame_bytes();
-            const uint8_t* data = stream.ring.data();
-            mix_span(bus_.data(), data + offset * frame_bytes, stream.format, first,
-                     stream.channels, rt.gain);
-            if (first < frames) {
-                mix_span(bus_.data() + size_t{first} * stream.channels, data, stream.format,
-                         frames - first, stream.channels, rt.gain);
-            }
-        }
+        stream.ring.view().for_each_piece(
+            rt.server_pos, frames, [&](const uint8_t* at, uint64_t count, uint64_t done) {
+                mix_span(bus_.data() + done * stream.channels, at, stream.format,
+                         static_cast<uint32_t>(count), stream.channels, rt.gain);
+            });
     } else {
-        rt_convert_stream(stream, available, &frames, &produced);
+        convert_stream_rt(stream, available, &frames, &produced);
     }
     if (produced > 0 && header->sink_start_frame.load(std::memory_order_relaxed) == kNoFrame) {
         header->sink_start_frame.store(sink_frame, std::memory_order_release);
@@ -296,8 +289,8 @@ void Device::rt_pull_stream(Stream& stream, uint64_t sink_frame) noexcept {
         // Time passes for the gain ramp whether or not there was audio.
         rt.gain.advance(quantum - produced);
         if (!draining) {
-            header->underruns.store(stream.underruns.fetch_add(1, std::memory_order_relaxed) + 1,
-                                    std::memory_order_relaxed);
+            header->xruns.store(stream.xruns.fetch_add(1, std::memory_order_relaxed) + 1,
+                                std::memory_order_relaxed);
             // Consecutive short cycles: the control thread calls the stream
             // stalled once they add up to its stall timeout.
             stream.starved_cycles.fetch_add(1, std::memory_order_relaxed);
@@ -311,14 +304,14 @@ void Device::rt_pull_stream(Stream& stream, uint64_t sink_frame) noexcept {
         std::memory_order_relaxed);
 
     const uint64_t free_before = capacity - available;
-    rt.read_pos += frames;
-    header->read_pos.store(rt.read_pos, std::memory_order_release);
-    stream.consumed.store(rt.read_pos, std::memory_order_relaxed);
+    rt.server_pos += frames;
+    header->server_pos.store(rt.server_pos, std::memory_order_release);
+    stream.consumed.store(rt.server_pos, std::memory_order_relaxed);
 
     // Wake the client only when its free space crosses its threshold, or
     // when the ring has just run empty (drain waits for that).
     const uint64_t threshold =
-        std::clamp<uint64_t>(header->wake_free_frames.load(std::memory_order_relaxed), 1, capacity);
+        std::clamp<uint64_t>(header->wake_threshold.load(std::memory_order_relaxed), 1, capacity);
     const uint64_t free_after = free_before + frames;
     if ((free_before < threshold && free_after >= threshold) ||
         (frames > 0 && frames == available)) {
@@ -328,8 +321,8 @@ void Device::rt_pull_stream(Stream& stream, uint64_t sink_frame) noexcept {
 
 // A stream that needs converting: decode (format and channel count) into
 // decoded_, resample into resampled_ if the rates differ, then mix.
-void Device::rt_convert_stream(Stream& stream, uint64_t available, uint32_t* consumed,
-                             uint32_t* produced) noexcept {
+void Device::convert_stream_rt(Stream& stream, uint64_t available, uint32_t* consumed,
+                               uint32_t* produced) noexcept {
     const Stream::Conversion& conversion = stream.conversion;
     const uint32_t quantum = request_.format.quantum;
     const uint32_t channels = request_.format.channels;
@@ -339,17 +332,11 @@ void Device::rt_convert_stream(Stream& stream, uint64_t available, uint32_t* con
                                 ? std::min(resampler->input_for(quantum) + 2, max_input_frames_)
                                 : quantum;
     const auto take = static_cast<uint32_t>(std::min<uint64_t>(available, wanted));
-    const uint64_t capacity = stream.ring.capacity();
-    const uint64_t offset = stream.rt.read_pos % capacity;
-    const auto first = static_cast<uint32_t>(std::min<uint64_t>(take, capacity - offset));
-    const uint32_t frame_bytes = stream.ring.frame_bytes();
-    const uint8_t* data = stream.ring.data();
-    mix::decode_frames(stream.format, data + offset * frame_bytes, first, conversion.mix,
-                       decoded_.data());
-    if (first < take) {
-        mix::decode_frames(stream.format, data, take - first, conversion.mix,
-                           decoded_.data() + size_t{first} * channels);
-    }
+    stream.ring.view().for_each_piece(
+        stream.rt.server_pos, take, [&](const uint8_t* at, uint64_t count, uint64_t done) {
+            mix::decode_frames(stream.format, at, static_cast<uint32_t>(count), conversion.mix,
+                               decoded_.data() + done * channels);
+        });
     const float* mixed = decoded_.data();
     uint32_t in_frames = take;
     uint32_t out_frames = take;
@@ -369,17 +356,17 @@ void Device::rt_convert_stream(Stream& stream, uint64_t available, uint32_t* con
 // A record stream: this cycle's bus, as played, converted to the stream's
 // channels, rate and format, into its ring. A client that has left no room
 // loses what does not fit (an overrun, counted) and nobody else notices.
-void Device::rt_push_record(Stream& stream, uint64_t sink_frame) noexcept {
+void Device::push_record_rt(Stream& stream, uint64_t sink_frame) noexcept {
     Stream::Rt& rt = stream.rt;
     RingHeader* header = stream.ring.header();
     const uint64_t capacity = stream.ring.capacity();
     const DeviceFormat& fmt = request_.format;
     header->heartbeat.store(sink_frame / fmt.quantum, std::memory_order_relaxed);
 
-    // For a record stream rt.read_pos is how far the server has written;
+    // For a record stream rt.server_pos is how far the server has written;
     // the client's read position is hostile like any client position.
-    const uint64_t client_pos = header->write_pos.load(std::memory_order_acquire);
-    const uint64_t used = rt.read_pos - client_pos;
+    const uint64_t client_pos = header->client_pos.load(std::memory_order_acquire);
+    const uint64_t used = rt.server_pos - client_pos;
     if (used > capacity) {
         rt.broken = true;
         return;
@@ -422,31 +409,25 @@ void Device::rt_push_record(Stream& stream, uint64_t sink_frame) noexcept {
         }
         apply_gain(own, count, channels, rt.gain);
     }
-    const uint32_t frame_bytes = stream.ring.frame_bytes();
     mix::encode_samples(stream.format, frames, samples, record_bytes_.data());
 
     const uint64_t room = capacity - used;
     const auto n = static_cast<uint32_t>(std::min<uint64_t>(count, room));
     if (n < count) {
-        header->underruns.store(stream.underruns.fetch_add(1, std::memory_order_relaxed) + 1,
-                                std::memory_order_relaxed);
+        header->xruns.store(stream.xruns.fetch_add(1, std::memory_order_relaxed) + 1,
+                            std::memory_order_relaxed);
     }
-    uint8_t* data = const_cast<uint8_t*>(stream.ring.data());
-    const uint64_t offset = rt.read_pos % capacity;
-    const auto first = static_cast<uint32_t>(std::min<uint64_t>(n, capacity - offset));
-    std::memcpy(data + offset * frame_bytes, record_bytes_.data(), size_t{first} * frame_bytes);
-    std::memcpy(data, record_bytes_.data() + size_t{first} * frame_bytes,
-                size_t{n - first} * frame_bytes);
+    stream.ring.view().copy_in(rt.server_pos, record_bytes_.data(), n);
     if (n > 0 && header->sink_start_frame.load(std::memory_order_relaxed) == kNoFrame) {
         header->sink_start_frame.store(sink_frame, std::memory_order_release);
     }
-    rt.read_pos += n;
-    header->read_pos.store(rt.read_pos, std::memory_order_release);
-    stream.consumed.store(rt.read_pos, std::memory_order_relaxed);
+    rt.server_pos += n;
+    header->server_pos.store(rt.server_pos, std::memory_order_release);
+    stream.consumed.store(rt.server_pos, std::memory_order_relaxed);
 
     // Wake the reader when what is ready crosses its threshold.
     const uint64_t threshold =
-        std::clamp<uint64_t>(header->wake_free_frames.load(std::memory_order_relaxed), 1, capacity);
+        std::clamp<uint64_t>(header->wake_threshold.load(std::memory_order_relaxed), 1, capacity);
     if (used < threshold && used + n >= threshold) {
         wake(stream.wake_fd.get());
     }

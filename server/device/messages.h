@@ -18,7 +18,7 @@ struct RtCommand {
         stream_gain, // ramp `stream` to `gain`
         pause,       // stop taking frames from `stream`
         resume,      // take frames again
-        device_gain,   // ramp the whole sink to `gain`
+        device_gain, // ramp the whole sink to `gain`
     };
     Kind kind{};
     Stream* stream = nullptr;
@@ -28,8 +28,8 @@ struct RtCommand {
 // RT -> control.
 struct RtEvent {
     enum class Kind : uint8_t {
-        detached,    // `stream` is no longer used by the RT thread
-        broken,      // `stream`'s client corrupted its ring; it has been detached
+        detached,      // `stream` is no longer used by the RT thread
+        broken,        // `stream`'s client corrupted its ring; it has been detached
         device_failed, // the device reported error `value` (negative errno); the RT thread stopped
     };
     Kind kind{};

@@ -13,6 +13,7 @@
 #include "dsp/gain_ramp.h"
 #include "dsp/resampler.h"
 #include "protocol/ring_layout.h"
+#include "protocol/ring_view.h"
 #include "protocol/sample_format.h"
 #include "protocol/unique_fd.h"
 
@@ -41,6 +42,8 @@ public:
 
     [[nodiscard]] RingHeader* header() const noexcept { return header_; }
     [[nodiscard]] const uint8_t* data() const noexcept { return data_; }
+    // The data ring by stream position (protocol/ring_view.h).
+    [[nodiscard]] RingView view() const noexcept { return {data_, capacity_, frame_bytes_}; }
     [[nodiscard]] uint64_t capacity() const noexcept { return capacity_; }
     [[nodiscard]] uint32_t frame_bytes() const noexcept { return frame_bytes_; }
     [[nodiscard]] size_t memory_bytes() const noexcept { return bytes_; }
@@ -83,11 +86,11 @@ struct Stream {
     float volume = 1.0f;
     bool muted = false;
     bool paused = false;
-    bool detaching = false;     // closing: a detach is on its way to the RT thread
-    Device* moving_to = nullptr;  // moving: detach sent to `sink`, then attach here
-    std::string wanted_sink;    // where it belongs when that sink exists ("" = default)
-    std::string rescued_from;   // the sink that went away under it, to go back to
-    std::string reported_state; // last state announced in an event
+    bool detaching = false;      // closing: a detach is on its way to the RT thread
+    Device* moving_to = nullptr; // moving: detach sent to `sink`, then attach here
+    std::string wanted_sink;     // where it belongs when that sink exists ("" = default)
+    std::string rescued_from;    // the sink that went away under it, to go back to
+    std::string reported_state;  // last state announced in an event
 
     StreamRing ring;
     UniqueFd wake_fd; // the server writes, the client polls
@@ -105,7 +108,7 @@ struct Stream {
 
     // ---- Thread: the RT thread of the sink it is attached to ------------
     struct Rt {
-        uint64_t read_pos = 0;
+        uint64_t server_pos = 0;
         GainRamp gain;
         bool paused = false;
         bool started = false;
@@ -113,7 +116,7 @@ struct Stream {
     } rt;
 
     // ---- Thread: any (written by RT, read by control) -------------------
-    std::atomic<uint64_t> underruns{0};
+    std::atomic<uint64_t> xruns{0};
     std::atomic<uint64_t> consumed{0};
     std::atomic<uint32_t> starved_cycles{0}; // consecutive cycles it came up short
     std::atomic<RtStreamStatus> rt_status{RtStreamStatus::prebuffering};

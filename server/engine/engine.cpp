@@ -123,10 +123,10 @@ std::variant<Stream*, ClientError> Engine::create_stream(const StreamRequest& re
         return ClientError{AUDIOD_E_INVALID, "sample format must not be 'invalid'"};
     }
     if (p.rate < Device::kMinStreamRate || p.rate > Device::kMaxStreamRate) {
-        return ClientError{AUDIOD_E_NOTSUPPORTED, "rate " + std::to_string(p.rate) +
-                                                      " Hz is outside " +
-                                                      std::to_string(Device::kMinStreamRate) + ".." +
-                                                      std::to_string(Device::kMaxStreamRate) + " Hz"};
+        return ClientError{AUDIOD_E_NOTSUPPORTED,
+                           "rate " + std::to_string(p.rate) + " Hz is outside " +
+                               std::to_string(Device::kMinStreamRate) + ".." +
+                               std::to_string(Device::kMaxStreamRate) + " Hz"};
     }
     if (p.channels < 1 || p.channels > kMaxChannels) {
         return ClientError{AUDIOD_E_NOTSUPPORTED, std::to_string(p.channels) +
@@ -237,7 +237,7 @@ void Engine::release_stream(Stream& stream) {
         --stream.device->attached_streams;
     }
     log_info("engine", "stream closed id=" + std::to_string(stream.id) +
-                           " underruns=" + std::to_string(stream.underruns.load()));
+                           " underruns=" + std::to_string(stream.xruns.load()));
     emit(stream_event("stream-removed", stream));
     streams_.erase(stream.id);
 }

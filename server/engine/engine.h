@@ -22,12 +22,12 @@
 // Thread: control, for every member.
 #pragma once
 
-#include "engine/app_state.h"
 #include "config/config.h"
-#include "protocol/messages.h"
-#include "engine/module_loader.h"
 #include "device/device.h"
 #include "device/stream.h"
+#include "engine/app_state.h"
+#include "engine/module_loader.h"
+#include "protocol/messages.h"
 
 #include <chrono>
 #include <map>

@@ -82,7 +82,7 @@ std::vector<proto::StreamInfo> Engine::list_streams() const {
         info.state = state_name(*stream);
         info.volume = stream->volume;
         info.muted = stream->muted;
-        info.underruns = stream->underruns.load(std::memory_order_relaxed);
+        info.xruns = stream->xruns.load(std::memory_order_relaxed);
         info.format = static_cast<uint32_t>(stream->format);
         info.rate = stream->rate;
         info.channels = stream->channels;
@@ -164,8 +164,9 @@ proto::ServerInfo Engine::info() const {
     const Device* chosen = default_sink();
     info.default_sink = chosen != nullptr ? chosen->name() : "";
     info.streams = static_cast<uint32_t>(list_streams().size());
-    info.sinks = static_cast<uint32_t>(std::count_if(
-        devices_.begin(), devices_.end(), [](const DeviceEntry& e) { return !e.device->is_source(); }));
+    info.sinks = static_cast<uint32_t>(
+        std::count_if(devices_.begin(), devices_.end(),
+                      [](const DeviceEntry& e) { return !e.device->is_source(); }));
     info.state_file = state_.path();
     info.memory = memory_lock_status();
     return info;

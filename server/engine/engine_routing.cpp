@@ -176,7 +176,8 @@ Device* Engine::fallback_for(const Device& leaving) const {
         return preferred;
     }
     for (const DeviceEntry& entry : devices_) {
-        if (entry.device.get() != &leaving && !entry.device->failed() && !entry.device->is_source()) {
+        if (entry.device.get() != &leaving && !entry.device->failed() &&
+            !entry.device->is_source()) {
             return entry.device.get();
         }
     }
@@ -266,8 +267,8 @@ MaybeError Engine::move(const proto::MoveStream& request) {
     // To a source ("SINK.monitor") moves record streams, to a sink playback.
     std::string wanted;
     Device* source = find_sink(request.sink) == nullptr && !request.sink.empty()
-                       ? find_source(request.sink, &wanted)
-                       : nullptr;
+                         ? find_source(request.sink, &wanted)
+                         : nullptr;
     const bool record = source != nullptr;
     Device* destination = record ? source : find_sink(request.sink);
     if (destination == nullptr) {
@@ -420,7 +421,8 @@ void Engine::reopen_failed_sinks() {
         }
         entry.next_reopen = now + std::chrono::seconds(1);
         const std::string name = entry.device->name();
-        auto opened = open_sink(entry.configured_type, name, entry.options, entry.device->is_source());
+        auto opened =
+            open_sink(entry.configured_type, name, entry.options, entry.device->is_source());
         if (auto* error = std::get_if<std::string>(&opened)) {
             log_debug("engine", "sink " + name + " still unavailable: " + *error);
             continue;

@@ -1,8 +1,8 @@
 #include "engine/module_loader.h"
 
 #include <cstdlib>
-#include <initializer_list>
 #include <dlfcn.h>
+#include <initializer_list>
 #include <limits.h>
 #include <unistd.h>
 
@@ -22,7 +22,6 @@ bool is_safe_type_name(const std::string& type) {
     }
     return true;
 }
-
 
 // The first of a table's required functions (name, present) that is
 // missing, or "" (see audiod/module.h; `xruns` is optional in both tables).
@@ -51,19 +50,23 @@ std::string descriptor_problem(const audiod_module* module, const std::string& t
         return "provides neither a sink nor a source";
     }
     if (const audiod_sink_ops* ops = module->sink; ops != nullptr) {
-        const std::string op = first_missing(
-            {{"open", ops->open != nullptr}, {"start", ops->start != nullptr},
-             {"wait", ops->wait != nullptr}, {"write", ops->write != nullptr},
-             {"stop", ops->stop != nullptr}, {"close", ops->close != nullptr}});
+        const std::string op = first_missing({{"open", ops->open != nullptr},
+                                              {"start", ops->start != nullptr},
+                                              {"wait", ops->wait != nullptr},
+                                              {"write", ops->write != nullptr},
+                                              {"stop", ops->stop != nullptr},
+                                              {"close", ops->close != nullptr}});
         if (!op.empty()) {
             return "has no sink '" + op + "' function (required)";
         }
     }
     if (const audiod_source_ops* ops = module->source; ops != nullptr) {
-        const std::string op = first_missing(
-            {{"open", ops->open != nullptr}, {"start", ops->start != nullptr},
-             {"wait", ops->wait != nullptr}, {"read", ops->read != nullptr},
-             {"stop", ops->stop != nullptr}, {"close", ops->close != nullptr}});
+        const std::string op = first_missing({{"open", ops->open != nullptr},
+                                              {"start", ops->start != nullptr},
+                                              {"wait", ops->wait != nullptr},
+                                              {"read", ops->read != nullptr},
+                                              {"stop", ops->stop != nullptr},
+                                              {"close", ops->close != nullptr}});
         if (!op.empty()) {
             return "has no source '" + op + "' function (required)";
         }

@@ -98,7 +98,7 @@ void write_stream(JsonWriter& w, const proto::StreamInfo& s) {
     w.key("muted");
     w.value(s.muted);
     w.key("underruns");
-    w.value(s.underruns);
+    w.value(s.xruns);
     w.key("format");
     w.value(format_of(s.format));
     w.key("rate");
@@ -146,7 +146,7 @@ std::string streams_text(const std::vector<proto::StreamInfo>& streams) {
                                                 "UNDERRUNS", "FORMAT", "RATE", "CH", "PID"}};
     for (const auto& s : streams) {
         rows.push_back({std::to_string(s.id), s.app, s.sink, s.state, percent(s.volume),
-                        s.muted ? "yes" : "no", std::to_string(s.underruns), format_of(s.format),
+                        s.muted ? "yes" : "no", std::to_string(s.xruns), format_of(s.format),
                         std::to_string(s.rate), std::to_string(s.channels), std::to_string(s.pid)});
     }
     return table(rows);

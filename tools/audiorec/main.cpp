@@ -2,8 +2,8 @@
 // on standard output) until a duration has passed or it is interrupted.
 #include "audiod/audiod.h"
 #include "cli.h"
-#include "protocol/sample_format.h"
 #include "common/wav.h"
+#include "protocol/sample_format.h"
 
 #include <atomic>
 #include <cerrno>

@@ -39,7 +39,7 @@ StreamInfo sample_stream(int i) {
     s.sink = "main";
     s.state = "paused";
     s.volume = 0.25f;
-    s.underruns = 12;
+    s.xruns = 12;
     s.format = 6;
     s.rate = 44100;
     s.channels = 6;

@@ -174,7 +174,7 @@ void SinkRig::write(Stream& stream, const void* frames, uint64_t count) {
                     frame_bytes);
     }
     pos += count;
-    stream.ring.header()->write_pos.store(pos, std::memory_order_release);
+    stream.ring.header()->client_pos.store(pos, std::memory_order_release);
 }
 
 void SinkRig::set_client_flags(Stream& stream, uint32_t flags) {

@@ -1,7 +1,7 @@
 // The per-application state file: round trips, hostile names, truncation,
 // atomic saves and corrupt files set aside.
-#include "engine/app_state.h"
 #include "control/control_server.h"
+#include "engine/app_state.h"
 
 #include <boost/test/unit_test.hpp>
 

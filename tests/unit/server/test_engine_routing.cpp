@@ -55,7 +55,7 @@ struct EngineRig {
         Stream& stream = *std::get<Stream*>(created);
         const auto samples = make_signal("sequence", frames, 2, 0, 0);
         std::memcpy(const_cast<uint8_t*>(stream.ring.data()), samples.data(), samples.size() * 2);
-        stream.ring.header()->write_pos.store(frames);
+        stream.ring.header()->client_pos.store(frames);
         stream.ring.header()->client_flags.store(kClientFlagStarted);
         return stream;
     }

@@ -110,7 +110,7 @@ BOOST_AUTO_TEST_CASE(writer_and_rt_reader_lose_nothing) {
         ++expected;
     }
     BOOST_CHECK_EQUAL(expected, kFrames);
-    BOOST_CHECK_EQUAL(server_side.ring.header()->read_pos.load(), kFrames);
+    BOOST_CHECK_EQUAL(server_side.ring.header()->server_pos.load(), kFrames);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

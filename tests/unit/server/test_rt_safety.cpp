@@ -92,7 +92,7 @@ BOOST_AUTO_TEST_CASE(rt_cycle_never_allocates_or_locks_under_churn) {
                 std::erase(live, &s);
                 break;
             case 5: // the client scribbles over its ring
-                s.ring.header()->write_pos.store(~uint64_t{0} - (rng() % 1000));
+                s.ring.header()->client_pos.store(~uint64_t{0} - (rng() % 1000));
                 std::erase(live, &s);
                 break;
             case 6: { // moved to the other sink while it plays, and back
