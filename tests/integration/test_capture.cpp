@@ -214,15 +214,16 @@ BOOST_AUTO_TEST_CASE(a_recording_keeps_its_pace_when_the_server_dies) {
     BOOST_CHECK_EQUAL(server->stop(SIGKILL), 128 + SIGKILL);
     const ProgramResult r = rec.finish(30s);
     BOOST_REQUIRE_MESSAGE(r.status == 0, r.err);
-    // The rest at the nominal pace: no hang, and no runaway clock. The
-    // bounds hold on a loaded machine: less may be left than the position
-    // read before the kill says, the 200 ms buffered come at once, and the
-    // clock catches up the 0.5 s it takes to notice a lost server; more
-    // time may pass for scheduling.
+    // The rest at about the nominal pace: no hang, and no runaway clock
+    // (which would deliver the rest at once). The bounds hold on a loaded
+    // machine, where up to seconds come at once: less may be left than the
+    // position read before the kill says, the 200 ms buffered are read
+    // together, and the clock catches up from the server's last sign of
+    // life, half a second or more before the loss is noticed.
     const double after =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - killed).count();
     BOOST_TEST_MESSAGE("recorded the rest in " << after << " s");
-    BOOST_CHECK_GE(after, 3.5);
+    BOOST_CHECK_GE(after, 2.0);
     BOOST_CHECK_LE(after, 8.0);
     BOOST_CHECK_EQUAL(read_wav_s16(dir.file("rec.wav")).size(), 2u * 6 * 48000);
 }
