@@ -5,6 +5,7 @@
 // Thread: control (the main thread), for every member.
 #pragma once
 
+#include "common/status.h"
 #include "engine/engine.h"
 #include "protocol/packet_socket.h"
 #include "protocol/unique_fd.h"
@@ -27,9 +28,9 @@ public:
     ~ControlServer() override;
 
     // Serves `listener` (bound and listening) until SIGINT or SIGTERM, which
-    // the caller must have blocked in every thread. Returns "" or a fatal
-    // error.
-    std::string run(UniqueFd listener);
+    // the caller must have blocked in every thread; fails only on an error
+    // that stops the server.
+    Status run(UniqueFd listener);
 
     // EngineObserver
     void on_event(const proto::Event& event) override;

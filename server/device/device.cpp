@@ -120,9 +120,9 @@ Device::~Device() {
     }
 }
 
-std::string Device::start() {
+Status Device::start() {
     if (thread_.joinable()) {
-        return {};
+        return Status::success();
     }
     stop_requested_.store(false);
     // The watchdog measures silence from now, not from the epoch.
@@ -135,10 +135,10 @@ std::string Device::start() {
     try {
         thread_ = std::thread([this, p = std::move(scheduling)]() mutable { run_rt(p); });
     } catch (const std::system_error& e) {
-        return std::string("cannot start the sink's thread: ") + e.what();
+        return Status::failure(std::string("cannot start the device's thread: ") + e.what());
     }
     scheduling_ = reported.get();
-    return {};
+    return Status::success();
 }
 
 void Device::stop() {

@@ -21,6 +21,7 @@
 
 #include "audiod/module.h"
 #include "common/spsc_queue.h"
+#include "common/status.h"
 #include "device/messages.h"
 #include "dsp/channel_mix.h"
 #include "dsp/gain_ramp.h"
@@ -83,7 +84,7 @@ public:
     ~Device();
 
     // Starts the RT thread. Thread: control.
-    [[nodiscard]] std::string start();
+    Status start();
     // Asks the RT thread to finish its cycle and stop, and joins it. Thread: control.
     void stop();
 

@@ -174,13 +174,13 @@ std::optional<AppStateStore> AppStateStore::parse(const std::string& text, std::
     return store;
 }
 
-std::string AppStateStore::load() {
+Status AppStateStore::load() {
     if (path_.empty()) {
-        return {};
+        return Status::success();
     }
     std::ifstream in(path_, std::ios::binary);
     if (!in) {
-        return {}; // no state yet
+        return Status::success(); // no state yet
     }
     std::ostringstream text;
     text << in.rdbuf();
@@ -189,25 +189,25 @@ std::string AppStateStore::load() {
     if (!parsed) {
         const std::string aside = path_ + ".corrupt";
         const bool moved = ::rename(path_.c_str(), aside.c_str()) == 0;
-        return "state file " + path_ + " is unreadable (" + error + "); " +
-               (moved ? "moved it to " + aside : "could not move it aside") +
-               " and starting with defaults";
+        return Status::failure("state file " + path_ + " is unreadable (" + error + "); " +
+                               (moved ? "moved it to " + aside : "could not move it aside") +
+                               " and starting with defaults");
     }
     apps_ = std::move(parsed->apps_);
     default_sink_ = std::move(parsed->default_sink_);
     dirty_ = false;
-    return {};
+    return Status::success();
 }
 
-std::string AppStateStore::save_if_dirty() {
+Status AppStateStore::save_if_dirty() {
     if (!dirty_ || path_.empty()) {
-        return {};
+        return Status::success();
     }
     make_parent_directories(path_);
     const std::string temp = path_ + ".tmp";
     const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
     if (fd < 0) {
-        return "cannot write " + temp + ": " + std::strerror(errno);
+        return Status::failure("cannot write " + temp + ": " + std::strerror(errno));
     }
     int rc = write_all(fd, serialize());
     if (rc == 0 && ::fsync(fd) != 0) {
@@ -219,7 +219,7 @@ std::string AppStateStore::save_if_dirty() {
     }
     if (rc != 0) {
         ::unlink(temp.c_str());
-        return "cannot save " + path_ + ": " + std::strerror(-rc);
+        return Status::failure("cannot save " + path_ + ": " + std::strerror(-rc));
     }
     // The rename is durable only once the directory entry is on disk.
     const auto slash = path_.rfind('/');
@@ -229,7 +229,7 @@ std::string AppStateStore::save_if_dirty() {
         ::close(dfd);
     }
     dirty_ = false;
-    return {};
+    return Status::success();
 }
 
 } // namespace audiod

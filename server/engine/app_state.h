@@ -11,6 +11,8 @@
 // because of it. Thread: control.
 #pragma once
 
+#include "common/status.h"
+
 #include <map>
 #include <optional>
 #include <string>
@@ -36,13 +38,14 @@ public:
     // $XDG_STATE_HOME/audiod/state, else ~/.local/state/audiod/state.
     [[nodiscard]] static std::string default_path();
 
-    // Reads the file. Returns "" if all is well (a missing file is fine),
-    // else a warning to log: the file was set aside and defaults are in use.
-    [[nodiscard]] std::string load();
+    // Reads the file. Succeeds if all is well (a missing file is fine),
+    // else fails with a warning to log: the file was set aside and defaults
+    // are in use.
+    Status load();
 
-    // Writes the file if anything changed since the last save. Returns "" or
-    // why it failed (the state stays dirty and is retried).
-    [[nodiscard]] std::string save_if_dirty();
+    // Writes the file if anything changed since the last save; fails with
+    // the reason (the state stays dirty and is retried).
+    Status save_if_dirty();
 
     [[nodiscard]] AppSettings get(const std::string& app) const;
     void set(const std::string& app, const AppSettings& settings);

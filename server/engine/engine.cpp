@@ -38,18 +38,18 @@ Engine::~Engine() {
     stop();
 }
 
-std::string Engine::start() {
+Status Engine::start() {
     for (const SinkConfig& sink : config_.sinks) {
         auto opened = open_sink(sink.type, sink.name, sink.options);
         if (auto* error = std::get_if<std::string>(&opened)) {
-            return "sink '" + sink.name + "': " + *error;
+            return Status::failure("sink '" + sink.name + "': " + *error);
         }
         add_sink(std::move(std::get<std::unique_ptr<Device>>(opened)), sink.type, sink.options);
     }
     for (const SinkConfig& source : config_.sources) {
         auto opened = open_sink(source.type, source.name, source.options, true);
         if (auto* error = std::get_if<std::string>(&opened)) {
-            return "source '" + source.name + "': " + *error;
+            return Status::failure("source '" + source.name + "': " + *error);
         }
         add_sink(std::move(std::get<std::unique_ptr<Device>>(opened)), source.type, source.options);
     }
@@ -59,7 +59,7 @@ std::string Engine::start() {
         default_sink_ = state_.default_sink();
     }
     started_at_ = std::chrono::steady_clock::now();
-    return {};
+    return Status::success();
 }
 
 void Engine::stop() {
@@ -70,8 +70,8 @@ void Engine::stop() {
     streams_.clear();
     pending_.clear();
     devices_.clear();
-    if (const std::string error = state_.save_if_dirty(); !error.empty()) {
-        log_error("engine", error);
+    if (const Status saved = state_.save_if_dirty(); !saved.ok()) {
+        log_error("engine", saved.reason());
     }
 }
 
@@ -183,10 +183,10 @@ std::variant<Stream*, ClientError> Engine::create_stream(const StreamRequest& re
     s.volume = p.volume;
     // The application's remembered volume and mute apply from the first frame.
     s.rt.gain.reset(gain_command(s).gain);
-    if (std::string error =
+    if (const Status prepared =
             prepare_conversion(s, sink->format(), sink->latency_frames(), config_.resample_quality);
-        !error.empty()) {
-        return ClientError{AUDIOD_E_NOMEM, error};
+        !prepared.ok()) {
+        return ClientError{AUDIOD_E_NOMEM, prepared.reason()};
     }
 
     if (!sink->send({RtCommand::Kind::attach, &s, 1.0f})) {
@@ -269,8 +269,8 @@ void Engine::tick() {
     watch_rt_threads();
     reopen_failed_sinks();
     report_state_changes();
-    if (const std::string error = state_.save_if_dirty(); !error.empty()) {
-        log_warning("engine", error);
+    if (const Status saved = state_.save_if_dirty(); !saved.ok()) {
+        log_warning("engine", saved.reason());
     }
 }
 

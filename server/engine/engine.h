@@ -78,9 +78,9 @@ public:
 
     void set_observer(EngineObserver* observer) noexcept { observer_ = observer; }
 
-    // Opens every configured sink and starts its RT thread. Returns "" or
-    // the reason the first sink failed.
-    [[nodiscard]] std::string start();
+    // Opens every configured sink and source and starts its RT thread;
+    // fails with the reason the first one failed.
+    Status start();
     // Stops all RT threads, then frees all streams and sinks.
     void stop();
 

@@ -110,8 +110,8 @@ Engine::open_sink(const std::string& configured_type, const std::string& name,
         return *error;
     }
     auto& sink = std::get<std::unique_ptr<Device>>(opened);
-    if (std::string error = sink->start(); !error.empty()) {
-        return error;
+    if (const Status started = sink->start(); !started.ok()) {
+        return started.reason();
     }
     log_info("engine", "sink started name=" + name + " type=" + type +
                            " quantum=" + std::to_string(sink->format().quantum) + " scheduling=\"" +
@@ -356,13 +356,14 @@ void Engine::land(Stream& stream, Device& destination) {
     } else {
         stream.rt.gain.reset(gain);
     }
-    if (const std::string error = prepare_conversion(
+    if (const Status prepared = prepare_conversion(
             stream, destination.format(), destination.latency_frames(), config_.resample_quality);
-        !error.empty()) {
+        !prepared.ok()) {
         // Only memory for a resampler can run out here. prepare_conversion
         // has still set the format and channel conversion for this sink, so
         // the stream plays, at the wrong speed, until it moves again.
-        log_error("engine", "stream " + std::to_string(stream.id) + " plays unresampled: " + error);
+        log_error("engine", "stream " + std::to_string(stream.id) +
+                                " plays unresampled: " + prepared.reason());
     }
     ++destination.attached_streams;
     send_or_queue(destination, {RtCommand::Kind::attach, &stream, 1.0f});

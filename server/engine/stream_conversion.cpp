@@ -2,8 +2,8 @@
 
 namespace audiod {
 
-std::string prepare_conversion(Stream& stream, const DeviceFormat& sf, uint32_t sink_latency_frames,
-                               int quality) {
+Status prepare_conversion(Stream& stream, const DeviceFormat& sf, uint32_t sink_latency_frames,
+                          int quality) {
     Stream::Conversion& conversion = stream.conversion;
     // Playback resamples after mixing to the sink's channels, record after
     // mixing to the stream's.
@@ -25,7 +25,7 @@ std::string prepare_conversion(Stream& stream, const DeviceFormat& sf, uint32_t 
         conversion.resampler.reset();
         auto created = Resampler::create(resampled_channels, in_rate, out_rate, quality);
         if (auto* error = std::get_if<std::string>(&created)) {
-            return *error;
+            return Status::failure(*error);
         }
         conversion.resampler = std::move(std::get<std::unique_ptr<Resampler>>(created));
     }
@@ -37,7 +37,7 @@ std::string prepare_conversion(Stream& stream, const DeviceFormat& sf, uint32_t 
     }
     stream.ring.header()->sink_latency_frames.store(
         static_cast<uint32_t>(stream.record ? latency : latency * stream.rate / sf.rate));
-    return "";
+    return Status::success();
 }
 
 } // namespace audiod

@@ -5,17 +5,17 @@
 #include "device/device.h"
 #include "device/stream.h"
 
-#include <string>
+#include "common/status.h"
 
 namespace audiod {
 
 // Fills stream.conversion for a sink of `format` whose device adds
 // `sink_latency_frames`, and stores in the ring the latency the client
 // counts in its delay (in the stream's own frames). A resampler for the
-// same rates is kept, with its filter state, across moves. Returns "" or why
-// it failed (out of memory). Thread: control (allocates), while no RT
+// same rates is kept, with its filter state, across moves. Fails only when
+// memory for a resampler runs out. Thread: control (allocates), while no RT
 // thread holds the stream.
-[[nodiscard]] std::string prepare_conversion(Stream& stream, const DeviceFormat& format,
-                                             uint32_t sink_latency_frames, int quality);
+Status prepare_conversion(Stream& stream, const DeviceFormat& format, uint32_t sink_latency_frames,
+                          int quality);
 
 } // namespace audiod

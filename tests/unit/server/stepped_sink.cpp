@@ -126,7 +126,7 @@ SinkRig::SinkRig(DeviceFormat f, const char* output_format)
                           "sink did not open");
     sink = std::move(std::get<std::unique_ptr<Device>>(opened));
     device = g_last_device;
-    BOOST_REQUIRE_EQUAL(sink->start(), "");
+    BOOST_REQUIRE(sink->start().ok());
 }
 
 SinkRig::~SinkRig() {
@@ -153,7 +153,7 @@ Stream& SinkRig::add_stream(SampleFormat fmt, uint64_t capacity, float gain, uin
     stream->rate = rate;
     stream->channels = channels;
     stream->record = record;
-    BOOST_REQUIRE_EQUAL(prepare_conversion(*stream, format, 0, Resampler::kDefaultQuality), "");
+    BOOST_REQUIRE(prepare_conversion(*stream, format, 0, Resampler::kDefaultQuality).ok());
     stream->device = sink.get();
     stream->volume = gain;
     stream->rt.gain.reset(gain);

@@ -29,7 +29,7 @@ struct EngineRig {
             config.sinks.push_back({"s2", "stepped", {{"quantum", "32"}}, 2});
         }
         engine = std::make_unique<Engine>(config, loader, state);
-        BOOST_REQUIRE_EQUAL(engine->start(), "");
+        BOOST_REQUIRE(engine->start().ok());
         BOOST_REQUIRE_EQUAL(stepped_devices().size(), two_sinks ? 2u : 1u);
         s1 = stepped_devices()[0];
         s2 = two_sinks ? stepped_devices()[1] : nullptr;
