@@ -69,8 +69,11 @@ struct StreamCore {
     uint32_t wake_frames = 0;
     uint64_t xruns_before = 0;  // from rings of earlier servers
     bool keeping_clock = false; // no server consumes it: `clock` does
-    bool broken = false;        // lost, and keep-clock is off
-    int broken_code = 0;        // AUDIOD_E_DISCONNECTED or AUDIOD_E_STALLED
+    // Record, keeping the clock: the frames before this position are still
+    // in the ring (the server recorded them before it went).
+    uint64_t recorded_in_ring = 0;
+    bool broken = false; // lost, and keep-clock is off
+    int broken_code = 0; // AUDIOD_E_DISCONNECTED or AUDIOD_E_STALLED
     KeepClock clock;
     // The descriptor handed to the player: its number never changes; a new
     // ring's eventfd is dup2()ed onto it.

@@ -109,6 +109,10 @@ int wait_for_progress(StreamCore& core, std::chrono::nanoseconds keep_clock_wait
     if (keep_clock_wait.count() > 0) {
         pollfd pfd{core.wake_fd.get(), POLLIN, 0};
         ::poll(&pfd, 1, std::max(1, poll_ms(keep_clock_wait, deadline)));
+        // Consumed here, as the server's wake-ups are below: left pending,
+        // the supervisor's would end every later wait at once, and the
+        // caller would spin a frame at a time until the server is back.
+        drain_wakeups(core.wake_fd.get());
         return 0;
     }
     const int waited = wait_wakeup(core, deadline);
@@ -152,6 +156,13 @@ uint64_t StreamCore::ready_locked(MonoClock::time_point now) {
     if (keeping_clock) {
         // The clock "captures" silence from where the server stopped.
         const uint64_t captured = clock.consumed(now, ~uint64_t{0});
+        if (captured <= client_pos) {
+            // A `now` taken before the reader's last look (the supervisor's,
+            // say) puts the clock behind the reader: nothing new is ready.
+            // (Unsigned arithmetic would otherwise call it an overrun and
+            // move the reader back a whole buffer.)
+            return 0;
+        }
         if (captured - client_pos > capacity_locked()) {
             client_pos = captured - capacity_locked(); // overrun: the oldest is gone
         }
@@ -169,10 +180,12 @@ void StreamCore::keep_clock_locked(MonoClock::time_point since) {
     if (keeping_clock || closed) {
         return;
     }
-    // Playback: what the server had consumed; record: what it had captured.
+    // Playback: what the server had consumed; record: what it had captured,
+    // which stays readable in the ring.
     const uint64_t consumed =
         record ? client_pos + (ring.bound() ? ring.ready(client_pos - ring_base) : 0)
                : client_pos - (ring.bound() ? ring.queued(client_pos - ring_base) : 0);
+    recorded_in_ring = record ? consumed : 0;
     clock = KeepClock(since, consumed, rate, paused);
     keeping_clock = true;
     wake();
@@ -409,8 +422,18 @@ long audiod_stream_read(audiod_stream* stream, void* data, size_t frames, int ti
             const auto now = MonoClock::now();
             const uint64_t n = std::min<uint64_t>(core.ready_locked(now), frames - done);
             if (core.keeping_clock) {
-                // Nobody records: the clock delivers silence at the nominal pace.
-                std::memset(dst + done * core.frame_bytes, 0, n * core.frame_bytes);
+                // Nobody records: the clock delivers, at the nominal pace,
+                // what the server had recorded before it went, then silence.
+                const uint64_t from_ring =
+                    core.client_pos < core.recorded_in_ring
+                        ? std::min<uint64_t>(n, core.recorded_in_ring - core.client_pos)
+                        : 0;
+                if (from_ring > 0) {
+                    core.ring.read(core.client_pos - core.ring_base, dst + done * core.frame_bytes,
+                                   from_ring);
+                }
+                std::memset(dst + (done + from_ring) * core.frame_bytes, 0,
+                            (n - from_ring) * core.frame_bytes);
                 core.client_pos += n;
                 done += n;
                 if (done == frames) {

@@ -169,22 +169,25 @@ void supervise(audiod_context* ctx) {
             if (core->closed || core->broken) {
                 continue;
             }
+            // The time now that the stream is ours: a player's thread may
+            // have used a later one while we waited for its lock.
+            const auto at = MonoClock::now();
             if (lost && !core->keeping_clock) {
                 if (core->keep_clock) {
-                    core->keep_clock_locked(now);
+                    core->keep_clock_locked(at);
                 } else {
                     core->broken = true;
                     core->broken_code = AUDIOD_E_DISCONNECTED;
                     core->wake();
                 }
             } else if (!core->keeping_clock) {
-                watch_heartbeat(*core, now);
+                watch_heartbeat(*core, at);
             }
             if (core->keeping_clock) {
                 any_keeping_clock = true;
                 // Poll-based players wait on the wake fd: tell them there
                 // is room, as the server would.
-                if (core->wake_due_locked(now)) {
+                if (core->wake_due_locked(at)) {
                     core->wake();
                 }
             }
