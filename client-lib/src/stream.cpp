@@ -30,7 +30,6 @@ namespace proto = audiod::proto;
 namespace {
 
 constexpr uint32_t kDefaultLatencyMs = 100;
-constexpr uint32_t kMaxLatencyMs = 10'000;
 // Requests a player makes on a stream (pause, volume) give up this soon, so
 // a stalled server cannot freeze a player's pause button; with keep-clock
 // the change is applied when the stream is bound again.
@@ -301,7 +300,7 @@ int audiod_stream_create(audiod_context* ctx, const audiod_stream_params* params
     *out = nullptr;
     const unsigned bytes = audiod_format_sample_bytes(params->format);
     if (bytes == 0 || params->channels == 0 || params->channels > 64 || params->rate == 0 ||
-        params->latency_ms > kMaxLatencyMs || std::isnan(params->volume) ||
+        params->latency_ms > AUDIOD_MAX_LATENCY_MS || std::isnan(params->volume) ||
         (params->flags &
          ~(AUDIOD_STREAM_NO_KEEP_CLOCK | AUDIOD_STREAM_MANUAL_START | AUDIOD_STREAM_RECORD)) != 0) {
         return AUDIOD_E_INVALID;

@@ -15,9 +15,9 @@
 // It speaks audiod's control protocol directly, as audioctl does, over the
 // socket libaudiod would use ($AUDIOD_SOCKET, ...). Every request has a
 // deadline: a stalled server makes a mixer call fail, never hang.
-#include "protocol/messages.h"
 #include "plugin_config.h"
 #include "plugin_errors.h"
+#include "protocol/messages.h"
 #include "protocol/request_channel.h"
 #include "protocol/socket_path.h"
 

@@ -1,5 +1,7 @@
 #include "config/config.h"
 
+#include "audiod/audiod.h"
+
 #include "engine/module_loader.h"
 
 #include "config/toml_guard.h"
@@ -92,7 +94,7 @@ unsigned read_server_table(const toml::node& node, ServerConfig& config) {
     for (const auto& [k, value] : *table) {
         const std::string key(k.str());
         if (key == "rate") {
-            config.rate = read_uint(value, key, 8000, 192000, src);
+            config.rate = read_uint(value, key, AUDIOD_MIN_RATE, AUDIOD_MAX_RATE, src);
         } else if (key == "channels") {
             config.channels = read_uint(value, key, 1, 8, src);
         } else if (key == "quantum") {

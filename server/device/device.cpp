@@ -1,6 +1,7 @@
 // Device: the control-thread side (open, start, stop, queues).
 // The RT cycle lives in sink_rt.cpp.
 #include "device/device.h"
+#include "audiod/audiod.h"
 #include "device/stream.h"
 #include "os/memory_lock.h"
 #include "os/watchdog.h"
@@ -83,7 +84,7 @@ Device::open(const audiod_module& module, const audiod_host& host, DeviceRequest
     // Resampling from the highest rate needs this many input frames a cycle
     // (plus the filter's rounding).
     sink->max_input_frames_ = static_cast<uint32_t>(
-        (uint64_t{req.format.quantum} * kMaxStreamRate + req.format.rate - 1) / req.format.rate +
+        (uint64_t{req.format.quantum} * AUDIOD_MAX_RATE + req.format.rate - 1) / req.format.rate +
         8);
     // Decoding may hold a playback stream's frames at the sink's channels,
     // or a record stream's at up to kMaxChannels.

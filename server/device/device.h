@@ -70,8 +70,6 @@ public:
     // enough that a step from full scale to silence does not click.
     static constexpr uint32_t kRampMs = 5;
     // Client rates the server converts from.
-    static constexpr uint32_t kMinStreamRate = 8000;
-    static constexpr uint32_t kMaxStreamRate = 192000;
 
     // Opens the device through its module. Thread: control.
     static std::variant<std::unique_ptr<Device>, std::string>
@@ -103,6 +101,8 @@ public:
     [[nodiscard]] const DeviceFormat& format() const noexcept { return request_.format; }
     [[nodiscard]] SampleFormat sample_format() const noexcept { return sample_format_; }
     [[nodiscard]] uint32_t latency_frames() const noexcept { return info_.latency_frames; }
+    // A gain change ramps over this many frames (kRampMs at the device's rate).
+    [[nodiscard]] uint32_t ramp_frames() const noexcept { return ramp_frames_; }
     // The most input frames one cycle may take from a stream (at the
     // highest stream rate). Thread: any.
     [[nodiscard]] uint32_t max_input_frames() const noexcept { return max_input_frames_; }

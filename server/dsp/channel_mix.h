@@ -20,11 +20,13 @@
 //     L = (FL + 0.7071 FC + 0.7071 RL) / 2.4142, R likewise.
 #pragma once
 
+#include "audiod/audiod.h"
+
 #include <cstdint>
 
 namespace audiod {
 
-inline constexpr uint32_t kMaxChannels = 8;
+inline constexpr uint32_t kMaxChannels = AUDIOD_MAX_CHANNELS;
 
 struct ChannelMix {
     uint32_t in = 0;

@@ -22,8 +22,6 @@ void host_log(int level, const char* component, const char* message) {
                 message ? message : "");
 }
 
-constexpr float kMaxGain = 4.0f; // +12 dB
-
 } // namespace
 
 Engine::Engine(ServerConfig config, ModuleLoader& modules, AppStateStore& state)
@@ -122,11 +120,11 @@ std::variant<Stream*, ClientError> Engine::create_stream(const StreamRequest& re
     if (format == SampleFormat::invalid) {
         return ClientError{AUDIOD_E_INVALID, "sample format must not be 'invalid'"};
     }
-    if (p.rate < Device::kMinStreamRate || p.rate > Device::kMaxStreamRate) {
-        return ClientError{AUDIOD_E_NOTSUPPORTED,
-                           "rate " + std::to_string(p.rate) + " Hz is outside " +
-                               std::to_string(Device::kMinStreamRate) + ".." +
-                               std::to_string(Device::kMaxStreamRate) + " Hz"};
+    if (p.rate < AUDIOD_MIN_RATE || p.rate > AUDIOD_MAX_RATE) {
+        return ClientError{AUDIOD_E_NOTSUPPORTED, "rate " + std::to_string(p.rate) +
+                                                      " Hz is outside " +
+                                                      std::to_string(AUDIOD_MIN_RATE) + ".." +
+                                                      std::to_string(AUDIOD_MAX_RATE) + " Hz"};
     }
     if (p.channels < 1 || p.channels > kMaxChannels) {
         return ClientError{AUDIOD_E_NOTSUPPORTED, std::to_string(p.channels) +

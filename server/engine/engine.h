@@ -185,6 +185,9 @@ private:
     uint64_t rt_time_demotions_seen_ = 0;
 };
 
+// The highest stream, application or sink volume: +12 dB.
+inline constexpr float kMaxGain = 4.0f;
+
 // A sink whose RT thread completes no cycle for this long is demoted.
 inline constexpr auto kRtWatchdogTimeout = std::chrono::milliseconds(1000);
 

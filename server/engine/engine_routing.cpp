@@ -86,8 +86,10 @@ Engine::open_sink(const std::string& configured_type, const std::string& name,
     }
     // Every sink may have its own quantum, rate and channel count.
     const auto quantum = take_uint_option(options, "quantum", config_.quantum, 16, 8192);
-    const auto rate = take_uint_option(options, "rate", config_.rate, 8000, 192000);
-    const auto channels = take_uint_option(options, "channels", config_.channels, 1, kMaxChannels);
+    const auto rate =
+        take_uint_option(options, "rate", config_.rate, AUDIOD_MIN_RATE, AUDIOD_MAX_RATE);
+    const auto channels =
+        take_uint_option(options, "channels", config_.channels, 1, AUDIOD_MAX_CHANNELS);
     for (const auto* taken : {&quantum, &rate, &channels}) {
         if (const auto* error = std::get_if<std::string>(taken)) {
             return *error;
@@ -351,8 +353,7 @@ void Engine::land(Stream& stream, Device& destination) {
     stream.rt.paused = stream.paused;
     const float gain = gain_command(stream).gain;
     if (stream.rt.started) {
-        stream.rt.gain.set_target(
-            gain, std::max<uint32_t>(1, destination.format().rate * Device::kRampMs / 1000));
+        stream.rt.gain.set_target(gain, destination.ramp_frames());
     } else {
         stream.rt.gain.reset(gain);
     }

@@ -10,8 +10,6 @@ namespace audiod {
 
 namespace {
 
-constexpr float kMaxGain = 4.0f; // +12 dB
-
 std::optional<float> adjust(float current, uint32_t mode, float value) {
     if (!std::isfinite(value)) {
         return std::nullopt;

@@ -165,13 +165,23 @@ const char* audiod_last_error(const audiod_context* ctx);
  */
 #define AUDIOD_STREAM_RECORD 0x4u
 
-/** What a new playback stream carries and where it goes. */
+/** The limits of a stream, and of a sink's or source's own format. */
+#define AUDIOD_MIN_RATE 8000u
+#define AUDIOD_MAX_RATE 192000u
+#define AUDIOD_MAX_CHANNELS 8u
+/** The longest buffer a stream may ask for. */
+#define AUDIOD_MAX_LATENCY_MS 10000u
+
+/** What a new stream carries and where it goes (a record stream: what it
+ * asks for and where it records from). */
 typedef struct audiod_stream_params {
     int format;          /**< an AUDIOD_FORMAT_*: every one is accepted */
-    uint32_t rate;       /**< frames per second, 8000..192000; the server resamples */
-    uint32_t channels;   /**< 1..8, in the standard channel orders; the server mixes
-                              them up or down to the sink's (see the README) */
-    uint32_t latency_ms; /**< buffer length to keep queued; 0 = default (100 ms) */
+    uint32_t rate;       /**< frames per second, AUDIOD_MIN_RATE..AUDIOD_MAX_RATE;
+                              the server resamples */
+    uint32_t channels;   /**< 1..AUDIOD_MAX_CHANNELS, in the standard channel orders; the
+                              server mixes them up or down (see the README) */
+    uint32_t latency_ms; /**< buffer length to keep queued (record: to hold);
+                              0 = default (100 ms), at most AUDIOD_MAX_LATENCY_MS */
     const char* sink;    /**< sink name (record streams: source name), or NULL/"" for the
                               default */
     float volume;        /**< initial linear gain, 1.0 = unity; negative = unity */
