@@ -58,7 +58,6 @@ struct StreamCore {
     std::mutex mutex;
     RingBinding ring; // unbound only briefly, or after close
     uint32_t server_id = 0;
-    uint32_t quantum = 0;
     float volume = 1.0f;
     bool paused = false;
     bool closed = false;
@@ -101,7 +100,6 @@ struct StreamCore {
 // What creating a stream on the server yields.
 struct ServerStream {
     uint32_t id = 0;
-    uint32_t quantum = 0;
     RingBinding ring;
     UniqueFd wake;
 };
@@ -125,7 +123,6 @@ struct audiod_context {
     uint32_t client_id = 0;
     uint32_t server_rate = 0;
     uint32_t server_channels = 0;
-    uint32_t server_quantum = 0;
 
     // Serialises requests: one request and its reply are in flight at a time.
     std::mutex request_mutex;

@@ -222,7 +222,6 @@ int create_on_server(audiod_context* ctx, const StreamCore& core, const std::str
         return mapped;
     }
     out->id = created.stream_id;
-    out->quantum = created.quantum;
     out->wake = std::move(reply.fds[1]);
     return 0;
 }
@@ -237,7 +236,6 @@ bool rebind(StreamCore& core, ServerStream&& fresh) {
     }
     core.ring = std::move(fresh.ring);
     core.server_id = fresh.id;
-    core.quantum = fresh.quantum;
     // The new ring starts empty at position 0; what the keep-clock had
     // queued counts as played.
     core.ring_base = core.client_pos;

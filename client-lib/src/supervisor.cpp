@@ -84,7 +84,6 @@ bool reconnect(audiod_context* ctx) {
     ctx->client_id = reply.client_id;
     ctx->server_rate = reply.rate;
     ctx->server_channels = reply.channels;
-    ctx->server_quantum = reply.quantum;
     ctx->connection_lost.store(false);
     if (ctx->events_epoll) {
         // The old socket left the epoll set when it was closed.

@@ -106,11 +106,20 @@ public:
     // The most input frames one cycle may take from a stream (at the
     // highest stream rate). Thread: any.
     [[nodiscard]] uint32_t max_input_frames() const noexcept { return max_input_frames_; }
+    // Frames the cycle has played (or captured). Thread: any (an atomic the
+    // RT thread bumps).
     [[nodiscard]] uint64_t frames_played() const noexcept {
         return frames_.load(std::memory_order_relaxed);
     }
+    // The module's count of device xruns. Thread: any: the module keeps it
+    // readable while its RT thread runs (audiod/module.h, `xruns`).
     [[nodiscard]] uint64_t xruns() const noexcept;
+    // Whether the RT thread stopped on a device error. Thread: any (atomic).
     [[nodiscard]] bool failed() const noexcept { return failed_.load(std::memory_order_relaxed); }
+    // The scheduling in force, for `audioctl info`. Thread: control: only
+    // start() and demote() write it, both on the control thread; the RT
+    // thread hands its part over once, through a promise, before its first
+    // cycle.
     [[nodiscard]] const std::string& scheduling() const noexcept { return scheduling_; }
     // The RT thread's kernel id while it runs, else 0. Thread: any.
     [[nodiscard]] pid_t rt_tid() const noexcept { return rt_tid_.load(std::memory_order_acquire); }

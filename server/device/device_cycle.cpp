@@ -1,6 +1,8 @@
-// Device: the real-time cycle. Everything in this file runs on the sink's RT
-// thread and obeys the rule in sink.h: no allocation, no locks, no logging,
-// no blocking call other than the module's `wait`, no waiting on clients.
+// Device: the real-time cycle. Everything in this file runs on the device's
+// RT thread. No cycle allocates, locks, logs, makes a blocking call other
+// than the module's `wait`, or waits on a client (device.h; the RT-safety
+// test checks it); only run_rt's set-up before the first cycle — naming the
+// thread, raising and reporting its priority — may allocate.
 #include "device/device.h"
 #include "device/stream.h"
 #include "dsp/convert_kernels.h"

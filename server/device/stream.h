@@ -1,5 +1,7 @@
-// A playback stream as the server holds it: the shared ring it reads, the
-// client it belongs to, and the state the RT thread keeps while mixing it.
+// A stream as the server holds it — playback (the server reads its ring and
+// mixes it into a sink) or record (the server fills its ring from a source
+// or a sink's monitor): the shared ring, the client it belongs to, and the
+// state the RT thread keeps while it is attached.
 //
 // Ownership. The Engine (control thread) owns every Stream. While a stream is
 // attached to a sink, the sink's RT thread also uses it; the hand-over in both

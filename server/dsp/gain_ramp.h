@@ -30,7 +30,6 @@ public:
 
     [[nodiscard]] bool ramping() const noexcept { return frames_left_ > 0; }
     [[nodiscard]] float current() const noexcept { return current_; }
-    [[nodiscard]] float target() const noexcept { return target_; }
     [[nodiscard]] uint32_t frames_left() const noexcept { return frames_left_; }
 
     // The per-frame step for the ramp's remaining frames.
