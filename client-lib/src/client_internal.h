@@ -88,6 +88,18 @@ struct StreamCore {
     // clock has "captured" (and what it had to drop past a full buffer is
     // skipped). Call with `mutex` held.
     [[nodiscard]] uint64_t ready_locked(MonoClock::time_point now);
+    // What a transfer can move now: room to write, or frames ready to read.
+    [[nodiscard]] uint64_t available_locked(MonoClock::time_point now) {
+        return record ? ready_locked(now) : capacity_locked() - queued_locked(now);
+    }
+    // Moves `frames` (at most available_locked()) between `buffer` and the
+    // ring of the server playing the stream: writes them (and starts the
+    // stream once enough is queued), or reads them.
+    void ring_transfer_locked(void* buffer, uint64_t frames, MonoClock::time_point now);
+    // The same while keeping the clock: written frames are dropped as the
+    // clock consumes them; reads deliver what the server recorded before it
+    // went, then silence.
+    void clock_transfer_locked(void* buffer, uint64_t frames);
     // Whether a player polling wake_fd should be woken now (while keeping the clock).
     [[nodiscard]] bool wake_due_locked(MonoClock::time_point now);
     [[nodiscard]] uint64_t capacity_locked() const noexcept { return ring.capacity(); }
