@@ -1,4 +1,4 @@
-#include "tone_analysis.h"
+#include "common/tone_analysis.h"
 
 #include <algorithm>
 #include <cmath>

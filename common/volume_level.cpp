@@ -1,4 +1,4 @@
-#include "volume_level.h"
+#include "common/volume_level.h"
 
 #include <charconv>
 #include <cmath>

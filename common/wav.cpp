@@ -1,4 +1,4 @@
-#include "wav.h"
+#include "common/wav.h"
 
 #include <algorithm>
 #include <array>

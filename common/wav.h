@@ -23,8 +23,8 @@
 // threads.
 #pragma once
 
-#include "sample_format.h"
-#include "unique_fd.h"
+#include "protocol/sample_format.h"
+#include "protocol/unique_fd.h"
 
 #include <cstddef>
 #include <cstdint>

@@ -1,15 +1,15 @@
 // audiod: the server's entry point. Reads the configuration, takes the
 // socket, opens the sinks and runs the control loop until SIGINT/SIGTERM.
-#include "app_state.h"
-#include "config.h"
-#include "control_server.h"
-#include "engine.h"
-#include "instance_lock.h"
+#include "config/config.h"
+#include "control/control_server.h"
+#include "control/instance_lock.h"
+#include "engine/app_state.h"
+#include "engine/engine.h"
+#include "engine/module_loader.h"
 #include "log.h"
-#include "module_loader.h"
-#include "rt_watchdog.h"
-#include "socket_path.h"
-#include "version.h"
+#include "os/watchdog.h"
+#include "protocol/socket_path.h"
+#include "protocol/version.h"
 
 #include <csignal>
 #include <cstdio>
@@ -214,18 +214,18 @@ int main(int argc, char** argv) {
 
     AppStateStore state(options.state_path.empty() ? AppStateStore::default_path()
                                                    : options.state_path);
-    if (const std::string warning = state.load(); !warning.empty()) {
-        log_warning("main", warning);
+    if (const Status loaded = state.load(); !loaded.ok()) {
+        log_warning("main", loaded.reason());
     }
     log_info("main", install_rt_time_guard());
     ModuleLoader modules(options.module_dir.empty() ? default_module_directory()
                                                     : options.module_dir);
     Engine engine(std::move(config), modules, state);
-    std::string error;
+    Status served = Status::success();
     {
         ControlServer server(engine);
-        if (std::string failed = engine.start(); !failed.empty()) {
-            std::fprintf(stderr, "audiod: cannot start: %s\n", failed.c_str());
+        if (const Status started = engine.start(); !started.ok()) {
+            std::fprintf(stderr, "audiod: cannot start: %s\n", started.reason().c_str());
             return 1;
         }
         auto listener = listen_on(socket_path);
@@ -234,12 +234,12 @@ int main(int argc, char** argv) {
             return 1;
         }
         log_info("main", "listening socket=" + socket_path + " state=\"" + state.path() + "\"");
-        error = server.run(std::move(std::get<UniqueFd>(listener)));
+        served = server.run(std::move(std::get<UniqueFd>(listener)));
     }
     engine.stop();
     ::unlink(socket_path.c_str());
-    if (!error.empty()) {
-        log_error("main", error);
+    if (!served.ok()) {
+        log_error("main", served.reason());
         return 1;
     }
     log_info("main", "stopped");

@@ -5,10 +5,10 @@
 //
 //   audiod-load [--streams N] [--seconds T] [--latency-ms L] [--csv]
 #include "audiod/audiod.h"
-#include "messages.h"
 #include "proc_stats.h"
-#include "request_channel.h"
-#include "socket_path.h"
+#include "protocol/messages.h"
+#include "protocol/request_channel.h"
+#include "protocol/socket_path.h"
 #include "tone.h"
 
 #include <atomic>

@@ -1,6 +1,6 @@
 // Cost of the mixing kernels per quantum: what one stream adds to a cycle,
 // and what the sink's output conversion costs. Run: audiod-bench-mix.
-#include "mix_kernels.h"
+#include "dsp/mix_kernels.h"
 
 #include <benchmark/benchmark.h>
 

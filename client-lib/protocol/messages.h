@@ -16,7 +16,7 @@
 // checks (known formats, sane rates) are the receiver's job.
 #pragma once
 
-#include "wire.h"
+#include "protocol/wire.h"
 
 #include <cstdint>
 #include <optional>
@@ -27,7 +27,7 @@
 
 namespace audiod::proto {
 
-inline constexpr uint32_t kProtocolVersion = 1;
+inline constexpr uint32_t kProtocolVersion = 2;
 
 enum class MsgType : uint32_t {
     hello = 1,
@@ -293,7 +293,7 @@ struct StreamInfo {
     std::string state;
     float volume = 1.0f;
     bool muted = false;
-    uint64_t underruns = 0; // record streams: overruns (frames the client had no room for)
+    uint64_t xruns = 0; // underruns; for a record stream, overruns
     uint32_t format = 0;
     uint32_t rate = 0;
     uint32_t channels = 0;
@@ -329,225 +329,230 @@ struct ServerInfo {
     std::string memory; // "locked", or why not
 };
 
-// ---- field descriptions (one per type, used for both directions) ----------
+// ---- field descriptions ----------------------------------------------------
+// One per type, naming each field once: WireWriter and WireReader encode
+// and decode with it (the wire carries values only, in this order), and
+// audioctl writes its JSON with it, so the names here are the JSON keys.
+// Fields that hold an enum are visited as what they hold (sample_format,
+// direction); u32_or_none is an id where 0 means none.
 
 template <class V, class M>
 void visit(V&, M&) requires(std::is_empty_v<std::remove_const_t<M>>) {}
 
 template <class V, class M>
 void visit(V& v, M& m) requires std::is_same_v<std::remove_const_t<M>, Hello> {
-    v.u32(m.version);
-    v.str(m.app_name);
+    v.u32("version", m.version);
+    v.str("app_name", m.app_name);
 }
 
 template <class V, class M>
 void visit(V& v, M& m) requires std::is_same_v<std::remove_const_t<M>, HelloReply> {
-    v.u32(m.version);
-    v.u32(m.client_id);
-    v.str(m.server_version);
-    v.u32(m.rate);
-    v.u32(m.channels);
-    v.u32(m.quantum);
+    v.u32("version", m.version);
+    v.u32("client_id", m.client_id);
+    v.str("server_version", m.server_version);
+    v.u32("rate", m.rate);
+    v.u32("channels", m.channels);
+    v.u32("quantum", m.quantum);
 }
 
 template <class V, class M>
 void visit(V& v, M& m) requires std::is_same_v<std::remove_const_t<M>, Error> {
-    v.i32(m.code);
-    v.str(m.message);
+    v.i32("code", m.code);
+    v.str("message", m.message);
 }
 
 template <class V, class M>
 void visit(V& v, M& m) requires std::is_same_v<std::remove_const_t<M>, CreateStream> {
-    v.u32(m.format);
-    v.u32(m.rate);
-    v.u32(m.channels);
-    v.u32(m.buffer_frames);
-    v.str(m.sink);
-    v.f32(m.volume);
-    v.u32(m.direction);
+    v.u32("format", m.format);
+    v.u32("rate", m.rate);
+    v.u32("channels", m.channels);
+    v.u32("buffer_frames", m.buffer_frames);
+    v.str("sink", m.sink);
+    v.f32("volume", m.volume);
+    v.u32("direction", m.direction);
 }
 
 template <class V, class M>
 void visit(V& v, M& m) requires std::is_same_v<std::remove_const_t<M>, StreamCreated> {
-    v.u32(m.stream_id);
-    v.u64(m.capacity_frames);
-    v.u64(m.memory_bytes);
-    v.u32(m.quantum);
-    v.str(m.sink);
+    v.u32("stream_id", m.stream_id);
+    v.u64("capacity_frames", m.capacity_frames);
+    v.u64("memory_bytes", m.memory_bytes);
+    v.u32("quantum", m.quantum);
+    v.str("sink", m.sink);
 }
 
 template <class V, class M>
 void visit(V& v, M& m) requires std::is_same_v<std::remove_const_t<M>, StreamCommand> {
-    v.u32(m.stream_id);
-    v.u32(m.op);
+    v.u32("stream_id", m.stream_id);
+    v.u32("op", m.op);
 }
 
 template <class V, class M>
 void visit(V& v, M& m) requires std::is_same_v<std::remove_const_t<M>, SetVolume> {
-    v.u32(m.target);
-    v.u32(m.stream_id);
-    v.str(m.name);
-    v.u32(m.mode);
-    v.f32(m.value);
+    v.u32("target", m.target);
+    v.u32("stream_id", m.stream_id);
+    v.str("name", m.name);
+    v.u32("mode", m.mode);
+    v.f32("value", m.value);
 }
 
 template <class V, class M>
 void visit(V& v, M& m) requires std::is_same_v<std::remove_const_t<M>, SinkInfo> {
-    v.str(m.name);
-    v.str(m.type);
-    v.u32(m.rate);
-    v.u32(m.channels);
-    v.u32(m.quantum);
-    v.u32(m.format);
-    v.f32(m.volume);
-    v.boolean(m.muted);
-    v.boolean(m.is_default);
-    v.u64(m.frames);
-    v.u64(m.xruns);
-    v.u32(m.streams);
-    v.str(m.state);
-    v.str(m.scheduling);
-    v.u32(m.latency_frames);
+    v.str("name", m.name);
+    v.str("type", m.type);
+    v.str("state", m.state);
+    v.u32("rate", m.rate);
+    v.u32("channels", m.channels);
+    v.u32("quantum", m.quantum);
+    v.sample_format("format", m.format);
+    v.f32("volume", m.volume);
+    v.boolean("muted", m.muted);
+    v.boolean("default", m.is_default);
+    v.u32("streams", m.streams);
+    v.u64("frames", m.frames);
+    v.u64("xruns", m.xruns);
+    v.str("scheduling", m.scheduling);
+    v.u32("latency_frames", m.latency_frames);
 }
 
 template <class V, class M>
 void visit(V& v, M& m) requires std::is_same_v<std::remove_const_t<M>, SinkList> {
-    v.list(m.sinks, [](auto& vv, auto& item) { visit(vv, item); });
+    v.list("sinks", m.sinks, [](auto& vv, auto& item) { vv.object(item); });
 }
 
 template <class V, class M>
 void visit(V& v, M& m) requires std::is_same_v<std::remove_const_t<M>, StreamInfo> {
-    v.u32(m.id);
-    v.u32(m.client_id);
-    v.u32(m.pid);
-    v.str(m.app);
-    v.str(m.sink);
-    v.str(m.state);
-    v.f32(m.volume);
-    v.boolean(m.muted);
-    v.u64(m.underruns);
-    v.u32(m.format);
-    v.u32(m.rate);
-    v.u32(m.channels);
-    v.u64(m.buffer_frames);
-    v.u64(m.position);
-    v.u32(m.direction);
+    v.u32("id", m.id);
+    v.str("app", m.app);
+    v.str("sink", m.sink);
+    v.str("state", m.state);
+    v.f32("volume", m.volume);
+    v.boolean("muted", m.muted);
+    v.u64("xruns", m.xruns);
+    v.sample_format("format", m.format);
+    v.u32("rate", m.rate);
+    v.u32("channels", m.channels);
+    v.u32("client", m.client_id);
+    v.u32("pid", m.pid);
+    v.u64("buffer_frames", m.buffer_frames);
+    v.u64("position", m.position);
+    v.direction("direction", m.direction);
 }
 
 template <class V, class M>
 void visit(V& v, M& m) requires std::is_same_v<std::remove_const_t<M>, StreamList> {
-    v.list(m.streams, [](auto& vv, auto& item) { visit(vv, item); });
+    v.list("streams", m.streams, [](auto& vv, auto& item) { vv.object(item); });
 }
 
 template <class V, class M>
 void visit(V& v, M& m) requires std::is_same_v<std::remove_const_t<M>, ServerInfo> {
-    v.str(m.version);
-    v.u32(m.protocol);
-    v.u32(m.pid);
-    v.u32(m.rate);
-    v.u32(m.channels);
-    v.u32(m.quantum);
-    v.u64(m.uptime_ms);
-    v.str(m.scheduling);
-    v.str(m.default_sink);
-    v.u32(m.clients);
-    v.u32(m.streams);
-    v.u32(m.sinks);
-    v.str(m.state_file);
-    v.str(m.memory);
+    v.str("version", m.version);
+    v.u32("protocol", m.protocol);
+    v.u32("pid", m.pid);
+    v.u32("rate", m.rate);
+    v.u32("channels", m.channels);
+    v.u32("quantum", m.quantum);
+    v.str("scheduling", m.scheduling);
+    v.str("memory", m.memory);
+    v.u64("uptime_ms", m.uptime_ms);
+    v.str("default_sink", m.default_sink);
+    v.u32("clients", m.clients);
+    v.u32("streams", m.streams);
+    v.u32("sink_count", m.sinks);
+    v.str("state_file", m.state_file);
 }
 
 template <class V, class M>
 void visit(V& v, M& m) requires std::is_same_v<std::remove_const_t<M>, SetMute> {
-    v.u32(m.target);
-    v.u32(m.stream_id);
-    v.str(m.name);
-    v.u32(m.mode);
+    v.u32("target", m.target);
+    v.u32("stream_id", m.stream_id);
+    v.str("name", m.name);
+    v.u32("mode", m.mode);
 }
 
 template <class V, class M>
 void visit(V& v, M& m) requires std::is_same_v<std::remove_const_t<M>, MoveStream> {
-    v.u32(m.target);
-    v.u32(m.stream_id);
-    v.str(m.app);
-    v.str(m.sink);
+    v.u32("target", m.target);
+    v.u32("stream_id", m.stream_id);
+    v.str("app", m.app);
+    v.str("sink", m.sink);
 }
 
 template <class V, class M>
 void visit(V& v, M& m) requires std::is_same_v<std::remove_const_t<M>, SinkOption> {
-    v.str(m.key);
-    v.str(m.value);
+    v.str("key", m.key);
+    v.str("value", m.value);
 }
 
 template <class V, class M>
 void visit(V& v, M& m) requires std::is_same_v<std::remove_const_t<M>, LoadSink> {
-    v.str(m.type);
-    v.str(m.name);
-    v.list(m.options, [](auto& vv, auto& item) { visit(vv, item); });
+    v.str("type", m.type);
+    v.str("name", m.name);
+    v.list("options", m.options, [](auto& vv, auto& item) { vv.object(item); });
 }
 
 template <class V, class M>
 void visit(V& v, M& m) requires(std::is_same_v<std::remove_const_t<M>, UnloadSink> ||
                                 std::is_same_v<std::remove_const_t<M>, SetDefaultSink>) {
-    v.str(m.name);
+    v.str("name", m.name);
 }
 
 template <class V, class M>
 void visit(V& v, M& m) requires std::is_same_v<std::remove_const_t<M>, Event> {
-    v.str(m.kind);
-    v.u32(m.stream_id);
-    v.str(m.app);
-    v.str(m.sink);
-    v.str(m.previous_sink);
-    v.str(m.state);
-    v.f32(m.volume);
-    v.boolean(m.muted);
+    v.str("event", m.kind);
+    v.u32_or_none("stream", m.stream_id);
+    v.str("app", m.app);
+    v.str("sink", m.sink);
+    v.str("previous_sink", m.previous_sink);
+    v.str("state", m.state);
+    v.f32("volume", m.volume);
+    v.boolean("muted", m.muted);
 }
 
 template <class V, class M>
 void visit(V& v, M& m) requires std::is_same_v<std::remove_const_t<M>, ClientInfo> {
-    v.u32(m.id);
-    v.u32(m.pid);
-    v.str(m.executable);
-    v.str(m.app);
-    v.list(m.streams, [](auto& vv, auto& item) { vv.u32(item); });
+    v.u32("id", m.id);
+    v.u32("pid", m.pid);
+    v.str("executable", m.executable);
+    v.str("app", m.app);
+    v.list("streams", m.streams, [](auto& vv, auto& item) { vv.u32(item); });
 }
 
 template <class V, class M>
 void visit(V& v, M& m) requires std::is_same_v<std::remove_const_t<M>, ClientList> {
-    v.list(m.clients, [](auto& vv, auto& item) { visit(vv, item); });
+    v.list("clients", m.clients, [](auto& vv, auto& item) { vv.object(item); });
 }
 
 template <class V, class M>
 void visit(V& v, M& m) requires std::is_same_v<std::remove_const_t<M>, SourceInfo> {
-    v.str(m.name);
-    v.str(m.type);
-    v.str(m.sink);
-    v.u32(m.rate);
-    v.u32(m.channels);
-    v.u32(m.streams);
-    v.str(m.state);
-    v.u32(m.latency_frames);
-    v.u64(m.xruns);
+    v.str("name", m.name);
+    v.str("type", m.type);
+    v.str("sink", m.sink);
+    v.str("state", m.state);
+    v.u32("rate", m.rate);
+    v.u32("channels", m.channels);
+    v.u32("streams", m.streams);
+    v.u32("latency_frames", m.latency_frames);
+    v.u64("xruns", m.xruns);
 }
 
 template <class V, class M>
 void visit(V& v, M& m) requires std::is_same_v<std::remove_const_t<M>, SourceList> {
-    v.list(m.sources, [](auto& vv, auto& item) { visit(vv, item); });
+    v.list("sources", m.sources, [](auto& vv, auto& item) { vv.object(item); });
 }
 
 template <class V, class M>
 void visit(V& v, M& m) requires std::is_same_v<std::remove_const_t<M>, AppInfo> {
-    v.str(m.name);
-    v.f32(m.volume);
-    v.boolean(m.muted);
-    v.str(m.sink);
-    v.u32(m.streams);
+    v.str("name", m.name);
+    v.f32("volume", m.volume);
+    v.boolean("muted", m.muted);
+    v.str("sink", m.sink);
+    v.u32("streams", m.streams);
 }
 
 template <class V, class M>
 void visit(V& v, M& m) requires std::is_same_v<std::remove_const_t<M>, AppList> {
-    v.list(m.apps, [](auto& vv, auto& item) { visit(vv, item); });
+    v.list("apps", m.apps, [](auto& vv, auto& item) { vv.object(item); });
 }
 
 // ---- envelopes --------------------------------------------------------------

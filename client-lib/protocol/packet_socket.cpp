@@ -1,5 +1,5 @@
-#include "packet_socket.h"
-#include "wire.h"
+#include "protocol/packet_socket.h"
+#include "protocol/wire.h"
 
 #include <cerrno>
 #include <cstring>

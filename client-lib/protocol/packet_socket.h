@@ -2,8 +2,8 @@
 // file descriptors attached (SCM_RIGHTS) and deadlines on every wait.
 #pragma once
 
-#include "deadline.h"
-#include "unique_fd.h"
+#include "protocol/deadline.h"
+#include "protocol/unique_fd.h"
 
 #include <cstdint>
 #include <span>

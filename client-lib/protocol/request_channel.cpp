@@ -1,4 +1,4 @@
-#include "request_channel.h"
+#include "protocol/request_channel.h"
 
 #include "audiod/audiod.h"
 

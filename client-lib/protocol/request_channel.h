@@ -4,10 +4,10 @@
 // a mutex per context).
 #pragma once
 
-#include "deadline.h"
-#include "messages.h"
-#include "packet_socket.h"
-#include "unique_fd.h"
+#include "protocol/deadline.h"
+#include "protocol/messages.h"
+#include "protocol/packet_socket.h"
+#include "protocol/unique_fd.h"
 
 #include <deque>
 #include <string>

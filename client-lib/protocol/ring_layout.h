@@ -6,24 +6,29 @@
 // (2^64 frames at 192 kHz is three million years); the ring offset of frame n
 // is (n % capacity) * frame_bytes.
 //
-// Ownership. Each field has exactly one writer:
-//   server: everything in the "server" blocks (read_pos, heartbeat, timing)
-//   client: write_pos and the "client" block (flags, wake-up threshold)
-// The server treats every client-written field as hostile: it reads
-// write_pos once per cycle and checks 0 <= write_pos - read_pos <= capacity
-// before touching data, and it never reads back its own fields (it keeps its
-// own copies), so a client that scribbles over the header can only hurt
-// itself. The description fields (format, capacity...) are informational for
-// the client; the server uses the values it chose.
+// Positions. Each side publishes how far it has gone, in a field only it
+// writes: `server_pos` (the server: frames it has taken from a playback
+// ring, or put into a record ring) and `client_pos` (the client: frames it
+// has written to a playback ring, or read from a record ring). The frames
+// between the two are the ring's content, so for playback
+// 0 <= client_pos - server_pos <= capacity, and for record
+// 0 <= server_pos - client_pos <= capacity.
 //
-// Record streams use the same layout with the audio flowing the other way,
-// and keep each field's single writer: the server writes the frames and
-// publishes how far it has written in `read_pos` (its field); the client
-// reads them and publishes how far it has read in `write_pos` (its field),
-// which the server checks like any client position:
-// 0 <= server position - write_pos <= capacity. `wake_free_frames` is then
-// "wake me when this many frames are ready", and `underruns` counts
-// overruns: cycles in which the client had left no room.
+// Ownership. Each field has exactly one writer:
+//   server: everything in the "server" blocks (server_pos, heartbeat, timing)
+//   client: client_pos and the "client" block (flags, wake-up threshold)
+// The server treats every client-written field as hostile: it reads
+// client_pos once per cycle and checks the bound above before touching data,
+// and it never reads back its own fields (it keeps its own copies), so a
+// client that scribbles over the header can only hurt itself. The
+// description fields (format, capacity...) are informational for the
+// client; the server uses the values it chose.
+//
+// `wake_threshold` is the client's wake-up point: the server signals the
+// stream's eventfd when the frames free (playback) or ready (record) cross
+// it. `xruns` counts the cycles in which the ring could not keep up:
+// underruns for playback (too little to play), overruns for record (no room
+// for what was captured).
 //
 // The layout is plain data with no pointers; bump kRingVersion on any change.
 #pragma once
@@ -36,7 +41,7 @@
 namespace audiod {
 
 inline constexpr uint32_t kRingMagic = 0x41554452; // "AUDR"
-inline constexpr uint32_t kRingVersion = 1;
+inline constexpr uint32_t kRingVersion = 2;
 inline constexpr size_t kCacheLine = 64;
 // The data ring starts on its own page so that the header's false sharing
 // can't reach sample data.
@@ -59,17 +64,16 @@ struct RingHeader {
     uint64_t data_offset;
 
     // Client-owned.
-    alignas(kCacheLine) std::atomic<uint64_t> write_pos;
+    alignas(kCacheLine) std::atomic<uint64_t> client_pos;
     alignas(kCacheLine) std::atomic<uint32_t> client_flags;
-    std::atomic<uint32_t> wake_free_frames; // wake me when this much space is free
+    std::atomic<uint32_t> wake_threshold;
 
     // Server-owned, updated every cycle the stream is attached.
-    alignas(kCacheLine) std::atomic<uint64_t> read_pos;
+    alignas(kCacheLine) std::atomic<uint64_t> server_pos;
     alignas(kCacheLine) std::atomic<uint64_t> heartbeat; // server cycle counter
-    std::atomic<uint64_t> underruns;
+    std::atomic<uint64_t> xruns;
     std::atomic<uint64_t> sink_start_frame; // kNoFrame until the first frame plays
     std::atomic<uint32_t> sink_latency_frames;
-    std::atomic<uint32_t> server_flags;
 };
 
 static_assert(std::is_standard_layout_v<RingHeader>);
@@ -77,9 +81,9 @@ static_assert(std::atomic<uint64_t>::is_always_lock_free,
               "ring positions must be lock-free to live in shared memory");
 static_assert(std::atomic<uint32_t>::is_always_lock_free);
 static_assert(sizeof(RingHeader) <= kRingDataOffset);
-static_assert(offsetof(RingHeader, write_pos) % kCacheLine == 0);
-static_assert(offsetof(RingHeader, read_pos) % kCacheLine == 0);
-static_assert(offsetof(RingHeader, read_pos) - offsetof(RingHeader, write_pos) >= kCacheLine);
+static_assert(offsetof(RingHeader, client_pos) % kCacheLine == 0);
+static_assert(offsetof(RingHeader, server_pos) % kCacheLine == 0);
+static_assert(offsetof(RingHeader, server_pos) - offsetof(RingHeader, client_pos) >= kCacheLine);
 
 // Total memfd size for a ring; 0 if the parameters would overflow.
 [[nodiscard]] constexpr size_t ring_memory_bytes(uint64_t capacity_frames,

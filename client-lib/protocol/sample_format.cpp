@@ -1,4 +1,4 @@
-#include "sample_format.h"
+#include "protocol/sample_format.h"
 
 #include <array>
 

@@ -1,4 +1,4 @@
-#include "socket_path.h"
+#include "protocol/socket_path.h"
 
 #include <cerrno>
 #include <cstdlib>

@@ -39,6 +39,27 @@ public:
         }
     }
 
+    // Named fields, as messages.h describes them: the name is for readers of
+    // the message (audioctl's JSON); the wire carries only the value.
+    void u32(const char*, uint32_t value) { u32(value); }
+    void u64(const char*, uint64_t value) { u64(value); }
+    void i32(const char*, int32_t value) { i32(value); }
+    void f32(const char*, float value) { f32(value); }
+    void boolean(const char*, bool value) { boolean(value); }
+    void str(const char*, const std::string& value) { str(value); }
+    void sample_format(const char*, uint32_t value) { u32(value); }
+    void direction(const char*, uint32_t value) { u32(value); }
+    void u32_or_none(const char*, uint32_t value) { u32(value); }
+    template <class T, class Visit>
+    void list(const char*, const std::vector<T>& items, Visit&& visit_item) {
+        list(items, visit_item);
+    }
+    // A nested message (a list item): its fields, in place.
+    template <class M>
+    void object(const M& message) {
+        visit(*this, message);
+    }
+
     [[nodiscard]] const std::vector<uint8_t>& bytes() const noexcept { return bytes_; }
     [[nodiscard]] std::vector<uint8_t> take() noexcept { return std::move(bytes_); }
 
@@ -77,6 +98,25 @@ public:
                 return;
             }
         }
+    }
+
+    // Named fields (see WireWriter).
+    void u32(const char*, uint32_t& value) { u32(value); }
+    void u64(const char*, uint64_t& value) { u64(value); }
+    void i32(const char*, int32_t& value) { i32(value); }
+    void f32(const char*, float& value) { f32(value); }
+    void boolean(const char*, bool& value) { boolean(value); }
+    void str(const char*, std::string& value) { str(value); }
+    void sample_format(const char*, uint32_t& value) { u32(value); }
+    void direction(const char*, uint32_t& value) { u32(value); }
+    void u32_or_none(const char*, uint32_t& value) { u32(value); }
+    template <class T, class Visit>
+    void list(const char*, std::vector<T>& items, Visit&& visit_item) {
+        list(items, visit_item);
+    }
+    template <class M>
+    void object(M& message) {
+        visit(*this, message);
     }
 
     [[nodiscard]] bool ok() const noexcept { return ok_; }

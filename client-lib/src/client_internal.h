@@ -14,12 +14,12 @@
 #pragma once
 
 #include "audiod/audiod.h"
-#include "deadline.h"
 #include "keep_clock.h"
-#include "messages.h"
-#include "request_channel.h"
+#include "protocol/deadline.h"
+#include "protocol/messages.h"
+#include "protocol/request_channel.h"
+#include "protocol/unique_fd.h"
 #include "ring_binding.h"
-#include "unique_fd.h"
 
 #include <atomic>
 #include <condition_variable>
@@ -58,19 +58,21 @@ struct StreamCore {
     std::mutex mutex;
     RingBinding ring; // unbound only briefly, or after close
     uint32_t server_id = 0;
-    uint32_t quantum = 0;
     float volume = 1.0f;
     bool paused = false;
     bool closed = false;
-    bool started = false;   // manual_start streams: audiod_stream_start() was called
-    uint64_t write_pos = 0; // frames the player has written (record: read), ever
-    uint64_t ring_base = 0; // write_pos when the current ring was bound
+    bool started = false;    // manual_start streams: audiod_stream_start() was called
+    uint64_t client_pos = 0; // frames the player has written (record: read), ever
+    uint64_t ring_base = 0;  // client_pos when the current ring was bound
     uint64_t start_threshold = 0;
     uint32_t wake_frames = 0;
-    uint64_t underruns_before = 0; // from rings of earlier servers
-    bool orphan = false;           // no server consumes it: `clock` does
-    bool broken = false;           // lost, and keep-clock is off
-    int broken_code = 0;           // AUDIOD_E_DISCONNECTED or AUDIOD_E_STALLED
+    uint64_t xruns_before = 0;  // from rings of earlier servers
+    bool keeping_clock = false; // no server consumes it: `clock` does
+    // Record, keeping the clock: the frames before this position are still
+    // in the ring (the server recorded them before it went).
+    uint64_t recorded_in_ring = 0;
+    bool broken = false; // lost, and keep-clock is off
+    int broken_code = 0; // AUDIOD_E_DISCONNECTED or AUDIOD_E_STALLED
     KeepClock clock;
     // The descriptor handed to the player: its number never changes; a new
     // ring's eventfd is dup2()ed onto it.
@@ -86,11 +88,23 @@ struct StreamCore {
     // clock has "captured" (and what it had to drop past a full buffer is
     // skipped). Call with `mutex` held.
     [[nodiscard]] uint64_t ready_locked(MonoClock::time_point now);
-    // Whether a player polling wake_fd should be woken now (orphans only).
+    // What a transfer can move now: room to write, or frames ready to read.
+    [[nodiscard]] uint64_t available_locked(MonoClock::time_point now) {
+        return record ? ready_locked(now) : capacity_locked() - queued_locked(now);
+    }
+    // Moves `frames` (at most available_locked()) between `buffer` and the
+    // ring of the server playing the stream: writes them (and starts the
+    // stream once enough is queued), or reads them.
+    void ring_transfer_locked(void* buffer, uint64_t frames, MonoClock::time_point now);
+    // The same while keeping the clock: written frames are dropped as the
+    // clock consumes them; reads deliver what the server recorded before it
+    // went, then silence.
+    void clock_transfer_locked(void* buffer, uint64_t frames);
+    // Whether a player polling wake_fd should be woken now (while keeping the clock).
     [[nodiscard]] bool wake_due_locked(MonoClock::time_point now);
     [[nodiscard]] uint64_t capacity_locked() const noexcept { return ring.capacity(); }
     // Switches to keep-clock from `since` (the moment the server stopped).
-    void orphan_locked(MonoClock::time_point since);
+    void keep_clock_locked(MonoClock::time_point since);
     // Wakes a player blocked on wake_fd.
     void wake() const noexcept;
 };
@@ -98,7 +112,6 @@ struct StreamCore {
 // What creating a stream on the server yields.
 struct ServerStream {
     uint32_t id = 0;
-    uint32_t quantum = 0;
     RingBinding ring;
     UniqueFd wake;
 };
@@ -122,7 +135,6 @@ struct audiod_context {
     uint32_t client_id = 0;
     uint32_t server_rate = 0;
     uint32_t server_channels = 0;
-    uint32_t server_quantum = 0;
 
     // Serialises requests: one request and its reply are in flight at a time.
     std::mutex request_mutex;

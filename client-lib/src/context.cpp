@@ -1,6 +1,6 @@
 #include "client_internal.h"
-#include "socket_path.h"
-#include "version.h"
+#include "protocol/socket_path.h"
+#include "protocol/version.h"
 
 #include <cerrno>
 #include <cstring>
@@ -47,7 +47,6 @@ int audiod_connect(const char* app_name, int timeout_ms, audiod_context** out) {
     ctx->client_id = reply.client_id;
     ctx->server_rate = reply.rate;
     ctx->server_channels = reply.channels;
-    ctx->server_quantum = reply.quantum;
     *out = ctx;
     return 0;
 }

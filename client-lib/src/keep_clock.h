@@ -8,7 +8,7 @@
 // Plain arithmetic, no locking: StreamCore's mutex guards it.
 #pragma once
 
-#include "deadline.h"
+#include "protocol/deadline.h"
 
 #include <cstdint>
 

@@ -1,9 +1,8 @@
 #include "ring_binding.h"
 
 #include "audiod/audiod.h"
+#include "protocol/ring_view.h"
 
-#include <algorithm>
-#include <cstring>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <utility>
@@ -61,24 +60,14 @@ void RingBinding::reset() noexcept {
     capacity_ = 0;
 }
 
-void RingBinding::write(uint64_t ring_write_pos, const uint8_t* src, uint64_t frames) noexcept {
-    const uint64_t offset = ring_write_pos % capacity_;
-    const uint64_t first = std::min(frames, capacity_ - offset);
-    std::memcpy(data_ + offset * frame_bytes_, src, first * frame_bytes_);
-    if (first < frames) {
-        std::memcpy(data_, src + first * frame_bytes_, (frames - first) * frame_bytes_);
-    }
-    header_->write_pos.store(ring_write_pos + frames, std::memory_order_release);
+void RingBinding::write(uint64_t client_pos, const uint8_t* src, uint64_t frames) noexcept {
+    RingView(data_, capacity_, frame_bytes_).copy_in(client_pos, src, frames);
+    header_->client_pos.store(client_pos + frames, std::memory_order_release);
 }
 
-void RingBinding::read(uint64_t ring_read_pos, uint8_t* dst, uint64_t frames) noexcept {
-    const uint64_t offset = ring_read_pos % capacity_;
-    const uint64_t first = std::min(frames, capacity_ - offset);
-    std::memcpy(dst, data_ + offset * frame_bytes_, first * frame_bytes_);
-    if (first < frames) {
-        std::memcpy(dst + first * frame_bytes_, data_, (frames - first) * frame_bytes_);
-    }
-    header_->write_pos.store(ring_read_pos + frames, std::memory_order_release);
+void RingBinding::read(uint64_t client_pos, uint8_t* dst, uint64_t frames) noexcept {
+    RingView(data_, capacity_, frame_bytes_).copy_out(client_pos, dst, frames);
+    header_->client_pos.store(client_pos + frames, std::memory_order_release);
 }
 
 void RingBinding::set_flags(uint32_t set, uint32_t clear) noexcept {

@@ -3,8 +3,8 @@
 // replaced; the binding owns the mapping and unmaps it.
 #pragma once
 
-#include "messages.h"
-#include "ring_layout.h"
+#include "protocol/messages.h"
+#include "protocol/ring_layout.h"
 
 #include <cstdint>
 
@@ -28,29 +28,29 @@ public:
     [[nodiscard]] RingHeader* header() const noexcept { return header_; }
     [[nodiscard]] uint64_t capacity() const noexcept { return capacity_; }
 
-    // Frames queued, given the client's write position in this ring. A read
-    // position outside [write_pos - capacity, write_pos] means a broken
-    // server; treat the ring as full so nothing unread is overwritten.
-    [[nodiscard]] uint64_t queued(uint64_t ring_write_pos) const noexcept {
-        const uint64_t read_pos = header_->read_pos.load(std::memory_order_acquire);
-        const uint64_t queued = ring_write_pos - read_pos;
+    // Positions are this ring's (the stream's position minus where the ring
+    // began); see ring_layout.h for the two of them.
+
+    // Playback: frames queued at the client's position. A server position
+    // outside [client_pos - capacity, client_pos] means a broken server;
+    // treat the ring as full so nothing unplayed is overwritten.
+    [[nodiscard]] uint64_t queued(uint64_t client_pos) const noexcept {
+        const uint64_t server_pos = header_->server_pos.load(std::memory_order_acquire);
+        const uint64_t queued = client_pos - server_pos;
         return queued > capacity_ ? capacity_ : queued;
     }
+    // Copies frames in at the client's position and publishes the new one.
+    void write(uint64_t client_pos, const uint8_t* src, uint64_t frames) noexcept;
 
-    // Copies frames in at ring position `ring_write_pos` (wrapping) and
-    // publishes the new write position.
-    void write(uint64_t ring_write_pos, const uint8_t* src, uint64_t frames) noexcept;
-
-    // Record streams (roles swapped, see ring_layout.h): frames the server
-    // has written past the client's read position `ring_read_pos` (a server
-    // position outside [ring_read_pos, ring_read_pos + capacity] reads as
-    // nothing), and copying them out, publishing the new read position.
-    [[nodiscard]] uint64_t ready(uint64_t ring_read_pos) const noexcept {
-        const uint64_t server_pos = header_->read_pos.load(std::memory_order_acquire);
-        const uint64_t ready = server_pos - ring_read_pos;
+    // Record: frames the server has written past the client's position (a
+    // server position outside [client_pos, client_pos + capacity] reads as
+    // nothing), and copying them out, publishing the new client position.
+    [[nodiscard]] uint64_t ready(uint64_t client_pos) const noexcept {
+        const uint64_t server_pos = header_->server_pos.load(std::memory_order_acquire);
+        const uint64_t ready = server_pos - client_pos;
         return ready > capacity_ ? 0 : ready;
     }
-    void read(uint64_t ring_read_pos, uint8_t* dst, uint64_t frames) noexcept;
+    void read(uint64_t client_pos, uint8_t* dst, uint64_t frames) noexcept;
 
     void set_flags(uint32_t set, uint32_t clear) noexcept;
 

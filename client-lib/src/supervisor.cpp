@@ -10,12 +10,12 @@
 //    the moment the heartbeat stopped (or fails with STALLED).
 // While any stream keeps its clock, every 250 ms it tries to get a server
 // back: it re-dials a lost one (connect + Hello), or probes a stalled one
-// (GetInfo). Once one answers, each orphaned stream is created anew there,
+// (GetInfo). Once one answers, each stream keeping its clock is created anew there,
 // on the sink it asked for (or the default), and bound in place of its old
 // ring; the player's next write lands in the new ring.
 // Its requests have short deadlines so that it keeps its pace.
 #include "client_internal.h"
-#include "socket_path.h"
+#include "protocol/socket_path.h"
 
 #include <poll.h>
 #include <sys/epoll.h>
@@ -33,7 +33,7 @@ bool hung_up(int fd) {
     return ::poll(&pfd, 1, 0) > 0 && (pfd.revents & (POLLRDHUP | POLLHUP | POLLERR | POLLNVAL));
 }
 
-// Checks the heartbeat of a bound stream; orphans (or breaks) it when the
+// Checks the heartbeat of a bound stream; makes it keep its clock (or breaks it) when the
 // server stood still too long. Call with core.mutex held.
 void watch_heartbeat(StreamCore& core, MonoClock::time_point now) {
     const uint64_t heartbeat = core.ring.header()->heartbeat.load(std::memory_order_relaxed);
@@ -47,7 +47,7 @@ void watch_heartbeat(StreamCore& core, MonoClock::time_point now) {
     }
     if (core.keep_clock) {
         // Keep time from when the server stopped, not from when we noticed.
-        core.orphan_locked(core.heartbeat_changed);
+        core.keep_clock_locked(core.heartbeat_changed);
     } else {
         core.broken = true;
         core.broken_code = AUDIOD_E_STALLED;
@@ -84,7 +84,6 @@ bool reconnect(audiod_context* ctx) {
     ctx->client_id = reply.client_id;
     ctx->server_rate = reply.rate;
     ctx->server_channels = reply.channels;
-    ctx->server_quantum = reply.quantum;
     ctx->connection_lost.store(false);
     if (ctx->events_epoll) {
         // The old socket left the epoll set when it was closed.
@@ -108,7 +107,7 @@ bool recreate(audiod_context* ctx, const std::shared_ptr<StreamCore>& core, bool
     bool paused = false;
     {
         std::lock_guard lock(core->mutex);
-        if (core->closed || !core->orphan) {
+        if (core->closed || !core->keeping_clock) {
             return true;
         }
         old_id = core->server_id;
@@ -163,33 +162,36 @@ void supervise(audiod_context* ctx) {
             ctx->connection_lost.store(true);
         }
         const bool lost = ctx->connection_lost.load();
-        bool any_orphan = false;
+        bool any_keeping_clock = false;
         for (const auto& core : streams) {
             std::lock_guard lock(core->mutex);
             if (core->closed || core->broken) {
                 continue;
             }
-            if (lost && !core->orphan) {
+            // The time now that the stream is ours: a player's thread may
+            // have used a later one while we waited for its lock.
+            const auto at = MonoClock::now();
+            if (lost && !core->keeping_clock) {
                 if (core->keep_clock) {
-                    core->orphan_locked(now);
+                    core->keep_clock_locked(at);
                 } else {
                     core->broken = true;
                     core->broken_code = AUDIOD_E_DISCONNECTED;
                     core->wake();
                 }
-            } else if (!core->orphan) {
-                watch_heartbeat(*core, now);
+            } else if (!core->keeping_clock) {
+                watch_heartbeat(*core, at);
             }
-            if (core->orphan) {
-                any_orphan = true;
+            if (core->keeping_clock) {
+                any_keeping_clock = true;
                 // Poll-based players wait on the wake fd: tell them there
                 // is room, as the server would.
-                if (core->wake_due_locked(now)) {
+                if (core->wake_due_locked(at)) {
                     core->wake();
                 }
             }
         }
-        if (!any_orphan || now < next_attempt) {
+        if (!any_keeping_clock || now < next_attempt) {
             continue;
         }
         next_attempt = now + kRetryPeriod;

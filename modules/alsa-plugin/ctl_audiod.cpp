@@ -15,11 +15,11 @@
 // It speaks audiod's control protocol directly, as audioctl does, over the
 // socket libaudiod would use ($AUDIOD_SOCKET, ...). Every request has a
 // deadline: a stalled server makes a mixer call fail, never hang.
-#include "messages.h"
 #include "plugin_config.h"
 #include "plugin_errors.h"
-#include "request_channel.h"
-#include "socket_path.h"
+#include "protocol/messages.h"
+#include "protocol/request_channel.h"
+#include "protocol/socket_path.h"
 
 #include <alsa/asoundlib.h>
 #include <alsa/control_external.h>

@@ -57,7 +57,7 @@ using audiod::alsa_plugin::to_errno;
 // late enough that the server's own wake-up normally comes first.
 constexpr uint64_t kTimerSlackNs = 10'000'000;
 // The largest buffer the server accepts, in milliseconds.
-constexpr uint64_t kMaxLatencyMs = 10'000;
+constexpr uint64_t kMaxLatencyMs = AUDIOD_MAX_LATENCY_MS;
 
 struct AudiodPcm {
     snd_pcm_ioplug_t io{};
@@ -404,15 +404,17 @@ int constrain(AudiodPcm& pcm) {
         formats[i] = static_cast<unsigned>(kFormats[i].alsa);
     }
     // Up to 10 s of the largest frames (8 x 4 bytes) at the highest rate, capped.
-    const auto max_buffer_bytes =
-        static_cast<unsigned>(std::min<uint64_t>(192000ull * kMaxLatencyMs / 1000 * 32, 64u << 20));
+    const auto max_buffer_bytes = static_cast<unsigned>(
+        std::min<uint64_t>(uint64_t{AUDIOD_MAX_RATE} * kMaxLatencyMs / 1000 * 32, 64u << 20));
     int err = snd_pcm_ioplug_set_param_list(io, SND_PCM_IOPLUG_HW_ACCESS, 2, accesses);
     err = err < 0
               ? err
               : snd_pcm_ioplug_set_param_list(io, SND_PCM_IOPLUG_HW_FORMAT,
                                               static_cast<unsigned>(std::size(formats)), formats);
     err = err < 0 ? err : snd_pcm_ioplug_set_param_minmax(io, SND_PCM_IOPLUG_HW_CHANNELS, 1, 8);
-    err = err < 0 ? err : snd_pcm_ioplug_set_param_minmax(io, SND_PCM_IOPLUG_HW_RATE, 8000, 192000);
+    err = err < 0 ? err
+                  : snd_pcm_ioplug_set_param_minmax(io, SND_PCM_IOPLUG_HW_RATE, AUDIOD_MIN_RATE,
+                                                    AUDIOD_MAX_RATE);
     err = err < 0 ? err
                   : snd_pcm_ioplug_set_param_minmax(io, SND_PCM_IOPLUG_HW_PERIOD_BYTES, 128,
                                                     max_buffer_bytes / 2);

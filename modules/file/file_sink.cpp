@@ -6,9 +6,9 @@
 #include "audiod/audiod.h"
 #include "audiod/module.h"
 #include "sink_options.h"
-#include "spsc_queue.h"
+#include "common/spsc_queue.h"
 #include "timer_clock.h"
-#include "wav.h"
+#include "common/wav.h"
 
 #include <atomic>
 #include <cerrno>

@@ -1,9 +1,11 @@
-#include "config.h"
+#include "config/config.h"
 
-#include "module_loader.h"
+#include "audiod/audiod.h"
 
-#include "toml_guard.h"
-#include "toml_parser.h"
+#include "engine/module_loader.h"
+
+#include "config/toml_guard.h"
+#include "config/toml_parser.h"
 #include <algorithm>
 #include <climits>
 #include <cstdlib>
@@ -92,7 +94,7 @@ unsigned read_server_table(const toml::node& node, ServerConfig& config) {
     for (const auto& [k, value] : *table) {
         const std::string key(k.str());
         if (key == "rate") {
-            config.rate = read_uint(value, key, 8000, 192000, src);
+            config.rate = read_uint(value, key, AUDIOD_MIN_RATE, AUDIOD_MAX_RATE, src);
         } else if (key == "channels") {
             config.channels = read_uint(value, key, 1, 8, src);
         } else if (key == "quantum") {

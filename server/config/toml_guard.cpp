@@ -1,4 +1,4 @@
-#include "toml_guard.h"
+#include "config/toml_guard.h"
 
 namespace audiod {
 

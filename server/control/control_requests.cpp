@@ -1,9 +1,9 @@
 // ControlServer: decoding and answering client requests.
-#include "control_server.h"
+#include "control/control_server.h"
 
 #include "audiod/audiod.h"
 #include "log.h"
-#include "version.h"
+#include "protocol/version.h"
 
 namespace audiod {
 
@@ -174,7 +174,7 @@ bool ControlServer::handle_create_stream(Client& client, uint32_t seq, Body body
     answer.stream_id = stream.id;
     answer.capacity_frames = stream.ring.capacity();
     answer.memory_bytes = stream.ring.memory_bytes();
-    answer.quantum = stream.sink->format().quantum;
+    answer.quantum = stream.device->format().quantum;
     answer.sink = endpoint_name(stream);
     const int fds[2] = {stream.ring.memfd(), stream.wake_fd.get()};
     const bool sent = reply(client, seq, answer, fds);

@@ -1,4 +1,4 @@
-#include "control_server.h"
+#include "control/control_server.h"
 
 #include "audiod/audiod.h"
 #include "log.h"
@@ -106,13 +106,13 @@ bool ControlServer::watch(int fd, uint64_t data) {
     return ::epoll_ctl(epoll_.get(), EPOLL_CTL_ADD, fd, &ev) == 0;
 }
 
-void ControlServer::on_sink_opened(Sink& sink) {
+void ControlServer::on_device_opened(Device& sink) {
     if (!watch(sink.event_fd(), tag(Source::sink_events, static_cast<uint32_t>(sink.event_fd())))) {
         log_error("control", std::string("cannot watch a sink: ") + std::strerror(errno));
     }
 }
 
-void ControlServer::on_sink_closing(Sink& sink) {
+void ControlServer::on_device_closing(Device& sink) {
     ::epoll_ctl(epoll_.get(), EPOLL_CTL_DEL, sink.event_fd(), nullptr);
 }
 
@@ -132,10 +132,10 @@ void ControlServer::on_event(const proto::Event& event) {
     }
 }
 
-std::string ControlServer::run(UniqueFd listener) {
+Status ControlServer::run(UniqueFd listener) {
     listener_ = std::move(listener);
     if (!epoll_) {
-        return std::string("epoll_create1: ") + std::strerror(errno);
+        return Status::failure(std::string("epoll_create1: ") + std::strerror(errno));
     }
     sigset_t mask;
     sigemptyset(&mask);
@@ -143,18 +143,18 @@ std::string ControlServer::run(UniqueFd listener) {
     sigaddset(&mask, SIGTERM);
     signals_.reset(::signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC));
     if (!signals_) {
-        return std::string("signalfd: ") + std::strerror(errno);
+        return Status::failure(std::string("signalfd: ") + std::strerror(errno));
     }
     if (!watch(listener_.get(), tag(Source::listener, 0)) ||
         !watch(signals_.get(), tag(Source::signal, 0))) {
-        return std::string("epoll_ctl: ") + std::strerror(errno);
+        return Status::failure(std::string("epoll_ctl: ") + std::strerror(errno));
     }
 
     epoll_event events[32];
     for (;;) {
         const int n = ::epoll_wait(epoll_.get(), events, std::size(events), kHousekeepingMs);
         if (n < 0 && errno != EINTR) {
-            return std::string("epoll_wait: ") + std::strerror(errno);
+            return Status::failure(std::string("epoll_wait: ") + std::strerror(errno));
         }
         for (int i = 0; i < n; ++i) {
             const auto source = static_cast<Source>(events[i].data.u64 >> 32);
@@ -167,7 +167,7 @@ std::string ControlServer::run(UniqueFd listener) {
                 signalfd_siginfo info{};
                 if (::read(signals_.get(), &info, sizeof info) == sizeof info) {
                     log_info("control", std::string("stopping on ") + strsignal(info.ssi_signo));
-                    return {};
+                    return Status::success();
                 }
                 break;
             }

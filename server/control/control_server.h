@@ -5,9 +5,10 @@
 // Thread: control (the main thread), for every member.
 #pragma once
 
-#include "engine.h"
-#include "packet_socket.h"
-#include "unique_fd.h"
+#include "common/status.h"
+#include "engine/engine.h"
+#include "protocol/packet_socket.h"
+#include "protocol/unique_fd.h"
 
 #include <map>
 #include <memory>
@@ -27,14 +28,14 @@ public:
     ~ControlServer() override;
 
     // Serves `listener` (bound and listening) until SIGINT or SIGTERM, which
-    // the caller must have blocked in every thread. Returns "" or a fatal
-    // error.
-    std::string run(UniqueFd listener);
+    // the caller must have blocked in every thread; fails only on an error
+    // that stops the server.
+    Status run(UniqueFd listener);
 
     // EngineObserver
     void on_event(const proto::Event& event) override;
-    void on_sink_opened(Sink& sink) override;
-    void on_sink_closing(Sink& sink) override;
+    void on_device_opened(Device& sink) override;
+    void on_device_closing(Device& sink) override;
     void on_client_fault(uint32_t client_id, const std::string& reason) override;
 
 private:

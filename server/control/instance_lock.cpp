@@ -1,4 +1,4 @@
-#include "instance_lock.h"
+#include "control/instance_lock.h"
 
 #include <cerrno>
 #include <cstring>

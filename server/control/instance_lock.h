@@ -4,7 +4,7 @@
 // reclaimed, while a live server (lock held) is never displaced.
 #pragma once
 
-#include "unique_fd.h"
+#include "protocol/unique_fd.h"
 
 #include <string>
 #include <variant>

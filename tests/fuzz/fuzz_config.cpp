@@ -1,7 +1,7 @@
 // Fuzz target: configuration text. parse_config must return a configuration
 // or a message, never crash or throw, and an accepted configuration must
 // respect the documented limits.
-#include "config.h"
+#include "config/config.h"
 
 #include <cstdint>
 #include <string_view>

@@ -2,7 +2,7 @@
 // message type; the rest is its body. Decoding must never crash, and any body
 // that decodes must re-encode to exactly the same bytes (the encoding is
 // canonical, so nothing is silently misread).
-#include "messages.h"
+#include "protocol/messages.h"
 
 #include <cstdint>
 #include <cstring>

@@ -2,7 +2,7 @@
 // start-up from disk where anything may have happened to it. parse() must
 // return a store or an error, never crash; an accepted store must hold only
 // sane volumes and must survive its own round trip.
-#include "app_state.h"
+#include "engine/app_state.h"
 
 #include <cmath>
 #include <cstdint>

@@ -3,7 +3,7 @@
 // Checks the promises parse_wav_header makes on any input, and that
 // WavReader, which feeds the same scanner a read(2) at a time, takes the same
 // decision on the same bytes. Any broken promise traps.
-#include "wav.h"
+#include "common/wav.h"
 
 #include <cstdint>
 #include <cstring>

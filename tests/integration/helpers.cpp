@@ -1,7 +1,7 @@
 #include "helpers.h"
 
+#include "common/wav.h"
 #include "fixtures/fixture_signals.h"
-#include "wav.h"
 
 #include <boost/test/unit_test.hpp>
 

@@ -1,8 +1,8 @@
 // Small helpers shared by the integration tests.
 #pragma once
 
+#include "common/wav.h"
 #include "process.h"
-#include "wav.h"
 
 #include <cstdint>
 #include <functional>

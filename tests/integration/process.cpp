@@ -1,6 +1,6 @@
 #include "process.h"
 
-#include "packet_socket.h"
+#include "protocol/packet_socket.h"
 
 #include <boost/test/unit_test.hpp>
 
@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <thread>
 #include <unistd.h>
@@ -37,12 +38,18 @@ int decode_status(int status) {
 }
 
 // Waits for `pid` until `deadline`; returns the decoded status or -2 if it
-// is still running.
-int wait_until(pid_t pid, std::chrono::steady_clock::time_point deadline) {
+// is still running. `cpu_seconds`, if given, gets the CPU time it used.
+int wait_until(pid_t pid, std::chrono::steady_clock::time_point deadline,
+               double* cpu_seconds = nullptr) {
     for (;;) {
         int status = 0;
-        const pid_t r = ::waitpid(pid, &status, WNOHANG);
+        rusage usage{};
+        const pid_t r = ::wait4(pid, &status, WNOHANG, &usage);
         if (r == pid) {
+            if (cpu_seconds != nullptr) {
+                *cpu_seconds = double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
+                               double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6;
+            }
             return decode_status(status);
         }
         if (r < 0 && errno != EINTR) {
@@ -124,7 +131,7 @@ BackgroundProgram::~BackgroundProgram() {
 
 ProgramResult BackgroundProgram::finish(std::chrono::milliseconds limit) {
     ProgramResult result;
-    result.status = wait_until(pid_, std::chrono::steady_clock::now() + limit);
+    result.status = wait_until(pid_, std::chrono::steady_clock::now() + limit, &result.cpu_seconds);
     if (result.status == -2) {
         ::kill(pid_, SIGKILL);
         wait_until(pid_, std::chrono::steady_clock::now() + std::chrono::seconds(5));

@@ -22,6 +22,7 @@ struct ProgramResult {
     std::string out;
     std::string err;
     double seconds = 0;
+    double cpu_seconds = 0; // user + system time it used
 };
 
 // Runs argv[0] (a path) with `env` added to this process's environment, and

@@ -4,10 +4,10 @@
 // program of ours that reads delay and pauses, drops and polls like a
 // player. Each plays a known signal through `pcm.audiod` into a file sink,
 // and the file is checked frame by frame.
+#include "common/wav.h"
 #include "feed.h"
 #include "fixtures/fixture_signals.h"
 #include "helpers.h"
-#include "wav.h"
 
 #include <boost/test/unit_test.hpp>
 

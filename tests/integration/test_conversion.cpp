@@ -2,11 +2,11 @@
 // counts other than the sink's, rates other than the sink's (a 44.1 kHz
 // tone into a 48 kHz sink measured for THD+N), and a stream moved between
 // sinks of different rates.
+#include "common/tone_analysis.h"
+#include "common/wav.h"
 #include "feed.h"
 #include "fixtures/fixture_signals.h"
 #include "helpers.h"
-#include "tone_analysis.h"
-#include "wav.h"
 
 #include <boost/test/unit_test.hpp>
 

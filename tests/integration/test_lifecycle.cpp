@@ -1,8 +1,8 @@
 // The server as a process: configuration errors, one server per socket,
 // stale sockets, clean and unclean stops, and the tools' --help.
+#include "common/wav.h"
 #include "fixtures/fixture_signals.h"
 #include "helpers.h"
-#include "wav.h"
 
 #include <boost/test/unit_test.hpp>
 

@@ -1,8 +1,8 @@
 // End to end with real processes: clients play known signals into a file
 // sink, and the WAV that comes out is checked sample for sample.
+#include "common/wav.h"
 #include "fixtures/fixture_signals.h"
 #include "helpers.h"
-#include "wav.h"
 
 #include <boost/test/unit_test.hpp>
 

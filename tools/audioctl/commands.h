@@ -3,7 +3,7 @@
 // output and errors.
 #pragma once
 
-#include "request_channel.h"
+#include "protocol/request_channel.h"
 
 #include <cstdio>
 #include <optional>

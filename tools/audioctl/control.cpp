@@ -1,7 +1,7 @@
 // audioctl: commands that change things — volume, mute, moves, sinks.
 #include "commands.h"
 
-#include "volume_level.h"
+#include "common/volume_level.h"
 
 #include <cerrno>
 #include <climits>

@@ -1,8 +1,8 @@
 // audioctl: inspects and controls a running audiod from the shell.
 #include "audiod/audiod.h"
 #include "commands.h"
-#include "socket_path.h"
-#include "version.h"
+#include "protocol/socket_path.h"
+#include "protocol/version.h"
 
 #include <cstdio>
 #include <cstdlib>
@@ -24,8 +24,9 @@ Inspecting:
                    carries exactly what the sink plays. Sinks: name (* = default),
                    type, state, rate, channels, quantum, latency, format,
                    volume, mute, streams, xruns. Streams: id, application,
-                   sink, state (starting, running, paused, moving, draining,
-                   drained), volume, mute, underruns, format, rate,
+                   sink, state (starting, running, stalled, paused, moving,
+                   draining, drained), volume, mute, underruns (record
+                   streams: overruns), format, rate,
                    channels, pid. Clients: id, pid, executable,
                    application, streams. Apps: every application playing
                    now or remembered in the state file, with its volume,

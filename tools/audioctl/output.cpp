@@ -1,11 +1,11 @@
 #include "output.h"
 
-#include "json_writer.h"
-#include "sample_format.h"
+#include "common/json_writer.h"
+#include "protocol/sample_format.h"
 
 #include <algorithm>
-#include <cmath>
 #include <cstdio>
+#include <functional>
 
 namespace audiod::ctl {
 
@@ -17,139 +17,227 @@ std::string percent(float volume) {
     return text;
 }
 
-std::string format_of(uint32_t raw) {
-    return std::string(format_name(static_cast<SampleFormat>(raw)));
+std::string yes_no(bool value) {
+    return value ? "yes" : "no";
 }
 
-// Renders rows as columns separated by two spaces, each as wide as its widest cell.
-std::string table(const std::vector<std::vector<std::string>>& rows) {
-    std::vector<size_t> widths;
+std::string milliseconds(uint32_t frames, uint32_t rate) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.1f ms", rate != 0 ? 1000.0 * frames / rate : 0.0);
+    return text;
+}
+
+// ---- text: a table of columns, each a header and how to show a cell ------
+
+template <class Info>
+struct Column {
+    const char* header;
+    std::function<std::string(const Info&)> cell;
+};
+
+// Renders the rows as columns separated by two spaces, each as wide as its
+// widest cell.
+template <class Info>
+std::string table(const std::vector<Column<Info>>& columns, const std::vector<Info>& items) {
+    std::vector<std::vector<std::string>> rows(1);
+    for (const auto& column : columns) {
+        rows[0].push_back(column.header);
+    }
+    for (const Info& item : items) {
+        rows.emplace_back();
+        for (const auto& column : columns) {
+            rows.back().push_back(column.cell(item));
+        }
+    }
+    std::vector<size_t> widths(columns.size(), 0);
     for (const auto& row : rows) {
-        widths.resize(std::max(widths.size(), row.size()));
         for (size_t i = 0; i < row.size(); ++i) {
             widths[i] = std::max(widths[i], row[i].size());
         }
     }
     std::string out;
     for (const auto& row : rows) {
-        std::string line;
         for (size_t i = 0; i < row.size(); ++i) {
-            line += row[i];
+            out += row[i];
             if (i + 1 < row.size()) {
-                line.append(widths[i] - row[i].size() + 2, ' ');
+                out.append(widths[i] - row[i].size() + 2, ' ');
             }
         }
-        out += line + "\n";
+        out += "\n";
     }
     return out;
 }
 
-void write_sink(JsonWriter& w, const proto::SinkInfo& s) {
-    w.begin_object();
-    w.key("kind");
-    w.value("sink");
-    w.key("name");
-    w.value(s.name);
-    w.key("type");
-    w.value(s.type);
-    w.key("state");
-    w.value(s.state);
-    w.key("rate");
-    w.value(uint64_t{s.rate});
-    w.key("channels");
-    w.value(uint64_t{s.channels});
-    w.key("quantum");
-    w.value(uint64_t{s.quantum});
-    w.key("format");
-    w.value(format_of(s.format));
-    w.key("volume");
-    w.value(static_cast<double>(s.volume));
-    w.key("muted");
-    w.value(s.muted);
-    w.key("default");
-    w.value(s.is_default);
-    w.key("streams");
-    w.value(uint64_t{s.streams});
-    w.key("frames");
-    w.value(s.frames);
-    w.key("xruns");
-    w.value(s.xruns);
-    w.key("scheduling");
-    w.value(s.scheduling);
-    w.key("latency_frames");
-    w.value(uint64_t{s.latency_frames});
-    w.end_object();
+const std::vector<Column<proto::SinkInfo>> kSinkColumns = {
+    {"NAME", [](const auto& s) { return s.name + (s.is_default ? " *" : ""); }},
+    {"TYPE", [](const auto& s) { return s.type; }},
+    {"STATE", [](const auto& s) { return s.state; }},
+    {"RATE", [](const auto& s) { return std::to_string(s.rate); }},
+    {"CH", [](const auto& s) { return std::to_string(s.channels); }},
+    {"QUANTUM", [](const auto& s) { return std::to_string(s.quantum); }},
+    {"LATENCY", [](const auto& s) { return milliseconds(s.latency_frames, s.rate); }},
+    {"FORMAT",
+     [](const auto& s) { return std::string(format_name(static_cast<SampleFormat>(s.format))); }},
+    {"VOLUME", [](const auto& s) { return percent(s.volume); }},
+    {"MUTED", [](const auto& s) { return yes_no(s.muted); }},
+    {"STREAMS", [](const auto& s) { return std::to_string(s.streams); }},
+    {"XRUNS", [](const auto& s) { return std::to_string(s.xruns); }},
+};
+
+const std::vector<Column<proto::StreamInfo>> kStreamColumns = {
+    {"ID", [](const auto& s) { return std::to_string(s.id); }},
+    {"APP", [](const auto& s) { return s.app; }},
+    {"SINK", [](const auto& s) { return s.sink; }},
+    {"STATE", [](const auto& s) { return s.state; }},
+    {"VOLUME", [](const auto& s) { return percent(s.volume); }},
+    {"MUTED", [](const auto& s) { return yes_no(s.muted); }},
+    {"XRUNS", [](const auto& s) { return std::to_string(s.xruns); }},
+    {"FORMAT",
+     [](const auto& s) { return std::string(format_name(static_cast<SampleFormat>(s.format))); }},
+    {"RATE", [](const auto& s) { return std::to_string(s.rate); }},
+    {"CH", [](const auto& s) { return std::to_string(s.channels); }},
+    {"PID", [](const auto& s) { return std::to_string(s.pid); }},
+};
+
+const std::vector<Column<proto::ClientInfo>> kClientColumns = {
+    {"ID", [](const auto& c) { return std::to_string(c.id); }},
+    {"PID", [](const auto& c) { return std::to_string(c.pid); }},
+    {"EXECUTABLE", [](const auto& c) { return c.executable; }},
+    {"APP", [](const auto& c) { return c.app; }},
+    {"STREAMS",
+     [](const auto& c) {
+         std::string ids;
+         for (const uint32_t id : c.streams) {
+             if (!ids.empty()) {
+                 ids += ',';
+             }
+             ids += std::to_string(id);
+         }
+         return ids.empty() ? std::string("-") : ids;
+     }},
+};
+
+const std::vector<Column<proto::AppInfo>> kAppColumns = {
+    {"APP", [](const auto& a) { return a.name; }},
+    {"VOLUME", [](const auto& a) { return percent(a.volume); }},
+    {"MUTED", [](const auto& a) { return yes_no(a.muted); }},
+    {"SINK", [](const auto& a) { return a.sink.empty() ? std::string("(default)") : a.sink; }},
+    {"STREAMS", [](const auto& a) { return std::to_string(a.streams); }},
+};
+
+const std::vector<Column<proto::SourceInfo>> kSourceColumns = {
+    {"NAME", [](const auto& s) { return s.name; }},
+    {"TYPE", [](const auto& s) { return s.type; }},
+    {"SINK", [](const auto& s) { return s.sink.empty() ? std::string("-") : s.sink; }},
+    {"STATE", [](const auto& s) { return s.state; }},
+    {"RATE", [](const auto& s) { return std::to_string(s.rate); }},
+    {"CH", [](const auto& s) { return std::to_string(s.channels); }},
+    {"LATENCY", [](const auto& s) { return milliseconds(s.latency_frames, s.rate); }},
+    {"STREAMS", [](const auto& s) { return std::to_string(s.streams); }},
+    {"XRUNS", [](const auto& s) { return std::to_string(s.xruns); }},
+};
+
+// ---- JSON: the fields as messages.h names them ---------------------------
+
+// A visitor for proto::visit that writes each field as a JSON member under
+// its name, so the JSON keys are the protocol's field names and no field
+// is written twice.
+class JsonFields {
+public:
+    explicit JsonFields(JsonWriter& w)
+        : w_(w) {}
+
+    void u32(const char* key, uint32_t value) { member(key, uint64_t{value}); }
+    void u32(uint32_t value) { w_.value(uint64_t{value}); } // a list item
+    void u64(const char* key, uint64_t value) { member(key, value); }
+    void i32(const char* key, int32_t value) { member(key, int64_t{value}); }
+    void f32(const char* key, float value) { member(key, static_cast<double>(value)); }
+    void boolean(const char* key, bool value) { member(key, value); }
+    void str(const char* key, const std::string& value) { member(key, value); }
+    void sample_format(const char* key, uint32_t value) {
+        member(key, std::string(format_name(static_cast<SampleFormat>(value))));
+    }
+    void direction(const char* key, uint32_t value) {
+        member(key, value == static_cast<uint32_t>(proto::StreamDirection::record)
+                        ? std::string("record")
+                        : std::string("playback"));
+    }
+    void u32_or_none(const char* key, uint32_t value) {
+        if (value != 0) {
+            u32(key, value);
+        }
+    }
+    template <class T, class Visit>
+    void list(const char* key, const std::vector<T>& items, Visit&& visit_item) {
+        w_.key(key);
+        w_.begin_array();
+        for (const T& item : items) {
+            visit_item(*this, item);
+        }
+        w_.end_array();
+    }
+    // An object of its own, saying what it is first ("kind": "sink").
+    template <class M>
+    void object(const M& message) {
+        w_.begin_object();
+        member("kind", std::string(kind_of(message)));
+        proto::visit(*this, message);
+        w_.end_object();
+    }
+
+private:
+    template <class Value>
+    void member(const char* key, const Value& value) {
+        w_.key(key);
+        w_.value(value);
+    }
+    static const char* kind_of(const proto::SinkInfo&) { return "sink"; }
+    static const char* kind_of(const proto::StreamInfo&) { return "stream"; }
+    static const char* kind_of(const proto::ClientInfo&) { return "client"; }
+    static const char* kind_of(const proto::AppInfo&) { return "app"; }
+    static const char* kind_of(const proto::SourceInfo&) { return "source"; }
+
+    JsonWriter& w_;
+};
+
+template <class Info>
+void write_objects(JsonFields& fields, const std::vector<Info>& items) {
+    for (const Info& item : items) {
+        fields.object(item);
+    }
 }
 
-void write_stream(JsonWriter& w, const proto::StreamInfo& s) {
-    w.begin_object();
-    w.key("kind");
-    w.value("stream");
-    w.key("id");
-    w.value(uint64_t{s.id});
-    w.key("app");
-    w.value(s.app);
-    w.key("sink");
-    w.value(s.sink);
-    w.key("state");
-    w.value(s.state);
-    w.key("volume");
-    w.value(static_cast<double>(s.volume));
-    w.key("muted");
-    w.value(s.muted);
-    w.key("underruns");
-    w.value(s.underruns);
-    w.key("format");
-    w.value(format_of(s.format));
-    w.key("rate");
-    w.value(uint64_t{s.rate});
-    w.key("channels");
-    w.value(uint64_t{s.channels});
-    w.key("client");
-    w.value(uint64_t{s.client_id});
-    w.key("pid");
-    w.value(uint64_t{s.pid});
-    w.key("buffer_frames");
-    w.value(s.buffer_frames);
-    w.key("position");
-    w.value(s.position);
-    w.key("direction");
-    w.value(s.direction == static_cast<uint32_t>(proto::StreamDirection::record) ? "record"
-                                                                                 : "playback");
-    w.end_object();
+// A JSON array of objects, on one line.
+template <class Info>
+std::string json_array(const std::vector<Info>& items) {
+    JsonWriter w;
+    JsonFields fields(w);
+    w.begin_array();
+    write_objects(fields, items);
+    w.end_array();
+    return w.str() + "\n";
 }
 
 } // namespace
 
 std::string sinks_text(const std::vector<proto::SinkInfo>& sinks) {
-    std::vector<std::vector<std::string>> rows{{"NAME", "TYPE", "STATE", "RATE", "CH", "QUANTUM",
-                                                "LATENCY", "FORMAT", "VOLUME", "MUTED", "STREAMS",
-                                                "XRUNS"}};
-    for (const auto& s : sinks) {
-        char latency[32];
-        std::snprintf(latency, sizeof latency, "%.1f ms",
-                      s.rate ? 1000.0 * s.latency_frames / s.rate : 0.0);
-        rows.push_back({s.name + (s.is_default ? " *" : ""), s.type, s.state,
-                        std::to_string(s.rate), std::to_string(s.channels),
-                        std::to_string(s.quantum), latency, format_of(s.format), percent(s.volume),
-                        s.muted ? "yes" : "no", std::to_string(s.streams),
-                        std::to_string(s.xruns)});
-    }
-    return table(rows);
+    return table(kSinkColumns, sinks);
 }
 
 std::string streams_text(const std::vector<proto::StreamInfo>& streams) {
-    if (streams.empty()) {
-        return "no streams\n";
-    }
-    std::vector<std::vector<std::string>> rows{{"ID", "APP", "SINK", "STATE", "VOLUME", "MUTED",
-                                                "UNDERRUNS", "FORMAT", "RATE", "CH", "PID"}};
-    for (const auto& s : streams) {
-        rows.push_back({std::to_string(s.id), s.app, s.sink, s.state, percent(s.volume),
-                        s.muted ? "yes" : "no", std::to_string(s.underruns), format_of(s.format),
-                        std::to_string(s.rate), std::to_string(s.channels), std::to_string(s.pid)});
-    }
-    return table(rows);
+    return streams.empty() ? "no streams\n" : table(kStreamColumns, streams);
+}
+
+std::string clients_text(const std::vector<proto::ClientInfo>& clients) {
+    return table(kClientColumns, clients);
+}
+
+std::string apps_text(const std::vector<proto::AppInfo>& apps) {
+    return table(kAppColumns, apps);
+}
+
+std::string sources_text(const std::vector<proto::SourceInfo>& sources) {
+    return table(kSourceColumns, sources);
 }
 
 std::string info_text(const proto::ServerInfo& info, const std::vector<proto::SinkInfo>& sinks) {
@@ -179,118 +267,46 @@ std::string info_text(const proto::ServerInfo& info, const std::vector<proto::Si
 }
 
 std::string sinks_json(const std::vector<proto::SinkInfo>& sinks) {
-    JsonWriter w;
-    w.begin_array();
-    for (const auto& s : sinks) {
-        write_sink(w, s);
-    }
-    w.end_array();
-    return w.str() + "\n";
+    return json_array(sinks);
 }
 
 std::string streams_json(const std::vector<proto::StreamInfo>& streams) {
-    JsonWriter w;
-    w.begin_array();
-    for (const auto& s : streams) {
-        write_stream(w, s);
-    }
-    w.end_array();
-    return w.str() + "\n";
+    return json_array(streams);
+}
+
+std::string clients_json(const std::vector<proto::ClientInfo>& clients) {
+    return json_array(clients);
+}
+
+std::string apps_json(const std::vector<proto::AppInfo>& apps) {
+    return json_array(apps);
+}
+
+std::string sources_json(const std::vector<proto::SourceInfo>& sources) {
+    return json_array(sources);
 }
 
 std::string all_json(const std::vector<proto::SinkInfo>& sinks,
                      const std::vector<proto::StreamInfo>& streams) {
     JsonWriter w;
+    JsonFields fields(w);
     w.begin_array();
-    for (const auto& s : sinks) {
-        write_sink(w, s);
-    }
-    for (const auto& s : streams) {
-        write_stream(w, s);
-    }
+    write_objects(fields, sinks);
+    write_objects(fields, streams);
     w.end_array();
     return w.str() + "\n";
 }
 
 std::string info_json(const proto::ServerInfo& info, const std::vector<proto::SinkInfo>& sinks) {
     JsonWriter w;
+    JsonFields fields(w);
     w.begin_object();
-    w.key("version");
-    w.value(info.version);
-    w.key("protocol");
-    w.value(uint64_t{info.protocol});
-    w.key("pid");
-    w.value(uint64_t{info.pid});
-    w.key("rate");
-    w.value(uint64_t{info.rate});
-    w.key("channels");
-    w.value(uint64_t{info.channels});
-    w.key("quantum");
-    w.value(uint64_t{info.quantum});
-    w.key("scheduling");
-    w.value(info.scheduling);
-    w.key("memory");
-    w.value(info.memory);
-    w.key("uptime_ms");
-    w.value(info.uptime_ms);
-    w.key("default_sink");
-    w.value(info.default_sink);
-    w.key("clients");
-    w.value(uint64_t{info.clients});
-    w.key("streams");
-    w.value(uint64_t{info.streams});
-    w.key("state_file");
-    w.value(info.state_file);
+    proto::visit(fields, info);
     w.key("sinks");
     w.begin_array();
-    for (const auto& s : sinks) {
-        write_sink(w, s);
-    }
+    write_objects(fields, sinks);
     w.end_array();
     w.end_object();
-    return w.str() + "\n";
-}
-
-std::string clients_text(const std::vector<proto::ClientInfo>& clients) {
-    std::vector<std::vector<std::string>> rows{{"ID", "PID", "EXECUTABLE", "APP", "STREAMS"}};
-    for (const auto& c : clients) {
-        std::string streams;
-        for (const uint32_t id : c.streams) {
-            if (!streams.empty()) {
-                streams += ',';
-            }
-            streams += std::to_string(id);
-        }
-        rows.push_back({std::to_string(c.id), std::to_string(c.pid), c.executable, c.app,
-                        streams.empty() ? "-" : streams});
-    }
-    return table(rows);
-}
-
-std::string clients_json(const std::vector<proto::ClientInfo>& clients) {
-    JsonWriter w;
-    w.begin_array();
-    for (const auto& c : clients) {
-        w.begin_object();
-        w.key("kind");
-        w.value("client");
-        w.key("id");
-        w.value(uint64_t{c.id});
-        w.key("pid");
-        w.value(uint64_t{c.pid});
-        w.key("executable");
-        w.value(c.executable);
-        w.key("app");
-        w.value(c.app);
-        w.key("streams");
-        w.begin_array();
-        for (const uint32_t id : c.streams) {
-            w.value(uint64_t{id});
-        }
-        w.end_array();
-        w.end_object();
-    }
-    w.end_array();
     return w.str() + "\n";
 }
 
@@ -319,103 +335,10 @@ std::string event_text(const proto::Event& e) {
 
 std::string event_json(const proto::Event& e) {
     JsonWriter w;
+    JsonFields fields(w);
     w.begin_object();
-    w.key("event");
-    w.value(e.kind);
-    if (e.stream_id != 0) {
-        w.key("stream");
-        w.value(uint64_t{e.stream_id});
-    }
-    w.key("app");
-    w.value(e.app);
-    w.key("sink");
-    w.value(e.sink);
-    w.key("previous_sink");
-    w.value(e.previous_sink);
-    w.key("state");
-    w.value(e.state);
-    w.key("volume");
-    w.value(static_cast<double>(e.volume));
-    w.key("muted");
-    w.value(e.muted);
+    proto::visit(fields, e);
     w.end_object();
-    return w.str() + "\n";
-}
-
-std::string apps_text(const std::vector<proto::AppInfo>& apps) {
-    std::vector<std::vector<std::string>> rows{{"APP", "VOLUME", "MUTED", "SINK", "STREAMS"}};
-    for (const auto& a : apps) {
-        rows.push_back({a.name, percent(a.volume), a.muted ? "yes" : "no",
-                        a.sink.empty() ? "(default)" : a.sink, std::to_string(a.streams)});
-    }
-    return table(rows);
-}
-
-std::string apps_json(const std::vector<proto::AppInfo>& apps) {
-    JsonWriter w;
-    w.begin_array();
-    for (const auto& a : apps) {
-        w.begin_object();
-        w.key("kind");
-        w.value("app");
-        w.key("name");
-        w.value(a.name);
-        w.key("volume");
-        w.value(static_cast<double>(a.volume));
-        w.key("muted");
-        w.value(a.muted);
-        w.key("sink");
-        w.value(a.sink);
-        w.key("streams");
-        w.value(uint64_t{a.streams});
-        w.end_object();
-    }
-    w.end_array();
-    return w.str() + "\n";
-}
-
-std::string sources_text(const std::vector<proto::SourceInfo>& sources) {
-    std::vector<std::vector<std::string>> rows{
-        {"NAME", "TYPE", "SINK", "STATE", "RATE", "CH", "LATENCY", "STREAMS", "XRUNS"}};
-    for (const auto& s : sources) {
-        char latency[32];
-        std::snprintf(latency, sizeof latency, "%.1f ms",
-                      s.rate == 0 ? 0.0 : 1000.0 * s.latency_frames / s.rate);
-        rows.push_back({s.name, s.type, s.sink.empty() ? "-" : s.sink, s.state,
-                        std::to_string(s.rate), std::to_string(s.channels), latency,
-                        std::to_string(s.streams), std::to_string(s.xruns)});
-    }
-    return table(rows);
-}
-
-std::string sources_json(const std::vector<proto::SourceInfo>& sources) {
-    JsonWriter w;
-    w.begin_array();
-    for (const auto& s : sources) {
-        w.begin_object();
-        w.key("kind");
-        w.value("source");
-        w.key("name");
-        w.value(s.name);
-        w.key("type");
-        w.value(s.type);
-        w.key("sink");
-        w.value(s.sink);
-        w.key("state");
-        w.value(s.state);
-        w.key("rate");
-        w.value(uint64_t{s.rate});
-        w.key("channels");
-        w.value(uint64_t{s.channels});
-        w.key("streams");
-        w.value(uint64_t{s.streams});
-        w.key("latency_frames");
-        w.value(uint64_t{s.latency_frames});
-        w.key("xruns");
-        w.value(s.xruns);
-        w.end_object();
-    }
-    w.end_array();
     return w.str() + "\n";
 }
 

@@ -2,7 +2,7 @@
 // people, JSON for scripts.
 #pragma once
 
-#include "messages.h"
+#include "protocol/messages.h"
 
 #include <string>
 #include <vector>

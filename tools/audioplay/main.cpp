@@ -1,9 +1,9 @@
 // audioplay: plays a WAV file, raw audio or a test tone through audiod.
 #include "audiod/audiod.h"
 #include "cli.h"
+#include "common/volume_level.h"
+#include "common/wav.h"
 #include "tone.h"
-#include "volume_level.h"
-#include "wav.h"
 
 #include <atomic>
 #include <cerrno>

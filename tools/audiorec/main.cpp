@@ -2,8 +2,8 @@
 // on standard output) until a duration has passed or it is interrupted.
 #include "audiod/audiod.h"
 #include "cli.h"
-#include "sample_format.h"
-#include "wav.h"
+#include "common/wav.h"
+#include "protocol/sample_format.h"
 
 #include <atomic>
 #include <cerrno>
@@ -102,7 +102,8 @@ Options parse_options(int argc, char** argv) {
             o.format = optarg;
             break;
         case kRate:
-            o.rate = audiod::cli::parse_uint(kProgram, optarg, "rate", 8000, 192000);
+            o.rate =
+                audiod::cli::parse_uint(kProgram, optarg, "rate", AUDIOD_MIN_RATE, AUDIOD_MAX_RATE);
             break;
         case kChannels:
             o.channels = audiod::cli::parse_uint(kProgram, optarg, "channel count", 1, 8);

@@ -1,10 +1,11 @@
 /*
  * libaudiod — the client library of the audiod sound server.
  *
- * A player connects once (audiod_connect), creates one playback stream per
- * audio output it needs (audiod_stream_create) and writes interleaved frames
- * into it. Audio travels through a lock-free ring in shared memory that the
- * server reads on its own clock; the socket carries only control requests.
+ * A player connects once (audiod_connect), creates a stream for each output
+ * it plays (audiod_stream_create) and writes interleaved frames into it; a
+ * recorder creates a record stream (AUDIOD_STREAM_RECORD) and reads. Audio
+ * travels through a lock-free ring in shared memory that the server reads
+ * (or fills) on its own clock; the socket carries only control requests.
  *
  * Blocking. Every call that can wait takes a timeout in milliseconds and never
  * waits longer than that (plus scheduling noise): 0 means "do not wait", a
@@ -124,7 +125,7 @@ int audiod_server_format(const audiod_context* ctx, uint32_t* rate, uint32_t* ch
  */
 const char* audiod_last_error(const audiod_context* ctx);
 
-/* ---- playback streams -------------------------------------------------- */
+/* ---- streams ----------------------------------------------------------- */
 
 /**
  * Stream flags.
@@ -160,18 +161,28 @@ const char* audiod_last_error(const audiod_context* ctx);
  * what that sink plays; NULL/"": the default sink's monitor). Keep-clock
  * works the same way: while no server records, reads deliver silence at the
  * nominal rate. A reader that falls behind loses the oldest audio it had no
- * room for (counted as underruns in the timing, "overruns" to the user),
+ * room for (counted in the timing's `underruns`: a record stream's overruns),
  * and nobody else is affected.
  */
 #define AUDIOD_STREAM_RECORD 0x4u
 
-/** What a new playback stream carries and where it goes. */
+/** The limits of a stream, and of a sink's or source's own format. */
+#define AUDIOD_MIN_RATE 8000u
+#define AUDIOD_MAX_RATE 192000u
+#define AUDIOD_MAX_CHANNELS 8u
+/** The longest buffer a stream may ask for. */
+#define AUDIOD_MAX_LATENCY_MS 10000u
+
+/** What a new stream carries and where it goes (a record stream: what it
+ * asks for and where it records from). */
 typedef struct audiod_stream_params {
     int format;          /**< an AUDIOD_FORMAT_*: every one is accepted */
-    uint32_t rate;       /**< frames per second, 8000..192000; the server resamples */
-    uint32_t channels;   /**< 1..8, in the standard channel orders; the server mixes
-                              them up or down to the sink's (see the README) */
-    uint32_t latency_ms; /**< buffer length to keep queued; 0 = default (100 ms) */
+    uint32_t rate;       /**< frames per second, AUDIOD_MIN_RATE..AUDIOD_MAX_RATE;
+                              the server resamples */
+    uint32_t channels;   /**< 1..AUDIOD_MAX_CHANNELS, in the standard channel orders; the
+                              server mixes them up or down (see the README) */
+    uint32_t latency_ms; /**< buffer length to keep queued (record: to hold);
+                              0 = default (100 ms), at most AUDIOD_MAX_LATENCY_MS */
     const char* sink;    /**< sink name (record streams: source name), or NULL/"" for the
                               default */
     float volume;        /**< initial linear gain, 1.0 = unity; negative = unity */
@@ -185,7 +196,8 @@ typedef struct audiod_stream_params {
 void audiod_stream_params_init(audiod_stream_params* params);
 
 /**
- * Creates a playback stream. May block up to AUDIOD_DEFAULT_TIMEOUT_MS.
+ * Creates a stream: playback, or with AUDIOD_STREAM_RECORD a record stream.
+ * May block up to AUDIOD_DEFAULT_TIMEOUT_MS.
  * AUDIOD_E_NOTSUPPORTED if the rate or channel count is out of range;
  * AUDIOD_E_NOENTITY if the named sink does not exist.
  */
@@ -255,7 +267,7 @@ int audiod_stream_set_wakeup_frames(audiod_stream* stream, uint32_t frames);
 int audiod_stream_drain(audiod_stream* stream, int timeout_ms);
 
 /**
- * Pauses playback; buffered frames stay buffered. Blocks up to timeout_ms
+ * Pauses the stream (playing or recording); buffered frames stay buffered. Blocks up to timeout_ms
  * (negative: 500 ms). With keep-clock, a server that does not answer in
  * time is not an error: the pause applies at once to the kept clock and to
  * the server when it is back.
@@ -317,7 +329,8 @@ typedef struct audiod_event {
     char app[AUDIOD_NAME_MAX];
     char sink[AUDIOD_NAME_MAX];
     char previous_sink[AUDIOD_NAME_MAX];
-    char state[32]; /**< stream-changed: starting, running, paused, moving, draining, drained */
+    char state[32]; /**< stream-changed: starting, running, stalled, paused, moving,
+                         draining, drained; sink-changed: running, stalled, failed */
     float volume;   /**< linear volume of the stream, application or sink */
     int muted;
 } audiod_event;

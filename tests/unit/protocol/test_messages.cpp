@@ -1,7 +1,7 @@
 // Wire format: every message survives a round trip, and every malformed
 // input — truncated at any byte, with trailing bytes, lying lengths, invalid
 // booleans — is rejected rather than misread.
-#include "messages.h"
+#include "protocol/messages.h"
 
 #include <boost/test/unit_test.hpp>
 
@@ -39,7 +39,7 @@ StreamInfo sample_stream(int i) {
     s.sink = "main";
     s.state = "paused";
     s.volume = 0.25f;
-    s.underruns = 12;
+    s.xruns = 12;
     s.format = 6;
     s.rate = 44100;
     s.channels = 6;
@@ -176,10 +176,11 @@ BOOST_AUTO_TEST_CASE(invalid_boolean_rejected) {
     SinkList list;
     list.sinks.push_back(sample_sink(0));
     auto bytes = encode(1, list);
-    // Find the `muted` byte: after the count, two strings, four u32 and a f32.
+    // Find the `muted` byte: after the count, three strings, four u32 and a f32.
     size_t offset = kEnvelopeBytes + 4;
     offset += 4 + list.sinks[0].name.size();
     offset += 4 + list.sinks[0].type.size();
+    offset += 4 + list.sinks[0].state.size();
     offset += 4 * 4 + 4;
     BOOST_REQUIRE_EQUAL(bytes[offset], 1); // muted = true
     bytes[offset] = 2;

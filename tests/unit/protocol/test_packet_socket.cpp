@@ -1,6 +1,6 @@
 // The seqpacket transport: whole messages, descriptors passed and received,
 // bounded waits, and hostile descriptor floods closed rather than leaked.
-#include "packet_socket.h"
+#include "protocol/packet_socket.h"
 
 #include <boost/test/unit_test.hpp>
 

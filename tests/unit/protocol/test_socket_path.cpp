@@ -1,5 +1,5 @@
 // The socket location rule, identical for server and clients.
-#include "socket_path.h"
+#include "protocol/socket_path.h"
 
 #include <boost/test/unit_test.hpp>
 

@@ -3,7 +3,7 @@
 // RT-safety test binary (the sanitizer builds replace malloc themselves).
 // They forward to glibc's own entry points, so the program still works.
 #include "rt_hooks.h"
-#include "rt_guard.h"
+#include "os/rt_scope.h"
 
 #include <cstddef>
 #include <dlfcn.h>

@@ -1,5 +1,5 @@
 #include "stepped_sink.h"
-#include "stream_conversion.h"
+#include "engine/stream_conversion.h"
 
 #include "audiod/audiod.h"
 
@@ -52,7 +52,7 @@ int stepped_start(void*) {
 
 int stepped_wait(void* instance) {
     auto* device = static_cast<SteppedDevice*>(instance);
-    // Poll the stop flag now and then so that Sink::stop() can join us.
+    // Poll the stop flag now and then so that Device::stop() can join us.
     while (!device->permits.try_acquire_for(std::chrono::milliseconds(5))) {
         if (device->stopping.load()) {
             return -125; // ECANCELED: ends the RT loop
@@ -113,20 +113,20 @@ void step(SteppedDevice& device, uint64_t cycles) {
     }
 }
 
-SinkRig::SinkRig(SinkFormat f, const char* output_format)
+SinkRig::SinkRig(DeviceFormat f, const char* output_format)
     : format(f) {
-    SinkOpenRequest request;
+    DeviceRequest request;
     request.name = "test";
     request.type = "stepped";
     request.format = f;
     request.options.emplace_back("format", output_format);
     static const audiod_host host = test_host();
-    auto opened = Sink::open(kModule, host, request);
-    BOOST_REQUIRE_MESSAGE(std::holds_alternative<std::unique_ptr<Sink>>(opened),
+    auto opened = Device::open(kModule, host, request);
+    BOOST_REQUIRE_MESSAGE(std::holds_alternative<std::unique_ptr<Device>>(opened),
                           "sink did not open");
-    sink = std::move(std::get<std::unique_ptr<Sink>>(opened));
+    sink = std::move(std::get<std::unique_ptr<Device>>(opened));
     device = g_last_device;
-    BOOST_REQUIRE_EQUAL(sink->start(), "");
+    BOOST_REQUIRE(sink->start().ok());
 }
 
 SinkRig::~SinkRig() {
@@ -153,8 +153,8 @@ Stream& SinkRig::add_stream(SampleFormat fmt, uint64_t capacity, float gain, uin
     stream->rate = rate;
     stream->channels = channels;
     stream->record = record;
-    BOOST_REQUIRE_EQUAL(prepare_conversion(*stream, format, 0, Resampler::kDefaultQuality), "");
-    stream->sink = sink.get();
+    BOOST_REQUIRE(prepare_conversion(*stream, format, 0, Resampler::kDefaultQuality).ok());
+    stream->device = sink.get();
     stream->volume = gain;
     stream->rt.gain.reset(gain);
     Stream& ref = *stream;
@@ -174,7 +174,7 @@ void SinkRig::write(Stream& stream, const void* frames, uint64_t count) {
                     frame_bytes);
     }
     pos += count;
-    stream.ring.header()->write_pos.store(pos, std::memory_order_release);
+    stream.ring.header()->client_pos.store(pos, std::memory_order_release);
 }
 
 void SinkRig::set_client_flags(Stream& stream, uint32_t flags) {

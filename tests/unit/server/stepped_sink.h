@@ -1,12 +1,12 @@
 // A sink module for in-process tests: every cycle waits until the test
 // allows it, and every quantum written is kept for inspection. It lets a
-// test drive a real Sink (real RT thread, real queues, real mixing) one
+// test drive a real Device (real RT thread, real queues, real mixing) one
 // cycle at a time, with no timing involved.
 #pragma once
 
 #include "audiod/module.h"
-#include "sink.h"
-#include "stream.h"
+#include "device/device.h"
+#include "device/stream.h"
 
 #include <atomic>
 #include <cstring>
@@ -36,10 +36,10 @@ std::vector<SteppedDevice*>& stepped_devices();
 // Lets `cycles` cycles of `device` run and waits (up to 10 s) until they have.
 void step(SteppedDevice& device, uint64_t cycles);
 
-// A Sink on a SteppedDevice, with helpers to play the client's part.
+// A Device on a SteppedDevice, with helpers to play the client's part.
 class SinkRig {
 public:
-    explicit SinkRig(SinkFormat format = {48000, 2, 64}, const char* output_format = "s16le");
+    explicit SinkRig(DeviceFormat format = {48000, 2, 64}, const char* output_format = "s16le");
     ~SinkRig();
 
     // Lets `cycles` cycles run and waits (up to 10 s) until they have.
@@ -65,8 +65,8 @@ public:
         return out;
     }
 
-    SinkFormat format;
-    std::unique_ptr<Sink> sink;
+    DeviceFormat format;
+    std::unique_ptr<Device> sink;
     SteppedDevice* device = nullptr;
     std::vector<std::unique_ptr<Stream>> streams;
 

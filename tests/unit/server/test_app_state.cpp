@@ -1,7 +1,7 @@
 // The per-application state file: round trips, hostile names, truncation,
 // atomic saves and corrupt files set aside.
-#include "app_state.h"
-#include "control_server.h"
+#include "control/control_server.h"
+#include "engine/app_state.h"
 
 #include <boost/test/unit_test.hpp>
 
@@ -86,21 +86,21 @@ BOOST_AUTO_TEST_CASE(save_is_atomic_and_load_sets_corruption_aside) {
     const std::string path = tmp.dir + "/sub/state";
     {
         AppStateStore store(path);
-        BOOST_CHECK_EQUAL(store.load(), ""); // missing is fine
+        BOOST_CHECK(store.load().ok()); // missing is fine
         store.set("a", {0.5f, false, ""});
         BOOST_CHECK(store.dirty());
-        BOOST_CHECK_EQUAL(store.save_if_dirty(), "");
+        BOOST_CHECK(store.save_if_dirty().ok());
         BOOST_CHECK(!store.dirty());
         BOOST_CHECK(::access((path + ".tmp").c_str(), F_OK) != 0);
     }
     {
         AppStateStore store(path);
-        BOOST_CHECK_EQUAL(store.load(), "");
+        BOOST_CHECK(store.load().ok());
         BOOST_CHECK_EQUAL(store.get("a").volume, 0.5f);
     }
     std::ofstream(path) << "version = 1\napps-count = 3\n";
     AppStateStore store(path);
-    const std::string warning = store.load();
+    const std::string warning = store.load().reason();
     BOOST_CHECK(warning.find("truncated") != std::string::npos);
     BOOST_CHECK(warning.find(path + ".corrupt") != std::string::npos);
     BOOST_CHECK(store.all().empty());

@@ -1,6 +1,6 @@
 // The configuration file: what is accepted, and that every refusal names the
 // file, the line and the reason.
-#include "config.h"
+#include "config/config.h"
 
 #include <boost/test/unit_test.hpp>
 

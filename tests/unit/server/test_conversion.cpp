@@ -1,12 +1,12 @@
 // Converting client streams for a sink: every sample format's decoding, the
 // channel mixes, the resampler's quality, and the whole path through a real
 // sink's RT cycle (stepped device).
-#include "channel_mix.h"
-#include "convert_kernels.h"
-#include "mix_kernels.h"
-#include "resampler.h"
+#include "common/tone_analysis.h"
+#include "dsp/channel_mix.h"
+#include "dsp/convert_kernels.h"
+#include "dsp/mix_kernels.h"
+#include "dsp/resampler.h"
 #include "stepped_sink.h"
-#include "tone_analysis.h"
 
 #include <boost/test/unit_test.hpp>
 

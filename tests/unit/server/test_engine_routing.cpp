@@ -1,7 +1,7 @@
 // Moves through the real Engine and two real Sinks on stepped devices, one
 // cycle at a time: how soon a moved stream plays at its destination, and
 // that its frames continue exactly.
-#include "engine.h"
+#include "engine/engine.h"
 #include "fixtures/fixture_signals.h"
 #include "stepped_sink.h"
 
@@ -29,7 +29,7 @@ struct EngineRig {
             config.sinks.push_back({"s2", "stepped", {{"quantum", "32"}}, 2});
         }
         engine = std::make_unique<Engine>(config, loader, state);
-        BOOST_REQUIRE_EQUAL(engine->start(), "");
+        BOOST_REQUIRE(engine->start().ok());
         BOOST_REQUIRE_EQUAL(stepped_devices().size(), two_sinks ? 2u : 1u);
         s1 = stepped_devices()[0];
         s2 = two_sinks ? stepped_devices()[1] : nullptr;
@@ -55,7 +55,7 @@ struct EngineRig {
         Stream& stream = *std::get<Stream*>(created);
         const auto samples = make_signal("sequence", frames, 2, 0, 0);
         std::memcpy(const_cast<uint8_t*>(stream.ring.data()), samples.data(), samples.size() * 2);
-        stream.ring.header()->write_pos.store(frames);
+        stream.ring.header()->client_pos.store(frames);
         stream.ring.header()->client_flags.store(kClientFlagStarted);
         return stream;
     }
@@ -94,11 +94,11 @@ BOOST_AUTO_TEST_CASE(a_move_plays_at_the_destinations_first_cycle) {
     move.target = static_cast<uint32_t>(proto::VolumeTarget::stream);
     move.stream_id = stream.id;
     move.sink = "s2";
-    Sink* s1 = stream.sink;
+    Device* s1 = stream.device;
     BOOST_REQUIRE(!rig.engine->move(move));
     step(*rig.s1, 1); // s1 lets go at this cycle boundary
     rig.engine->handle_events(s1->event_fd());
-    BOOST_CHECK_EQUAL(stream.sink->name(), "s2");
+    BOOST_CHECK_EQUAL(stream.device->name(), "s2");
     step(*rig.s2, 1); // ... and s2 plays it at its very next cycle
 
     const auto on_s1 = EngineRig::heard(*rig.s1);
@@ -117,7 +117,7 @@ BOOST_AUTO_TEST_CASE(a_move_plays_at_the_destinations_first_cycle) {
     // And back again, from the 32-frame sink to the 64-frame one.
     move.sink = "s1";
     BOOST_REQUIRE(!rig.engine->move(move));
-    Sink* source = stream.sink;
+    Device* source = stream.device;
     step(*rig.s2, 1);
     rig.engine->handle_events(source->event_fd());
     step(*rig.s1, 1);
@@ -136,13 +136,13 @@ BOOST_AUTO_TEST_CASE(unloading_the_sink_rescues_its_streams_at_once) {
     move.stream_id = stream.id;
     move.sink = "s2";
     BOOST_REQUIRE(!rig.engine->move(move));
-    rig.engine->handle_events(stream.sink->event_fd()); // nothing yet: s1 has not cycled
-    BOOST_CHECK_EQUAL(stream.sink->name(), "s1");
+    rig.engine->handle_events(stream.device->event_fd()); // nothing yet: s1 has not cycled
+    BOOST_CHECK_EQUAL(stream.device->name(), "s1");
     BOOST_CHECK_EQUAL(stream.moving_to->name(), "s2");
     // s1 goes away before it ever let go: the stream lands on s2 directly.
     rig.s1->stopping = true;
     BOOST_REQUIRE(!rig.engine->unload_sink("s1"));
-    BOOST_CHECK_EQUAL(stream.sink->name(), "s2");
+    BOOST_CHECK_EQUAL(stream.device->name(), "s2");
     BOOST_CHECK(stream.moving_to == nullptr);
     step(*rig.s2, 1);
     const auto on_s2 = EngineRig::heard(*rig.s2);
@@ -155,7 +155,7 @@ BOOST_AUTO_TEST_CASE(a_failing_sink_hands_its_streams_to_the_default) {
     EngineRig rig;
     Stream& stream = rig.play(4000);
     step(*rig.s1, 1);
-    Sink* s1 = stream.sink;
+    Device* s1 = stream.device;
     // The device dies: its wait() fails, the RT thread stops and says so.
     rig.s1->stopping = true;
     const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
@@ -164,7 +164,7 @@ BOOST_AUTO_TEST_CASE(a_failing_sink_hands_its_streams_to_the_default) {
     }
     BOOST_REQUIRE(s1->failed());
     rig.engine->handle_events(s1->event_fd());
-    BOOST_CHECK_EQUAL(stream.sink->name(), "s2");
+    BOOST_CHECK_EQUAL(stream.device->name(), "s2");
     BOOST_CHECK_EQUAL(stream.wanted_sink, ""); // it never asked for s1 by name
     const auto sinks = rig.engine->list_sinks();
     BOOST_CHECK_EQUAL(sinks[0].state, "failed");
@@ -180,7 +180,7 @@ BOOST_AUTO_TEST_CASE(the_only_sink_fails_and_comes_back_with_its_streams) {
     EngineRig rig(false);
     Stream& stream = rig.play(4000);
     step(*rig.s1, 1);
-    Sink* failing = stream.sink;
+    Device* failing = stream.device;
     rig.s1->stopping = true;
     const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
     while (!failing->failed() && std::chrono::steady_clock::now() < give_up) {
@@ -188,15 +188,15 @@ BOOST_AUTO_TEST_CASE(the_only_sink_fails_and_comes_back_with_its_streams) {
     }
     rig.engine->handle_events(failing->event_fd());
     // Nowhere to go: the stream waits on the failed sink.
-    BOOST_CHECK_EQUAL(stream.sink, failing);
+    BOOST_CHECK_EQUAL(stream.device, failing);
     // A second later the sink is reopened (the stepped device always opens)
     // and the stream is on the new one, carrying on where it stopped.
     std::this_thread::sleep_for(std::chrono::milliseconds(1100));
     rig.engine->tick();
     BOOST_REQUIRE_EQUAL(stepped_devices().size(), 1u);
     SteppedDevice* reopened = stepped_devices()[0];
-    BOOST_CHECK(!stream.sink->failed());
-    BOOST_CHECK_EQUAL(stream.sink->name(), "s1");
+    BOOST_CHECK(!stream.device->failed());
+    BOOST_CHECK_EQUAL(stream.device->name(), "s1");
     step(*reopened, 1);
     const auto heard = EngineRig::heard(*reopened);
     BOOST_REQUIRE_EQUAL(heard.size(), 64u);

@@ -1,6 +1,6 @@
 // Mixing arithmetic: exactness where it is promised, saturation, ramps.
-#include "gain_ramp.h"
-#include "mix_kernels.h"
+#include "dsp/gain_ramp.h"
+#include "dsp/mix_kernels.h"
 
 #include <boost/test/unit_test.hpp>
 

@@ -1,5 +1,5 @@
 // The shared-memory ring under two threads: libaudiod's real write path
-// (audiod_stream_write, blocking on the eventfd) feeds a real Sink whose RT
+// (audiod_stream_write, blocking on the eventfd) feeds a real Device whose RT
 // thread reads it as fast as the test lets it cycle. ThreadSanitizer runs
 // this in the sanitizer build; every frame must arrive once, in order.
 #include "client_internal.h"
@@ -110,7 +110,7 @@ BOOST_AUTO_TEST_CASE(writer_and_rt_reader_lose_nothing) {
         ++expected;
     }
     BOOST_CHECK_EQUAL(expected, kFrames);
-    BOOST_CHECK_EQUAL(server_side.ring.header()->read_pos.load(), kFrames);
+    BOOST_CHECK_EQUAL(server_side.ring.header()->server_pos.load(), kFrames);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

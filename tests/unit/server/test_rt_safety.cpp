@@ -4,7 +4,7 @@
 #define BOOST_TEST_MODULE rt_safety
 #include <boost/test/unit_test.hpp>
 
-#include "rt_guard.h"
+#include "os/rt_scope.h"
 #include "rt_hooks.h"
 #include "stepped_sink.h"
 
@@ -92,7 +92,7 @@ BOOST_AUTO_TEST_CASE(rt_cycle_never_allocates_or_locks_under_churn) {
                 std::erase(live, &s);
                 break;
             case 5: // the client scribbles over its ring
-                s.ring.header()->write_pos.store(~uint64_t{0} - (rng() % 1000));
+                s.ring.header()->client_pos.store(~uint64_t{0} - (rng() % 1000));
                 std::erase(live, &s);
                 break;
             case 6: { // moved to the other sink while it plays, and back
@@ -108,7 +108,7 @@ BOOST_AUTO_TEST_CASE(rt_cycle_never_allocates_or_locks_under_churn) {
                 break;
             }
             default:
-                rig.send({RtCommand::Kind::sink_gain, nullptr, float(rng() % 100) / 100.0f});
+                rig.send({RtCommand::Kind::device_gain, nullptr, float(rng() % 100) / 100.0f});
                 break;
             }
         }

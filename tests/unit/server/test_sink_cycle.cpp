@@ -1,4 +1,4 @@
-// The RT cycle of a real Sink, driven one cycle at a time: what comes out of
+// The RT cycle of a real Device, driven one cycle at a time: what comes out of
 // the device for known input, underruns, prebuffering, corrupt rings,
 // wake-ups, gain ramps and pausing.
 #include "stepped_sink.h"
@@ -66,7 +66,7 @@ BOOST_AUTO_TEST_CASE(single_s16_stream_at_unity_is_bit_exact_across_wrap) {
     const uint64_t start = s.ring.header()->sink_start_frame.load();
     BOOST_REQUIRE_EQUAL(start, 0u);
     BOOST_CHECK(std::equal(input.begin(), input.end(), out.begin()));
-    BOOST_CHECK_EQUAL(s.underruns.load(), 0u);
+    BOOST_CHECK_EQUAL(s.xruns.load(), 0u);
 }
 
 BOOST_AUTO_TEST_CASE(two_streams_sum_exactly_and_saturate) {
@@ -154,9 +154,9 @@ BOOST_AUTO_TEST_CASE(short_stream_gets_silence_and_an_underrun_alone) {
         const int16_t expected = f < 10 ? 1100 : 100;
         BOOST_REQUIRE_EQUAL(out[f * kChannels], expected);
     }
-    BOOST_CHECK_EQUAL(starved.underruns.load(), 3u);
-    BOOST_CHECK_EQUAL(starved.ring.header()->underruns.load(), 3u);
-    BOOST_CHECK_EQUAL(full.underruns.load(), 0u);
+    BOOST_CHECK_EQUAL(starved.xruns.load(), 3u);
+    BOOST_CHECK_EQUAL(starved.ring.header()->xruns.load(), 3u);
+    BOOST_CHECK_EQUAL(full.xruns.load(), 0u);
 }
 
 BOOST_AUTO_TEST_CASE(draining_stream_runs_dry_without_underruns) {
@@ -166,9 +166,9 @@ BOOST_AUTO_TEST_CASE(draining_stream_runs_dry_without_underruns) {
     rig.write(s, few.data(), 10);
     rig.set_client_flags(s, kClientFlagStarted | kClientFlagDraining);
     rig.run_cycles(3);
-    BOOST_CHECK_EQUAL(s.underruns.load(), 0u);
+    BOOST_CHECK_EQUAL(s.xruns.load(), 0u);
     BOOST_CHECK(s.rt_status.load() == RtStreamStatus::drained);
-    BOOST_CHECK_EQUAL(s.ring.header()->read_pos.load(), 10u);
+    BOOST_CHECK_EQUAL(s.ring.header()->server_pos.load(), 10u);
 }
 
 BOOST_AUTO_TEST_CASE(prebuffering_until_started_or_full) {
@@ -177,13 +177,13 @@ BOOST_AUTO_TEST_CASE(prebuffering_until_started_or_full) {
     std::vector<int16_t> data(size_t{256} * kChannels, 7);
     rig.write(s, data.data(), 100);
     rig.run_cycles(2);
-    BOOST_CHECK_EQUAL(s.ring.header()->read_pos.load(), 0u);
-    BOOST_CHECK_EQUAL(s.underruns.load(), 0u);
+    BOOST_CHECK_EQUAL(s.ring.header()->server_pos.load(), 0u);
+    BOOST_CHECK_EQUAL(s.xruns.load(), 0u);
     BOOST_CHECK(s.rt_status.load() == RtStreamStatus::prebuffering);
     // A full ring starts on its own, even without the flag.
     rig.write(s, data.data(), 156);
     rig.run_cycles(1);
-    BOOST_CHECK_EQUAL(s.ring.header()->read_pos.load(), kQuantum);
+    BOOST_CHECK_EQUAL(s.ring.header()->server_pos.load(), kQuantum);
     const uint64_t start = s.ring.header()->sink_start_frame.load();
     BOOST_CHECK_EQUAL(start, 2u * kQuantum);
 }
@@ -197,7 +197,7 @@ BOOST_AUTO_TEST_CASE(corrupt_positions_drop_only_that_stream) {
     rig.set_client_flags(good, kClientFlagStarted);
     rig.set_client_flags(evil, kClientFlagStarted);
     // Claim more frames than the ring can hold.
-    evil.ring.header()->write_pos.store(512 + 1);
+    evil.ring.header()->client_pos.store(512 + 1);
     rig.run_cycles(2);
     auto events = rig.events(1);
     BOOST_REQUIRE_EQUAL(events.size(), 1u);
@@ -208,14 +208,14 @@ BOOST_AUTO_TEST_CASE(corrupt_positions_drop_only_that_stream) {
     for (size_t i = 0; i < size_t{2} * kQuantum * kChannels; ++i) {
         BOOST_REQUIRE_EQUAL(out[i], 300);
     }
-    BOOST_CHECK_EQUAL(good.underruns.load(), 0u);
+    BOOST_CHECK_EQUAL(good.xruns.load(), 0u);
 
-    // The second corruption: write_pos behind read_pos.
+    // The second corruption: client_pos behind server_pos.
     Stream& evil2 = rig.add_stream(SampleFormat::s16le, 512);
     rig.write(evil2, ones.data(), 100);
     rig.set_client_flags(evil2, kClientFlagStarted);
     rig.run_cycles(1);
-    evil2.ring.header()->write_pos.store(10); // read_pos is 64 now
+    evil2.ring.header()->client_pos.store(10); // server_pos is 64 now
     rig.run_cycles(1);
     events = rig.events(1);
     BOOST_REQUIRE_EQUAL(events.size(), 1u);
@@ -238,13 +238,13 @@ BOOST_AUTO_TEST_CASE(detach_hands_the_stream_back) {
     rig.write(s, data.data(), kQuantum);
     rig.set_client_flags(s, kClientFlagStarted);
     rig.run_cycles(1);
-    BOOST_CHECK_EQUAL(s.ring.header()->read_pos.load(), 0u);
+    BOOST_CHECK_EQUAL(s.ring.header()->server_pos.load(), 0u);
 }
 
 BOOST_AUTO_TEST_CASE(wakeups_only_when_free_space_crosses_threshold) {
     SinkRig rig;
     Stream& s = rig.add_stream(SampleFormat::s16le, 1024);
-    s.ring.header()->wake_free_frames.store(512);
+    s.ring.header()->wake_threshold.store(512);
     std::vector<int16_t> data(size_t{1024} * kChannels, 1);
     rig.write(s, data.data(), 1024); // full: free 0
     rig.run_cycles(7);               // free 448: below the threshold
@@ -270,7 +270,7 @@ BOOST_AUTO_TEST_CASE(gain_change_ramps_without_jumps_and_settles_exactly) {
     rig.send({RtCommand::Kind::stream_gain, &s, 0.1f});
     rig.run_cycles(10);
     const auto out = rig.output<int16_t>();
-    const uint32_t ramp = 48000 * Sink::kRampMs / 1000;
+    const uint32_t ramp = 48000 * Device::kRampMs / 1000;
     // The largest step a linear ramp may take, plus rounding.
     const double allowed = (level - level * 0.1) / ramp + 1.0;
     double worst = 0;
@@ -318,7 +318,7 @@ BOOST_AUTO_TEST_CASE(pause_and_resume_alter_no_sample) {
     }
     // Silence while paused, and no underruns counted for it.
     BOOST_CHECK_EQUAL(out[4 * kQuantum * kChannels], 0);
-    BOOST_CHECK_EQUAL(s.underruns.load(), 0u);
+    BOOST_CHECK_EQUAL(s.xruns.load(), 0u);
 }
 
 BOOST_AUTO_TEST_CASE(sink_gain_applies_to_the_mix) {
@@ -327,7 +327,7 @@ BOOST_AUTO_TEST_CASE(sink_gain_applies_to_the_mix) {
     std::vector<int16_t> data(size_t{20} * kQuantum * kChannels, 8000);
     rig.write(s, data.data(), 20 * kQuantum);
     rig.set_client_flags(s, kClientFlagStarted);
-    rig.send({RtCommand::Kind::sink_gain, nullptr, 0.5f});
+    rig.send({RtCommand::Kind::device_gain, nullptr, 0.5f});
     rig.run_cycles(20);
     const auto out = rig.output<int16_t>();
     BOOST_CHECK_EQUAL(out[0], 8000); // the ramp starts at the old gain

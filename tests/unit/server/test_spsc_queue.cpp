@@ -1,6 +1,6 @@
 // The SPSC queue: semantics on one thread, and a two-thread stress test that
 // ThreadSanitizer checks in the sanitizer build.
-#include "spsc_queue.h"
+#include "common/spsc_queue.h"
 
 #include <boost/test/unit_test.hpp>
 

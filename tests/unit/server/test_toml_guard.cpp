@@ -1,7 +1,7 @@
 // The TOML pre-check that keeps toml++ away from its undefined behaviour:
 // non-ASCII only where TOML allows it, with the line of any refusal.
-#include "config.h"
-#include "toml_guard.h"
+#include "config/config.h"
+#include "config/toml_guard.h"
 
 #include <boost/test/unit_test.hpp>
 

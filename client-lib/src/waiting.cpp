@@ -1,0 +1,95 @@
+#include "waiting.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <poll.h>
+#include <unistd.h>
+
+namespace audiod::client {
+
+namespace {
+
+int poll_ms(std::chrono::nanoseconds wait, const Deadline& deadline) {
+    const auto ms = std::chrono::ceil<std::chrono::milliseconds>(wait).count();
+    const int left = deadline.poll_timeout_ms();
+    return left < 0 ? static_cast<int>(ms) : std::min<int>(left, static_cast<int>(ms));
+}
+
+// Waits for a server wake-up or the server hanging up, until the deadline.
+// Returns 0 (woken), AUDIOD_E_TIMEOUT, or AUDIOD_E_DISCONNECTED.
+int wait_wakeup(StreamCore& core, const Deadline& deadline) {
+    pollfd fds[2] = {{core.wake_fd.get(), POLLIN, 0}, {core.context->channel.fd(), POLLRDHUP, 0}};
+    for (;;) {
+        const int ready = ::poll(fds, 2, deadline.poll_timeout_ms());
+        if (ready < 0 && errno == EINTR) {
+            if (deadline.expired()) {
+                return AUDIOD_E_TIMEOUT;
+            }
+            continue;
+        }
+        if (ready <= 0) {
+            return AUDIOD_E_TIMEOUT;
+        }
+        if ((fds[1].revents & (POLLRDHUP | POLLHUP | POLLERR | POLLNVAL)) != 0) {
+            return AUDIOD_E_DISCONNECTED;
+        }
+        return 0;
+    }
+}
+
+// The server went away under a writer: keep the clock, or report it.
+void on_lost(StreamCore& core) {
+    core.context->connection_lost.store(true);
+    std::lock_guard lock(core.mutex);
+    if (core.keep_clock) {
+        core.keep_clock_locked(MonoClock::now());
+    } else if (!core.broken) {
+        core.broken = true;
+        core.broken_code = AUDIOD_E_DISCONNECTED;
+    }
+}
+
+} // namespace
+
+uint64_t frames_to_ms(uint64_t frames, uint32_t rate) {
+    return rate == 0 ? 0 : (frames * 1000 + rate - 1) / rate;
+}
+
+Deadline transfer_deadline(size_t frames, uint32_t rate, int timeout_ms) {
+    return Deadline::after_ms(timeout_ms >= 0 ? timeout_ms
+                                              : static_cast<int64_t>(frames_to_ms(frames, rate)) +
+                                                    AUDIOD_DEFAULT_TIMEOUT_MS);
+}
+
+long transfer_result(size_t moved, size_t frames, int timeout_ms) {
+    if (moved == 0 && frames > 0) {
+        return timeout_ms == 0 ? AUDIOD_E_AGAIN : AUDIOD_E_TIMEOUT;
+    }
+    return static_cast<long>(moved);
+}
+
+void drain_wakeups(int fd) {
+    uint64_t count = 0;
+    [[maybe_unused]] const ssize_t r = ::read(fd, &count, sizeof count);
+}
+
+int wait_for_progress(StreamCore& core, std::chrono::nanoseconds keep_clock_wait,
+                      const Deadline& deadline) {
+    if (keep_clock_wait.count() > 0) {
+        pollfd pfd{core.wake_fd.get(), POLLIN, 0};
+        ::poll(&pfd, 1, std::max(1, poll_ms(keep_clock_wait, deadline)));
+        // Consumed here, as the server's wake-ups are below: left pending,
+        // the supervisor's would end every later wait at once, and the
+        // caller would spin a frame at a time until the server is back.
+        drain_wakeups(core.wake_fd.get());
+        return 0;
+    }
+    const int waited = wait_wakeup(core, deadline);
+    if (waited == AUDIOD_E_DISCONNECTED) {
+        on_lost(core);
+        return 0;
+    }
+    return waited;
+}
+
+} // namespace audiod::client

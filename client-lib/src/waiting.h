@@ -1,0 +1,35 @@
+// How a stream's callers wait: for the server's wake-ups, for the kept
+// clock while no server plays the stream, always against a deadline.
+// Thread: any caller of a stream; none of these holds the stream's mutex
+// while it waits.
+#pragma once
+
+#include "client_internal.h"
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+
+namespace audiod::client {
+
+uint64_t frames_to_ms(uint64_t frames, uint32_t rate);
+
+// A read or write of `frames` with timeout_ms (negative: the audio's own
+// duration plus the default timeout) ends by this deadline.
+Deadline transfer_deadline(size_t frames, uint32_t rate, int timeout_ms);
+
+// What a read or write returns: the frames moved, or why none were.
+long transfer_result(size_t moved, size_t frames, int timeout_ms);
+
+// Clears the stream's pending wake-ups.
+void drain_wakeups(int fd);
+
+// Waits for whatever lets a transfer or drain progress: the kept clock's
+// pace (`keep_clock_wait` > 0) when no server plays the stream (a
+// supervisor wake-up ends it early), else the server's wake-up; a server
+// that hangs up meanwhile makes the stream keep its clock (or breaks it).
+// Returns 0 to go on, or AUDIOD_E_TIMEOUT.
+int wait_for_progress(StreamCore& core, std::chrono::nanoseconds keep_clock_wait,
+                      const Deadline& deadline);
+
+} // namespace audiod::client

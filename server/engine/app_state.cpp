@@ -1,0 +1,235 @@
+#include "engine/app_state.h"
+
+#include "config/toml_guard.h"
+#include "config/toml_parser.h"
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fcntl.h>
+#include <fstream>
+#include <sstream>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace audiod {
+
+namespace {
+
+constexpr int64_t kStateVersion = 1;
+
+// A TOML basic string. Names reaching here are valid UTF-8 without control
+// characters (the control server sanitises them), but escape defensively.
+std::string quoted(const std::string& text) {
+    std::string out = "\"";
+    for (const char c : text) {
+        if (c == '"' || c == '\\') {
+            out += '\\';
+            out += c;
+        } else if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
+            char escape[8];
+            std::snprintf(escape, sizeof escape, "\\u%04x", static_cast<unsigned char>(c));
+            out += escape;
+        } else {
+            out += c;
+        }
+    }
+    return out + "\"";
+}
+
+// Creates the directories above `path` (mode 0700 for new ones).
+void make_parent_directories(const std::string& path) {
+    for (size_t slash = path.find('/', 1); slash != std::string::npos;
+         slash = path.find('/', slash + 1)) {
+        ::mkdir(path.substr(0, slash).c_str(), 0700);
+    }
+}
+
+int write_all(int fd, const std::string& text) {
+    size_t done = 0;
+    while (done < text.size()) {
+        const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+        if (n < 0) {
+            if (errno == EINTR) {
+                continue;
+            }
+            return -errno;
+        }
+        done += static_cast<size_t>(n);
+    }
+    return 0;
+}
+
+} // namespace
+
+std::string AppStateStore::default_path() {
+    if (const char* state = std::getenv("XDG_STATE_HOME"); state != nullptr && *state != '\0') {
+        return std::string(state) + "/audiod/state";
+    }
+    if (const char* home = std::getenv("HOME"); home != nullptr && *home != '\0') {
+        return std::string(home) + "/.local/state/audiod/state";
+    }
+    return {};
+}
+
+AppSettings AppStateStore::get(const std::string& app) const {
+    const auto it = apps_.find(app);
+    return it == apps_.end() ? AppSettings{} : it->second;
+}
+
+void AppStateStore::set(const std::string& app, const AppSettings& settings) {
+    if (settings.is_default()) {
+        dirty_ = apps_.erase(app) > 0 || dirty_;
+        return;
+    }
+    AppSettings& stored = apps_[app];
+    if (stored.volume != settings.volume || stored.muted != settings.muted ||
+        stored.sink != settings.sink) {
+        stored = settings;
+        dirty_ = true;
+    }
+}
+
+void AppStateStore::set_default_sink(const std::string& sink) {
+    if (sink != default_sink_) {
+        default_sink_ = sink;
+        dirty_ = true;
+    }
+}
+
+std::string AppStateStore::serialize() const {
+    std::ostringstream out;
+    out << "# audiod per-application state, written by audiod; safe to delete.\n";
+    out << "version = " << kStateVersion << "\n";
+    // The count lets a reader notice a file cut short between two tables.
+    out << "apps-count = " << apps_.size() << "\n";
+    if (!default_sink_.empty()) {
+        out << "default-sink = " << quoted(default_sink_) << "\n";
+    }
+    for (const auto& [app, settings] : apps_) {
+        char volume[32];
+        std::snprintf(volume, sizeof volume, "%.9g", static_cast<double>(settings.volume));
+        out << "\n[apps." << quoted(app) << "]\n";
+        out << "volume = " << volume << (std::strpbrk(volume, ".e") ? "" : ".0") << "\n";
+        out << "muted = " << (settings.muted ? "true" : "false") << "\n";
+        if (!settings.sink.empty()) {
+            out << "sink = " << quoted(settings.sink) << "\n";
+        }
+    }
+    return out.str();
+}
+
+std::optional<AppStateStore> AppStateStore::parse(const std::string& text, std::string* error) {
+    AppStateStore store("");
+    if (const auto unsafe = check_toml_text(text)) {
+        *error = "line " + std::to_string(unsafe->line) + ": " + unsafe->reason;
+        return std::nullopt;
+    }
+    toml::table root;
+    try {
+        root = toml::parse(text, std::string_view("state"));
+    } catch (const toml::parse_error& e) {
+        *error =
+            "line " + std::to_string(e.source().begin.line) + ": " + std::string(e.description());
+        return std::nullopt;
+    }
+    if (root["version"].value<int64_t>() != kStateVersion) {
+        *error = "unknown or missing version";
+        return std::nullopt;
+    }
+    const auto count = root["apps-count"].value<int64_t>();
+    if (!count) {
+        *error = "apps-count missing";
+        return std::nullopt;
+    }
+    if (const auto sink = root["default-sink"].value<std::string>()) {
+        store.default_sink_ = *sink;
+    }
+    if (const toml::table* apps = root["apps"].as_table()) {
+        for (const auto& [name, node] : *apps) {
+            const toml::table* entry = node.as_table();
+            if (entry == nullptr) {
+                *error = "apps." + std::string(name.str()) + " is not a table";
+                return std::nullopt;
+            }
+            AppSettings settings;
+            const auto volume = (*entry)["volume"].value<double>();
+            const auto muted = (*entry)["muted"].value<bool>();
+            if (!volume || !std::isfinite(*volume) || *volume < 0 || *volume > 4 || !muted) {
+                *error = "apps." + std::string(name.str()) + " has no valid volume and muted";
+                return std::nullopt;
+            }
+            settings.volume = static_cast<float>(*volume);
+            settings.muted = *muted;
+            settings.sink = (*entry)["sink"].value_or(std::string());
+            store.apps_[std::string(name.str())] = settings;
+        }
+    }
+    if (static_cast<int64_t>(store.apps_.size()) != *count) {
+        *error = "truncated (" + std::to_string(store.apps_.size()) + " of " +
+                 std::to_string(*count) + " applications)";
+        return std::nullopt;
+    }
+    return store;
+}
+
+Status AppStateStore::load() {
+    if (path_.empty()) {
+        return Status::success();
+    }
+    std::ifstream in(path_, std::ios::binary);
+    if (!in) {
+        return Status::success(); // no state yet
+    }
+    std::ostringstream text;
+    text << in.rdbuf();
+    std::string error;
+    auto parsed = parse(text.str(), &error);
+    if (!parsed) {
+        const std::string aside = path_ + ".corrupt";
+        const bool moved = ::rename(path_.c_str(), aside.c_str()) == 0;
+        return Status::failure("state file " + path_ + " is unreadable (" + error + "); " +
+                               (moved ? "moved it to " + aside : "could not move it aside") +
+                               " and starting with defaults");
+    }
+    apps_ = std::move(parsed->apps_);
+    default_sink_ = std::move(parsed->default_sink_);
+    dirty_ = false;
+    return Status::success();
+}
+
+Status AppStateStore::save_if_dirty() {
+    if (!dirty_ || path_.empty()) {
+        return Status::success();
+    }
+    make_parent_directories(path_);
+    const std::string temp = path_ + ".tmp";
+    const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (fd < 0) {
+        return Status::failure("cannot write " + temp + ": " + std::strerror(errno));
+    }
+    int rc = write_all(fd, serialize());
+    if (rc == 0 && ::fsync(fd) != 0) {
+        rc = -errno;
+    }
+    ::close(fd);
+    if (rc == 0 && ::rename(temp.c_str(), path_.c_str()) != 0) {
+        rc = -errno;
+    }
+    if (rc != 0) {
+        ::unlink(temp.c_str());
+        return Status::failure("cannot save " + path_ + ": " + std::strerror(-rc));
+    }
+    // The rename is durable only once the directory entry is on disk.
+    const auto slash = path_.rfind('/');
+    const std::string dir = slash == std::string::npos ? "." : path_.substr(0, slash);
+    if (const int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC); dfd >= 0) {
+        ::fsync(dfd);
+        ::close(dfd);
+    }
+    dirty_ = false;
+    return Status::success();
+}
+
+} // namespace audiod

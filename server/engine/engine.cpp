@@ -1,0 +1,397 @@
+// Engine: start and stop, the stream lifecycle, and the plumbing to the RT
+// threads (command queue with retry, RT events).
+#include "engine/engine.h"
+#include "engine/stream_conversion.h"
+
+#include "audiod/audiod.h"
+#include "log.h"
+#include "os/watchdog.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <sys/eventfd.h>
+
+namespace audiod {
+
+namespace {
+
+void host_log(int level, const char* component, const char* message) {
+    log_message(static_cast<LogLevel>(std::clamp(level, 0, 3)), component ? component : "module",
+                message ? message : "");
+}
+
+} // namespace
+
+Engine::Engine(ServerConfig config, ModuleLoader& modules, AppStateStore& state)
+    : config_(std::move(config))
+    , modules_(modules)
+    , state_(state) {
+    host_.abi_version = AUDIOD_MODULE_ABI_VERSION;
+    host_.log = host_log;
+}
+
+Engine::~Engine() {
+    stop();
+}
+
+Status Engine::start() {
+    for (const SinkConfig& sink : config_.sinks) {
+        auto opened = open_sink(sink.type, sink.name, sink.options);
+        if (auto* error = std::get_if<std::string>(&opened)) {
+            return Status::failure("sink '" + sink.name + "': " + *error);
+        }
+        add_sink(std::move(std::get<std::unique_ptr<Device>>(opened)), sink.type, sink.options);
+    }
+    for (const SinkConfig& source : config_.sources) {
+        auto opened = open_sink(source.type, source.name, source.options, true);
+        if (auto* error = std::get_if<std::string>(&opened)) {
+            return Status::failure("source '" + source.name + "': " + *error);
+        }
+        add_sink(std::move(std::get<std::unique_ptr<Device>>(opened)), source.type, source.options);
+    }
+    default_sink_ = config_.default_sink;
+    // A default chosen at run time (set-default-sink) outlives restarts.
+    if (!state_.default_sink().empty() && find_sink(state_.default_sink()) != nullptr) {
+        default_sink_ = state_.default_sink();
+    }
+    started_at_ = std::chrono::steady_clock::now();
+    return Status::success();
+}
+
+void Engine::stop() {
+    for (DeviceEntry& entry : devices_) {
+        entry.device->stop();
+    }
+    // No RT thread runs now, so every stream is ours alone.
+    streams_.clear();
+    pending_.clear();
+    devices_.clear();
+    if (const Status saved = state_.save_if_dirty(); !saved.ok()) {
+        log_error("engine", saved.reason());
+    }
+}
+
+Stream* Engine::find_stream(uint32_t id) const {
+    const auto it = streams_.find(id);
+    return it == streams_.end() || it->second->detaching ? nullptr : it->second.get();
+}
+
+std::variant<Stream*, ClientError> Engine::create_stream(const StreamRequest& request) {
+    const proto::CreateStream& p = request.params;
+    const AppSettings app = state_.get(request.app);
+    const bool record = p.direction == static_cast<uint32_t>(proto::StreamDirection::record);
+    if (p.direction > 1) {
+        return ClientError{AUDIOD_E_INVALID, "unknown stream direction"};
+    }
+    // An explicit sink must exist; a remembered one is used when it does.
+    // A record stream names a source: "SINK.monitor", or "" for the
+    // default sink's.
+    Device* sink = nullptr;
+    std::string wanted = p.sink;
+    if (record) {
+        sink = find_source(p.sink, &wanted);
+        if (sink == nullptr && !p.sink.empty()) {
+            return ClientError{AUDIOD_E_NOENTITY, "no source named '" + p.sink + "'"};
+        }
+    } else if (!p.sink.empty()) {
+        sink = find_sink(p.sink);
+        if (sink == nullptr) {
+            return ClientError{AUDIOD_E_NOENTITY, "no sink named '" + p.sink + "'"};
+        }
+    } else {
+        wanted = app.sink;
+        sink = app.sink.empty() ? nullptr : find_sink(app.sink);
+        if (sink == nullptr || sink->failed()) {
+            sink = default_sink();
+        }
+    }
+    if (sink == nullptr) {
+        return ClientError{AUDIOD_E_NOENTITY, "no sink is available"};
+    }
+    if (sink->failed()) {
+        return ClientError{AUDIOD_E_BUSY, "sink '" + sink->name() + "' has failed"};
+    }
+    const auto format = static_cast<SampleFormat>(p.format);
+    if (!is_known_format(p.format)) {
+        return ClientError{AUDIOD_E_INVALID, "unknown sample format " + std::to_string(p.format)};
+    }
+    if (format == SampleFormat::invalid) {
+        return ClientError{AUDIOD_E_INVALID, "sample format must not be 'invalid'"};
+    }
+    if (p.rate < AUDIOD_MIN_RATE || p.rate > AUDIOD_MAX_RATE) {
+        return ClientError{AUDIOD_E_NOTSUPPORTED, "rate " + std::to_string(p.rate) +
+                                                      " Hz is outside " +
+                                                      std::to_string(AUDIOD_MIN_RATE) + ".." +
+                                                      std::to_string(AUDIOD_MAX_RATE) + " Hz"};
+    }
+    if (p.channels < 1 || p.channels > kMaxChannels) {
+        return ClientError{AUDIOD_E_NOTSUPPORTED, std::to_string(p.channels) +
+                                                      " channels: between 1 and " +
+                                                      std::to_string(kMaxChannels) + " please"};
+    }
+    if (!std::isfinite(p.volume) || p.volume < 0 || p.volume > kMaxGain) {
+        return ClientError{AUDIOD_E_INVALID, "volume must be between 0 and 4"};
+    }
+    const size_t owned = std::count_if(streams_.begin(), streams_.end(), [&](const auto& entry) {
+        return entry.second->client_id == request.client_id;
+    });
+    if (owned >= kMaxStreamsPerClient) {
+        return ClientError{AUDIOD_E_REFUSED, "too many streams for one client"};
+    }
+    if (sink->attached_streams >= Device::kMaxStreams) {
+        return ClientError{AUDIOD_E_BUSY, "sink '" + sink->name() + "' has too many streams"};
+    }
+
+    // At least two of the largest cycle's worth of the stream's frames, so
+    // that the client can write one while we read one, wherever it moves.
+    uint64_t largest_cycle = 0;
+    for (const DeviceEntry& entry : devices_) {
+        const DeviceFormat& f = entry.device->format();
+        largest_cycle =
+            std::max<uint64_t>(largest_cycle, (uint64_t{f.quantum} * p.rate + f.rate - 1) / f.rate);
+    }
+    const uint64_t wanted_frames = p.buffer_frames == 0 ? p.rate / 10 : p.buffer_frames;
+    const uint64_t capacity =
+        std::clamp<uint64_t>(wanted_frames, 2 * (largest_cycle + 4), 10 * uint64_t{p.rate});
+
+    const uint32_t id = next_stream_id_++;
+    auto ring = StreamRing::create(id, format, p.rate, p.channels, capacity);
+    if (auto* error = std::get_if<std::string>(&ring)) {
+        log_error("engine", "cannot create stream ring: " + *error);
+        return ClientError{AUDIOD_E_NOMEM, "cannot create the stream's buffer: " + *error};
+    }
+    UniqueFd wake(::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC));
+    if (!wake) {
+        return ClientError{AUDIOD_E_SYSTEM, std::string("eventfd: ") + std::strerror(errno)};
+    }
+    auto stream = std::make_unique<Stream>(std::move(std::get<StreamRing>(ring)), std::move(wake));
+    Stream& s = *stream;
+    s.id = id;
+    s.client_id = request.client_id;
+    s.pid = request.pid;
+    s.app = request.app;
+    s.device = sink;
+    s.wanted_sink = wanted;
+    s.format = format;
+    s.rate = p.rate;
+    s.channels = p.channels;
+    s.record = record;
+    s.volume = p.volume;
+    // The application's remembered volume and mute apply from the first frame.
+    s.rt.gain.reset(gain_command(s).gain);
+    if (const Status prepared =
+            prepare_conversion(s, sink->format(), sink->latency_frames(), config_.resample_quality);
+        !prepared.ok()) {
+        return ClientError{AUDIOD_E_NOMEM, prepared.reason()};
+    }
+
+    if (!sink->send({RtCommand::Kind::attach, &s, 1.0f})) {
+        return ClientError{AUDIOD_E_BUSY, "sink '" + sink->name() + "' is not responding"};
+    }
+    ++sink->attached_streams;
+    streams_.emplace(id, std::move(stream));
+    log_info("engine", "stream created id=" + std::to_string(id) + " app=" + request.app +
+                           (record ? " source=" : " sink=") + endpoint_name(s) +
+                           " format=" + std::string(format_name(format)) +
+                           " buffer=" + std::to_string(capacity));
+    emit(stream_event("stream-added", s));
+    return &s;
+}
+
+MaybeError Engine::set_paused(Stream& stream, bool paused) {
+    if (stream.paused == paused) {
+        return std::nullopt;
+    }
+    stream.paused = paused;
+    if (!stream.in_transit()) {
+        send_or_queue(*stream.device,
+                      {paused ? RtCommand::Kind::pause : RtCommand::Kind::resume, &stream, 1.0f});
+    }
+    emit(stream_event("stream-changed", stream));
+    return std::nullopt;
+}
+
+void Engine::close_stream(Stream& stream) {
+    if (stream.detaching) {
+        return;
+    }
+    const bool moving = stream.moving_to != nullptr;
+    stream.detaching = true;
+    stream.moving_to = nullptr;
+    if (moving) {
+        return; // the detach for the move is on its way; its event frees it
+    }
+    if (stream.device->failed()) {
+        release_stream(stream);
+        return;
+    }
+    send_or_queue(*stream.device, {RtCommand::Kind::detach, &stream, 1.0f});
+}
+
+void Engine::release_stream(Stream& stream) {
+    if (stream.device->attached_streams > 0) {
+        --stream.device->attached_streams;
+    }
+    log_info("engine", "stream closed id=" + std::to_string(stream.id) +
+                           " underruns=" + std::to_string(stream.xruns.load()));
+    emit(stream_event("stream-removed", stream));
+    streams_.erase(stream.id);
+}
+
+RtCommand Engine::gain_command(Stream& stream) const {
+    if (stream.record) {
+        // A recording's level is its own: application and sink volumes are
+        // about what is played.
+        return {RtCommand::Kind::stream_gain, &stream, stream.muted ? 0.0f : stream.volume};
+    }
+    const AppSettings app = state_.get(stream.app);
+    const bool silent = stream.muted || app.muted;
+    return {RtCommand::Kind::stream_gain, &stream, silent ? 0.0f : stream.volume * app.volume};
+}
+
+void Engine::send_or_queue(Device& sink, const RtCommand& command) {
+    // Keep order: once something is pending, everything queues behind it.
+    if (!pending_.empty() || !sink.send(command)) {
+        pending_.emplace_back(&sink, command);
+    }
+}
+
+void Engine::tick() {
+    size_t sent = 0;
+    while (sent < pending_.size() && pending_[sent].first->send(pending_[sent].second)) {
+        ++sent;
+    }
+    pending_.erase(pending_.begin(), pending_.begin() + static_cast<ptrdiff_t>(sent));
+    watch_rt_threads();
+    reopen_failed_sinks();
+    report_state_changes();
+    if (const Status saved = state_.save_if_dirty(); !saved.ok()) {
+        log_warning("engine", saved.reason());
+    }
+}
+
+void Engine::handle_events(int fd) {
+    Device* sink = nullptr;
+    for (const DeviceEntry& entry : devices_) {
+        if (entry.device->event_fd() == fd) {
+            sink = entry.device.get();
+        }
+    }
+    if (sink == nullptr) {
+        return;
+    }
+    RtEvent events[64];
+    size_t count = 0;
+    do {
+        count = sink->take_events(events, std::size(events));
+        for (size_t i = 0; i < count; ++i) {
+            const RtEvent& event = events[i];
+            switch (event.kind) {
+            case RtEvent::Kind::detached: {
+                Stream& stream = *event.stream;
+                if (stream.detaching) {
+                    release_stream(stream);
+                } else if (stream.moving_to != nullptr) {
+                    land(stream, *stream.moving_to);
+                }
+                break;
+            }
+            case RtEvent::Kind::broken: {
+                Stream& stream = *event.stream;
+                const uint32_t client = stream.client_id;
+                log_warning("engine", "stream " + std::to_string(stream.id) +
+                                          " corrupted its ring positions; dropping client " +
+                                          std::to_string(client));
+                // The RT thread no longer mixes it, but commands for it may
+                // still sit in the queue: free it only on the `detached`
+                // that follows them.
+                close_stream(stream);
+                if (observer_ != nullptr) {
+                    observer_->on_client_fault(client, "corrupted its stream's ring positions");
+                }
+                break;
+            }
+            case RtEvent::Kind::device_failed:
+                handle_sink_failure(*sink, event.value);
+                return; // the sink's streams have moved; its queue is done
+            }
+        }
+    } while (count == std::size(events));
+}
+
+void Engine::watch_rt_threads() {
+    const auto now = std::chrono::steady_clock::now();
+    if (const uint64_t demotions = rt_time_demotions(); demotions != rt_time_demotions_seen_) {
+        rt_time_demotions_seen_ = demotions;
+        log_error("watchdog", "RLIMIT_RTTIME: a real-time thread ran too long without "
+                              "blocking; all RT threads were demoted to SCHED_OTHER");
+        for (DeviceEntry& entry : devices_) {
+            entry.device->demote("RLIMIT_RTTIME");
+        }
+    }
+    for (DeviceEntry& entry : devices_) {
+        Device& sink = *entry.device;
+        Device::Progress& progress = sink.progress;
+        const uint64_t frames = sink.frames_played();
+        if (frames != progress.frames || sink.failed() || sink.rt_tid() == 0) {
+            if (progress.stalled) {
+                log_info("watchdog", "sink " + sink.name() + " completes cycles again");
+                proto::Event event;
+                event.kind = "sink-changed";
+                event.sink = sink.name();
+                event.state = "running";
+                emit(event);
+            }
+            progress = {frames, now, false};
+            continue;
+        }
+        if (!progress.stalled && now - progress.since >= kRtWatchdogTimeout) {
+            progress.stalled = true;
+            const bool was_realtime = is_realtime(sink.rt_tid());
+            sink.demote("no cycle completed for 1 s");
+            log_error("watchdog", "sink " + sink.name() +
+                                      ": the RT thread completed no cycle for " + "1 s" +
+                                      (was_realtime ? "; demoted to SCHED_OTHER" : ""));
+            proto::Event event;
+            event.kind = "sink-changed";
+            event.sink = sink.name();
+            event.state = "stalled";
+            emit(event);
+        }
+    }
+}
+
+void Engine::emit(proto::Event event) const {
+    if (observer_ != nullptr) {
+        observer_->on_event(event);
+    }
+}
+
+proto::Event Engine::stream_event(const char* kind, const Stream& stream) const {
+    proto::Event event;
+    event.kind = kind;
+    event.stream_id = stream.id;
+    event.app = stream.app;
+    event.sink = endpoint_name(stream);
+    event.state = stream.reported_state;
+    event.volume = stream.volume;
+    event.muted = stream.muted;
+    return event;
+}
+
+std::string endpoint_name(const Stream& stream) {
+    const Device& at = *stream.destination();
+    return at.name() + (stream.record && !at.is_source() ? std::string(kMonitorSuffix) : "");
+}
+
+std::string monitored_sink(const std::string& source) {
+    const std::string_view suffix = kMonitorSuffix;
+    if (source.size() > suffix.size() && source.ends_with(suffix)) {
+        return source.substr(0, source.size() - suffix.size());
+    }
+    return "";
+}
+
+} // namespace audiod

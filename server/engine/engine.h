@@ -1,0 +1,209 @@
+// The engine: every sink and stream, and the control-thread operations on
+// them — creating and closing streams, loading and unloading sinks, moving
+// streams between sinks, volumes and mutes, and what is remembered per
+// application.
+//
+// Ownership. The engine owns each Stream. While a stream is attached to a
+// sink, that sink's RT thread uses it too; it stops only when the RT thread
+// hands it back (RtEvent::detached), which comes after every command queued
+// for the stream. A stream is freed, or attached to another sink, only then.
+//
+// Moving. A move sends `detach` to the source sink; the RT thread lets go at
+// a cycle boundary and the engine attaches the stream to the destination,
+// whose RT thread takes it at its next cycle. The ring's read position is
+// part of the stream, so no frame is lost or repeated; the stream is silent
+// for at most one source quantum plus one destination quantum. While a
+// stream is between sinks no RT thread may touch it, so changes made then
+// (volume, pause) are applied when it lands.
+//
+// Gains. A stream plays at stream volume x application volume, silenced if
+// either is muted; the sink's own volume and mute apply to its whole mix.
+//
+// Thread: control, for every member.
+#pragma once
+
+#include "config/config.h"
+#include "device/device.h"
+#include "device/stream.h"
+#include "engine/app_state.h"
+#include "engine/module_loader.h"
+#include "protocol/messages.h"
+
+#include <chrono>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace audiod {
+
+// An error for a client: an AUDIOD_E_* code and a sentence.
+struct ClientError {
+    int code = 0;
+    std::string message;
+};
+
+using MaybeError = std::optional<ClientError>;
+
+struct StreamRequest {
+    uint32_t client_id = 0;
+    uint32_t pid = 0;
+    std::string app;
+    proto::CreateStream params;
+};
+
+// What the engine tells the control server.
+class EngineObserver {
+public:
+    virtual ~EngineObserver() = default;
+    virtual void on_event(const proto::Event& event) = 0;
+    // A sink's RT event fd to watch, or to stop watching.
+    virtual void on_device_opened(Device& sink) = 0;
+    virtual void on_device_closing(Device& sink) = 0;
+    // The client must be disconnected (it corrupted its ring).
+    virtual void on_client_fault(uint32_t client_id, const std::string& reason) = 0;
+};
+
+class Engine {
+public:
+    static constexpr size_t kMaxStreamsPerClient = 64;
+    static constexpr size_t kMaxSinks = 32;
+
+    Engine(ServerConfig config, ModuleLoader& modules, AppStateStore& state);
+    Engine(const Engine&) = delete;
+    Engine& operator=(const Engine&) = delete;
+    ~Engine();
+
+    void set_observer(EngineObserver* observer) noexcept { observer_ = observer; }
+
+    // Opens every configured sink and source and starts its RT thread;
+    // fails with the reason the first one failed.
+    Status start();
+    // Stops all RT threads, then frees all streams and sinks.
+    void stop();
+
+    // ---- streams (engine.cpp) ----
+    [[nodiscard]] std::variant<Stream*, ClientError> create_stream(const StreamRequest& request);
+    [[nodiscard]] Stream* find_stream(uint32_t id) const;
+    [[nodiscard]] MaybeError set_paused(Stream& stream, bool paused);
+    // Detaches the stream; it is freed once its RT thread lets go of it.
+    void close_stream(Stream& stream);
+
+    // ---- sinks and routing (engine_routing.cpp) ----
+    [[nodiscard]] MaybeError
+    load_sink(const std::string& type, const std::string& name,
+              const std::vector<std::pair<std::string, std::string>>& options);
+    [[nodiscard]] MaybeError unload_sink(const std::string& name);
+    [[nodiscard]] MaybeError set_default_sink(const std::string& name);
+    [[nodiscard]] MaybeError move(const proto::MoveStream& request);
+
+    // ---- volume and mute (engine_volume.cpp) ----
+    [[nodiscard]] MaybeError set_volume(const proto::SetVolume& request);
+    [[nodiscard]] MaybeError set_mute(const proto::SetMute& request);
+
+    // ---- reports (engine_report.cpp) ----
+    [[nodiscard]] std::vector<proto::SinkInfo> list_sinks() const;
+    [[nodiscard]] std::vector<proto::StreamInfo> list_streams() const;
+    // Applications playing now and those with remembered settings, by name.
+    [[nodiscard]] std::vector<proto::AppInfo> list_apps() const;
+    [[nodiscard]] std::vector<proto::SourceInfo> list_sources() const;
+    [[nodiscard]] proto::ServerInfo info() const;
+    [[nodiscard]] const ServerConfig& config() const noexcept { return config_; }
+
+    // ---- housekeeping ----
+    // Handles the RT events of the sink behind `fd`.
+    void handle_events(int fd);
+    // Re-sends queued commands, reports stream state changes, saves the
+    // state file. Call periodically.
+    void tick();
+
+private:
+    struct DeviceEntry {
+        std::unique_ptr<Device> device;
+        std::string configured_type; // "auto" stays "auto" here
+        std::vector<std::pair<std::string, std::string>> options;
+        // A failed sink is reopened from then on, once a second, until its
+        // device is back.
+        std::chrono::steady_clock::time_point next_reopen{};
+    };
+
+    // engine.cpp
+    void send_or_queue(Device& sink, const RtCommand& command);
+    void release_stream(Stream& stream);
+    [[nodiscard]] RtCommand gain_command(Stream& stream) const;
+    void emit(proto::Event event) const;
+    [[nodiscard]] proto::Event stream_event(const char* kind, const Stream& stream) const;
+    void report_state_changes();
+    // The RT watchdog: demotes RT threads that stopped completing cycles.
+    void watch_rt_threads();
+    [[nodiscard]] bool is_stalled(const Stream& stream) const;
+    [[nodiscard]] std::string state_name(const Stream& stream) const;
+
+    // engine_routing.cpp
+    [[nodiscard]] std::variant<std::unique_ptr<Device>, std::string>
+    open_sink(const std::string& type, const std::string& name,
+              std::vector<std::pair<std::string, std::string>> options, bool capture = false);
+    // A sink by name (not a capture source).
+    [[nodiscard]] Device* find_sink(const std::string& name) const;
+    // What a record stream records from: a capture source by name, or the
+    // sink whose monitor is named ("out.monitor"); the default sink's
+    // monitor for "". Sets *wanted to the endpoint's name.
+    [[nodiscard]] Device* find_source(const std::string& name, std::string* wanted) const;
+    [[nodiscard]] Device* default_sink() const;
+    [[nodiscard]] Device* fallback_for(const Device& leaving) const;
+    void add_sink(std::unique_ptr<Device> sink, std::string configured_type,
+                  std::vector<std::pair<std::string, std::string>> options);
+    void reopen_failed_sinks();
+    void start_move(Stream& stream, Device& destination);
+    void land(Stream& stream, Device& destination);
+    // Takes every stream off a sink whose RT thread has stopped.
+    void rehome_streams(Device& leaving);
+    void bring_back_streams(Device& arrived);
+    void handle_sink_failure(Device& sink, int64_t error);
+
+    // engine_volume.cpp
+    void apply_gain(Stream& stream);
+    void apply_app(const std::string& app);
+    [[nodiscard]] MaybeError check_app(const std::string& app) const;
+    template <class Change>
+    MaybeError change_gain(uint32_t target, uint32_t stream_id, const std::string& name,
+                           Change&& change);
+
+    ServerConfig config_;
+    ModuleLoader& modules_;
+    AppStateStore& state_;
+    EngineObserver* observer_ = nullptr;
+    audiod_host host_{};
+    std::vector<DeviceEntry> devices_;
+    std::string default_sink_;
+    std::map<uint32_t, std::unique_ptr<Stream>> streams_;
+    std::vector<std::pair<Device*, RtCommand>> pending_;
+    uint32_t next_stream_id_ = 1;
+    std::chrono::steady_clock::time_point started_at_ = std::chrono::steady_clock::now();
+    uint64_t rt_time_demotions_seen_ = 0;
+};
+
+// The highest stream, application or sink volume: +12 dB.
+inline constexpr float kMaxGain = 4.0f;
+
+// A sink whose RT thread completes no cycle for this long is demoted.
+inline constexpr auto kRtWatchdogTimeout = std::chrono::milliseconds(1000);
+
+// Every sink is also a source, its monitor, named SINK + this.
+inline constexpr std::string_view kMonitorSuffix = ".monitor";
+// The sink a source name monitors ("out.monitor" -> "out"), or "".
+[[nodiscard]] std::string monitored_sink(const std::string& source);
+// Where a stream is (or is going): its sink's name, or "SINK.monitor" for a
+// record stream. Thread: control.
+[[nodiscard]] std::string endpoint_name(const Stream& stream);
+
+// Takes a sink option that the engine itself handles (quantum, rate,
+// channels) out of a module's options. Returns its value (`fallback` when
+// absent) or an error naming the allowed range.
+[[nodiscard]] std::variant<uint32_t, std::string>
+take_uint_option(std::vector<std::pair<std::string, std::string>>& options, const std::string& key,
+                 uint32_t fallback, uint32_t min, uint32_t max);
+
+} // namespace audiod

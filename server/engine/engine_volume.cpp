@@ -1,0 +1,156 @@
+// Engine: volume and mute of streams, applications and sinks.
+#include "engine/engine.h"
+
+#include "audiod/audiod.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace audiod {
+
+namespace {
+
+std::optional<float> adjust(float current, uint32_t mode, float value) {
+    if (!std::isfinite(value)) {
+        return std::nullopt;
+    }
+    float next = current;
+    switch (static_cast<proto::VolumeMode>(mode)) {
+    case proto::VolumeMode::absolute:
+        next = value;
+        break;
+    case proto::VolumeMode::relative_linear:
+        next = current + value;
+        break;
+    case proto::VolumeMode::relative_db:
+        next = current * std::pow(10.0f, value / 20.0f);
+        break;
+    default:
+        return std::nullopt;
+    }
+    if (!std::isfinite(next)) {
+        return std::nullopt;
+    }
+    return std::clamp(next, 0.0f, kMaxGain);
+}
+
+std::optional<bool> toggle(bool current, uint32_t mode) {
+    switch (static_cast<proto::MuteMode>(mode)) {
+    case proto::MuteMode::on:
+        return true;
+    case proto::MuteMode::off:
+        return false;
+    case proto::MuteMode::toggle:
+        return !current;
+    }
+    return std::nullopt;
+}
+
+} // namespace
+
+void Engine::apply_gain(Stream& stream) {
+    // A stream between sinks gets its gain when it lands.
+    if (!stream.in_transit()) {
+        send_or_queue(*stream.device, gain_command(stream));
+    }
+}
+
+void Engine::apply_app(const std::string& app) {
+    for (auto& [id, stream] : streams_) {
+        if (stream->app == app) {
+            apply_gain(*stream);
+        }
+    }
+}
+
+// A volume, mute or move of app:NAME needs an application that plays now or
+// has remembered settings: a typo should fail, not create an entry.
+MaybeError Engine::check_app(const std::string& app) const {
+    const bool playing = std::any_of(streams_.begin(), streams_.end(),
+                                     [&](const auto& entry) { return entry.second->app == app; });
+    if (!playing && state_.all().count(app) == 0) {
+        return ClientError{AUDIOD_E_NOENTITY,
+                           "no application named '" + app + "' (no streams, nothing remembered)"};
+    }
+    return std::nullopt;
+}
+
+// Applies a change to one of the three gains, then announces it.
+template <class Change>
+MaybeError Engine::change_gain(uint32_t target, uint32_t stream_id, const std::string& name,
+                               Change&& change) {
+    switch (static_cast<proto::VolumeTarget>(target)) {
+    case proto::VolumeTarget::stream: {
+        Stream* stream = find_stream(stream_id);
+        if (stream == nullptr) {
+            return ClientError{AUDIOD_E_NOENTITY, "no stream with id " + std::to_string(stream_id)};
+        }
+        if (!change(stream->volume, stream->muted)) {
+            return ClientError{AUDIOD_E_INVALID, "invalid volume or mute change"};
+        }
+        apply_gain(*stream);
+        emit(stream_event("stream-changed", *stream));
+        return std::nullopt;
+    }
+    case proto::VolumeTarget::app: {
+        if (MaybeError error = check_app(name)) {
+            return error;
+        }
+        AppSettings settings = state_.get(name);
+        if (!change(settings.volume, settings.muted)) {
+            return ClientError{AUDIOD_E_INVALID, "invalid volume or mute change"};
+        }
+        state_.set(name, settings);
+        apply_app(name);
+        proto::Event event;
+        event.kind = "app-changed";
+        event.app = name;
+        event.volume = settings.volume;
+        event.muted = settings.muted;
+        emit(event);
+        return std::nullopt;
+    }
+    case proto::VolumeTarget::sink: {
+        Device* sink = find_sink(name);
+        if (sink == nullptr) {
+            return ClientError{AUDIOD_E_NOENTITY, "no sink named '" + name + "'"};
+        }
+        if (!change(sink->volume, sink->muted)) {
+            return ClientError{AUDIOD_E_INVALID, "invalid volume or mute change"};
+        }
+        send_or_queue(*sink,
+                      {RtCommand::Kind::device_gain, nullptr, sink->muted ? 0.0f : sink->volume});
+        proto::Event event;
+        event.kind = "sink-changed";
+        event.sink = sink->name();
+        event.volume = sink->volume;
+        event.muted = sink->muted;
+        emit(event);
+        return std::nullopt;
+    }
+    }
+    return ClientError{AUDIOD_E_INVALID, "unknown volume target"};
+}
+
+MaybeError Engine::set_volume(const proto::SetVolume& request) {
+    return change_gain(request.target, request.stream_id, request.name, [&](float& volume, bool&) {
+        const auto next = adjust(volume, request.mode, request.value);
+        if (next) {
+            volume = *next;
+        }
+        return next.has_value();
+    });
+}
+
+MaybeError Engine::set_mute(const proto::SetMute& request) {
+    // Muting keeps the volume: unmuting brings back the level it had.
+    return change_gain(request.target, request.stream_id, request.name, [&](float&, bool& muted) {
+        const auto next = toggle(muted, request.mode);
+        if (next) {
+            muted = *next;
+        }
+        return next.has_value();
+    });
+}
+
+} // namespace audiod
