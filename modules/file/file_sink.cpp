@@ -1,14 +1,23 @@
-// The file sink: writes the sink's mix to a WAV file, paced by a timer like a
-// sound card. The RT thread only copies each quantum into a lock-free queue;
-// a writer thread of the module's own moves it to disk and rewrites the WAV
-// header after every flush, so the file is valid after a clean stop and
-// readable up to the last flush (at most kFlushInterval old) after a crash.
+// The file sink: writes the sink's mix to a WAV or FLAC file, paced by a
+// timer like a sound card.
+//
+//   [sinks.recorder]
+//   type = "file"
+//   path = "/tmp/mix.flac"  # required
+//   format = "s16le"        # s16le (default), s32le or f32le
+//   container = "flac"      # wav or flac; default: by the path's ending
+//
+// The RT thread only copies each quantum into a lock-free queue; a writer
+// thread of the module's own moves it to disk (common/audio_file.h) and, for
+// a WAV, rewrites the header after every flush, so the file is valid after a
+// clean stop and readable up to the last flush (at most kFlushInterval old)
+// after a crash.
 #include "audiod/audiod.h"
 #include "audiod/module.h"
-#include "sink_options.h"
+#include "common/audio_file.h"
 #include "common/spsc_queue.h"
+#include "sink_options.h"
 #include "timer_clock.h"
-#include "common/wav.h"
 
 #include <atomic>
 #include <cerrno>
@@ -30,7 +39,7 @@ constexpr auto kFlushInterval = std::chrono::milliseconds(20);
 constexpr uint32_t kQueueSeconds = 4;
 
 struct FileSink {
-    FileSink(const audiod_sink_config& config, audiod::WavWriter&& w, uint32_t frame_bytes)
+    FileSink(const audiod_sink_config& config, audiod::AudioFileWriter&& w, uint32_t frame_bytes)
         : clock(config.rate, config.quantum)
         , writer(std::move(w))
         , queue(size_t{config.rate} * kQueueSeconds * frame_bytes)
@@ -38,7 +47,7 @@ struct FileSink {
         , name(config.name) {}
 
     TimerClock clock;
-    audiod::WavWriter writer;
+    audiod::AudioFileWriter writer;
     audiod::SpscQueue<uint8_t> queue;
     uint32_t frame_bytes;
     std::string name;
@@ -56,7 +65,8 @@ struct FileSink {
 
     // Thread: the writer thread.
     void run_writer() {
-        std::vector<uint8_t> chunk(64 * 1024);
+        // Whole frames only: the writer takes nothing else.
+        std::vector<uint8_t> chunk(size_t{frame_bytes} * (64 * 1024 / frame_bytes + 1));
         bool failed = false;
         for (;;) {
             const bool last = stopping.load(std::memory_order_acquire);
@@ -98,14 +108,23 @@ std::optional<SampleFormat> parse_output_format(const std::string& text) {
 int file_open(const audiod_host* host, const audiod_sink_config* config, void** instance,
               audiod_sink_info* info, char* error, size_t error_size) {
     const audiod::SinkOptions options(*config);
-    if (const auto key = options.unknown_key({"path", "format"})) {
+    if (const auto key = options.unknown_key({"path", "format", "container"})) {
         audiod::set_error(error, error_size,
-                          "the file sink has no option '" + *key + "' (it takes path and format)");
+                          "the file sink has no option '" + *key +
+                              "' (it takes path, format and container)");
         return -EINVAL;
     }
     const auto path = options.get("path");
     if (!path || path->empty()) {
         audiod::set_error(error, error_size, "the file sink needs path = \"FILE.wav\"");
+        return -EINVAL;
+    }
+    const auto container_name = options.get("container");
+    const auto container =
+        container_name ? audiod::parse_container(*container_name) : audiod::container_for(*path);
+    if (!container) {
+        audiod::set_error(error, error_size,
+                          "container '" + *container_name + "' is not one of wav, flac");
         return -EINVAL;
     }
     const auto format = parse_output_format(options.get("format").value_or("s16le"));
@@ -115,15 +134,15 @@ int file_open(const audiod_host* host, const audiod_sink_config* config, void** 
                               "' is not one of s16le, s32le, f32le");
         return -EINVAL;
     }
-    auto created = audiod::WavWriter::create(
-        *path, audiod::WavFormat{*format, config->rate, config->channels});
+    auto created = audiod::AudioFileWriter::create(
+        *path, audiod::AudioFormat{*format, config->rate, config->channels}, *container);
     if (auto* message = std::get_if<std::string>(&created)) {
         audiod::set_error(error, error_size, *path + ": " + *message);
         return -EIO;
     }
     const uint32_t frame_bytes = audiod::sample_bytes(*format) * config->channels;
     auto* sink = new (std::nothrow)
-        FileSink(*config, std::move(std::get<audiod::WavWriter>(created)), frame_bytes);
+        FileSink(*config, std::move(std::get<audiod::AudioFileWriter>(created)), frame_bytes);
     if (sink == nullptr) {
         return -ENOMEM;
     }
@@ -189,7 +208,7 @@ uint64_t file_xruns(void* instance) {
 constexpr audiod_sink_ops kOps = {file_open, file_start, file_wait, file_write,
                                   file_stop, file_close, file_xruns};
 constexpr audiod_module kModule = {AUDIOD_MODULE_ABI_VERSION, "file",
-                                   "writes the mix to a WAV file, paced by a timer", &kOps,
+                                   "writes the mix to a WAV or FLAC file, paced by a timer", &kOps,
                                    nullptr};
 
 } // namespace

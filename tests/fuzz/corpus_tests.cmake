@@ -11,5 +11,4 @@ endfunction()
 
 audiod_add_corpus_test(messages LIBS audiod_protocol)
 audiod_add_corpus_test(config LIBS audiod_server)
-audiod_add_corpus_test(wav_header LIBS audiod_common)
 audiod_add_corpus_test(state LIBS audiod_server)

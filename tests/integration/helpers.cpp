@@ -1,6 +1,6 @@
 #include "helpers.h"
 
-#include "common/wav.h"
+#include "common/audio_file.h"
 #include "fixtures/fixture_signals.h"
 
 #include <boost/test/unit_test.hpp>
@@ -12,19 +12,28 @@
 #include <fstream>
 #include <regex>
 #include <thread>
+#include <unistd.h>
 
 namespace audiod::test {
 
-std::vector<int16_t> read_wav_s16(const std::string& path) {
-    auto opened = WavReader::open_path(path);
+namespace {
+
+// Every sample of an audio file that a reader delivers in `format`.
+template <class Sample>
+std::vector<Sample> read_samples(const std::string& path, SampleFormat format,
+                                 AudioFormat* file_format) {
+    auto opened = AudioFileReader::open(path);
     if (auto* error = std::get_if<std::string>(&opened)) {
         BOOST_FAIL("cannot read " << path << ": " << *error);
     }
-    auto& reader = std::get<WavReader>(opened);
-    BOOST_REQUIRE(reader.info().format.format == SampleFormat::s16le);
-    const uint32_t channels = reader.info().format.channels;
-    std::vector<int16_t> samples;
-    std::vector<int16_t> chunk(size_t{4096} * channels);
+    auto& reader = std::get<AudioFileReader>(opened);
+    BOOST_REQUIRE_MESSAGE(reader.format().format == format, path << " is " << reader.description());
+    if (file_format != nullptr) {
+        *file_format = reader.format();
+    }
+    const uint32_t channels = reader.format().channels;
+    std::vector<Sample> samples;
+    std::vector<Sample> chunk(size_t{4096} * channels);
     for (;;) {
         const long n = reader.read_frames(chunk.data(), 4096);
         BOOST_REQUIRE_GE(n, 0);
@@ -36,33 +45,27 @@ std::vector<int16_t> read_wav_s16(const std::string& path) {
     return samples;
 }
 
-std::vector<float> read_wav_f32(const std::string& path, WavFormat* format) {
-    auto opened = WavReader::open_path(path);
-    BOOST_REQUIRE_MESSAGE(std::holds_alternative<WavReader>(opened), path);
-    auto& reader = std::get<WavReader>(opened);
-    BOOST_REQUIRE(reader.info().format.format == SampleFormat::f32le);
-    if (format != nullptr) {
-        *format = reader.info().format;
-    }
-    const uint32_t channels = reader.info().format.channels;
-    std::vector<float> samples;
-    std::vector<float> chunk(size_t{4096} * channels);
-    for (long n = 0; (n = reader.read_frames(chunk.data(), 4096)) > 0;) {
-        samples.insert(samples.end(), chunk.begin(), chunk.begin() + n * channels);
-    }
-    return samples;
+} // namespace
+
+std::vector<int16_t> read_wav_s16(const std::string& path) {
+    return read_samples<int16_t>(path, SampleFormat::s16le, nullptr);
+}
+
+std::vector<float> read_wav_f32(const std::string& path, AudioFormat* format) {
+    return read_samples<float>(path, SampleFormat::f32le, format);
 }
 
 namespace {
 
 template <class Sample>
-void write_wav(const std::string& path, const WavFormat& format,
+void write_wav(const std::string& path, const AudioFormat& format,
                const std::vector<Sample>& samples) {
-    auto created = WavWriter::create(path, format);
-    BOOST_REQUIRE(std::holds_alternative<WavWriter>(created));
+    auto created = AudioFileWriter::create(path, format, Container::wav);
+    BOOST_REQUIRE(std::holds_alternative<AudioFileWriter>(created));
     BOOST_REQUIRE_EQUAL(
-        std::get<WavWriter>(created).append(samples.data(), samples.size() * sizeof(Sample)), 0);
-    BOOST_REQUIRE_EQUAL(std::get<WavWriter>(created).finish(), 0);
+        std::get<AudioFileWriter>(created).append(samples.data(), samples.size() * sizeof(Sample)),
+        0);
+    BOOST_REQUIRE_EQUAL(std::get<AudioFileWriter>(created).finish(), 0);
 }
 
 } // namespace
@@ -99,6 +102,21 @@ std::optional<uint64_t> json_number(const std::string& json, const std::string& 
 std::string file_sink_config(const std::string& path, uint32_t quantum, const std::string& extra) {
     return "[server]\nquantum = " + std::to_string(quantum) +
            "\nrt-priority = 0\n\n[sinks.out]\ntype = \"file\"\npath = \"" + path + "\"\n" + extra;
+}
+
+std::string installed(const std::string& name) {
+    const char* path = std::getenv("PATH");
+    std::string dirs = path != nullptr ? path : "/usr/bin:/bin";
+    for (size_t start = 0; start <= dirs.size();) {
+        const size_t end = std::min(dirs.find(':', start), dirs.size());
+        const std::string candidate = dirs.substr(start, end - start) + "/" + name;
+        if (::access(candidate.c_str(), X_OK) == 0) {
+            return candidate;
+        }
+        start = end + 1;
+    }
+    BOOST_FAIL(name << " is not installed (scripts/install-deps test installs it)");
+    return name;
 }
 
 ProgramResult run_tool(const std::string& tool, const std::vector<std::string>& args,

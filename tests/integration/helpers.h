@@ -1,7 +1,7 @@
 // Small helpers shared by the integration tests.
 #pragma once
 
-#include "common/wav.h"
+#include "common/audio_file.h"
 #include "process.h"
 
 #include <cstdint>
@@ -12,10 +12,11 @@
 
 namespace audiod::test {
 
-// The samples of an s16 WAV file (fails the test if unreadable).
+// The samples of a 16-bit audio file: WAV, FLAC... (fails the test if
+// unreadable or of another format).
 std::vector<int16_t> read_wav_s16(const std::string& path);
-// The samples of an f32 WAV file, and its format if asked.
-std::vector<float> read_wav_f32(const std::string& path, WavFormat* format = nullptr);
+// The samples of a float audio file, and its format if asked.
+std::vector<float> read_wav_f32(const std::string& path, AudioFormat* format = nullptr);
 
 // Writes PATH: 48 kHz stereo s16 of a fixture signal ("sequence",
 // "counter"...; see fixtures/fixture_signals.h). Returns PATH.
@@ -31,6 +32,10 @@ std::optional<uint64_t> json_number(const std::string& json, const std::string& 
 // A configuration with one file sink NAME writing PATH, plus `extra` TOML.
 std::string file_sink_config(const std::string& path, uint32_t quantum = 256,
                              const std::string& extra = "");
+
+// A program installed on the system, found on $PATH (the test command
+// installs them all: a missing one fails the test).
+std::string installed(const std::string& name);
 
 // Runs a tool from bin/ with arguments; see run_program.
 ProgramResult run_tool(const std::string& tool, const std::vector<std::string>& args,

@@ -8,6 +8,7 @@ audiod_add_test(test_integration
           integration/test_alsa.cpp integration/test_alsa_plugin.cpp
           integration/test_conversion.cpp integration/test_capture.cpp
           integration/test_alsa_source.cpp integration/test_modules.cpp
+          integration/test_files.cpp
   LIBS audiod_protocol audiod_common audiod
   NO_CTEST)
 # The programs it runs must be built first.
@@ -41,7 +42,7 @@ if(AUDIOD_SANITIZE)
 endif()
 # One ctest entry per suite (and per fault-injection case), so that ctest -j
 # overlaps their real-time waits instead of running them one after another.
-foreach(suite playback lifecycle audioctl routing app_state events watchdog alsa alsa_plugin alsa_mixer conversion capture alsa_source modules
+foreach(suite playback lifecycle audioctl routing app_state events watchdog alsa alsa_plugin alsa_mixer conversion capture alsa_source modules files
         no_hang/a_client_killed_mid_write_disturbs_no_one
         no_hang/server_stopped_for_8_s_players_keep_their_clock_and_sound_returns
         no_hang/server_killed_and_replaced_players_carry_on

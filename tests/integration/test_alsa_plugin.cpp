@@ -4,7 +4,7 @@
 // program of ours that reads delay and pauses, drops and polls like a
 // player. Each plays a known signal through `pcm.audiod` into a file sink,
 // and the file is checked frame by frame.
-#include "common/wav.h"
+#include "common/audio_file.h"
 #include "feed.h"
 #include "fixtures/fixture_signals.h"
 #include "helpers.h"
@@ -27,23 +27,6 @@ using namespace std::chrono_literals;
 namespace {
 
 constexpr uint64_t kTwoSeconds = 96000;
-
-// A program installed on the system, found on $PATH (the test command
-// installs them all: a missing one fails the test).
-std::string installed(const std::string& name) {
-    const char* path = std::getenv("PATH");
-    std::string dirs = path != nullptr ? path : "/usr/bin:/bin";
-    for (size_t start = 0; start <= dirs.size();) {
-        const size_t end = std::min(dirs.find(':', start), dirs.size());
-        const std::string candidate = dirs.substr(start, end - start) + "/" + name;
-        if (::access(candidate.c_str(), X_OK) == 0) {
-            return candidate;
-        }
-        start = end + 1;
-    }
-    BOOST_FAIL(name << " is not installed (scripts/install-deps test installs it)");
-    return name;
-}
 
 // The environment an ALSA program needs to find `pcm.audiod` of this build
 // (and, in a sanitizer build, the sanitizer runtime our plugin needs, which
@@ -180,15 +163,16 @@ BOOST_AUTO_TEST_CASE(other_rates_channels_and_formats_are_converted_by_the_serve
     // 1 s of a 1 kHz tone, mono, 8-bit, at 44.1 kHz.
     const std::string wav = dir.file("tone.wav");
     {
-        auto created = WavWriter::create(wav, {SampleFormat::u8, 44100, 1});
-        BOOST_REQUIRE(std::holds_alternative<WavWriter>(created));
+        auto created = AudioFileWriter::create(wav, {SampleFormat::u8, 44100, 1}, Container::wav);
+        BOOST_REQUIRE(std::holds_alternative<AudioFileWriter>(created));
         std::vector<uint8_t> samples(44100);
         for (size_t i = 0; i < samples.size(); ++i) {
             samples[i] = static_cast<uint8_t>(
                 128 + std::lround(100 * std::sin(2 * M_PI * 1000 * double(i) / 44100)));
         }
-        BOOST_REQUIRE_EQUAL(std::get<WavWriter>(created).append(samples.data(), samples.size()), 0);
-        BOOST_REQUIRE_EQUAL(std::get<WavWriter>(created).finish(), 0);
+        BOOST_REQUIRE_EQUAL(
+            std::get<AudioFileWriter>(created).append(samples.data(), samples.size()), 0);
+        BOOST_REQUIRE_EQUAL(std::get<AudioFileWriter>(created).finish(), 0);
     }
     ServerProcess server(sinks_config(dir));
     const ProgramResult r = run_program({installed("aplay"), "-q", "-D", "audiod", wav}, 30s,

@@ -2,8 +2,8 @@
 // record streams read by audiorec, converted, moved between sources, with
 // their own volume; a slow reader that overruns alone; and a recording that
 // keeps its pace when the server dies.
+#include "common/audio_file.h"
 #include "common/tone_analysis.h"
-#include "common/wav.h"
 #include "fixtures/fixture_signals.h"
 #include "helpers.h"
 
@@ -84,7 +84,7 @@ BOOST_AUTO_TEST_CASE(a_recorded_tone_has_its_frequency_and_level) {
     const ProgramResult r = stop_recording(rec, *id);
     BOOST_REQUIRE_MESSAGE(r.status == 0, r.err);
 
-    WavFormat format;
+    AudioFormat format;
     const auto samples = read_wav_f32(dir.file("rec.wav"), &format);
     BOOST_CHECK_EQUAL(format.rate, 44100u);
     BOOST_CHECK_EQUAL(format.channels, 1u);

@@ -2,8 +2,8 @@
 // counts other than the sink's, rates other than the sink's (a 44.1 kHz
 // tone into a 48 kHz sink measured for THD+N), and a stream moved between
 // sinks of different rates.
+#include "common/audio_file.h"
 #include "common/tone_analysis.h"
-#include "common/wav.h"
 #include "feed.h"
 #include "fixtures/fixture_signals.h"
 #include "helpers.h"
@@ -142,7 +142,7 @@ BOOST_AUTO_TEST_CASE(a_44100_hz_tone_comes_out_of_a_48000_hz_sink_clean) {
     const ProgramResult r = run_tool("audioplay", {"--quiet", wav}, 30s);
     BOOST_REQUIRE_MESSAGE(r.status == 0, r.err);
     BOOST_REQUIRE_EQUAL(server.stop(SIGTERM), 0);
-    WavFormat format;
+    AudioFormat format;
     const auto out = read_wav_f32(dir.file("out.wav"), &format);
     BOOST_CHECK_EQUAL(format.rate, 48000u);
     const Sounding tone = sounding(out, 48000);

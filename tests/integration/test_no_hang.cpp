@@ -3,7 +3,7 @@
 // replaced. Players keep their clock (audioplay of 10 s of audio still takes
 // about 10 s), sound comes back within a second of the server, every call
 // stays bounded, and the other streams stay sample-exact.
-#include "common/wav.h"
+#include "common/audio_file.h"
 #include "fixtures/fixture_signals.h"
 #include "helpers.h"
 

@@ -1,6 +1,6 @@
 // End to end with real processes: clients play known signals into a file
 // sink, and the WAV that comes out is checked sample for sample.
-#include "common/wav.h"
+#include "common/audio_file.h"
 #include "fixtures/fixture_signals.h"
 #include "helpers.h"
 
@@ -166,9 +166,10 @@ BOOST_AUTO_TEST_CASE(audioplay_plays_a_wav_file_bit_exact_in_real_time) {
     const std::string input = dir.file("in.wav");
     const auto signal = make_signal("random", 48000, kChannels, 5, 0);
     {
-        auto writer = WavWriter::create(input, {SampleFormat::s16le, 48000, kChannels});
-        BOOST_REQUIRE(std::holds_alternative<WavWriter>(writer));
-        auto& w = std::get<WavWriter>(writer);
+        auto writer =
+            AudioFileWriter::create(input, {SampleFormat::s16le, 48000, kChannels}, Container::wav);
+        BOOST_REQUIRE(std::holds_alternative<AudioFileWriter>(writer));
+        auto& w = std::get<AudioFileWriter>(writer);
         std::vector<int16_t> data = signal;
         data[0] = 1234; // a known first frame to find the start by
         data[1] = 1234;

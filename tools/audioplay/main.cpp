@@ -1,8 +1,8 @@
-// audioplay: plays a WAV file, raw audio or a test tone through audiod.
+// audioplay: plays an audio file, raw audio or a test tone through audiod.
 #include "audiod/audiod.h"
 #include "cli.h"
+#include "common/audio_file.h"
 #include "common/volume_level.h"
-#include "common/wav.h"
 #include "tone.h"
 
 #include <atomic>
@@ -21,13 +21,16 @@
 
 namespace {
 
-constexpr const char* kUsage = R"(Usage: audioplay [OPTION]... FILE.wav|-
+constexpr const char* kUsage = R"(Usage: audioplay [OPTION]... FILE|-
        audioplay --raw --format F --rate R --channels C [OPTION]... FILE|-
        audioplay --tone HZ [--duration SECONDS] [OPTION]...
 Play audio through the audiod sound server and exit once it has been heard.
 
-FILE is a WAV file (PCM 8/16/24/32-bit or 32-bit float); '-' reads standard
-input. audioplay exits 0 when the last frame has been played out.
+FILE is an audio file in any format libsndfile reads: WAV, FLAC, Ogg Vorbis,
+Ogg Opus, MP3, AIFF and more; '-' reads standard input (WAV and the other
+uncompressed formats; raw samples with --raw). The server converts its rate,
+channels and sample format. audioplay exits 0 when the last frame has been
+played out.
 
 Options:
   -s, --sink NAME        play on sink NAME instead of the default sink.
@@ -194,30 +197,30 @@ Options parse_options(int argc, char** argv) {
 class Source {
 public:
     virtual ~Source() = default;
-    virtual audiod::WavFormat format() const = 0;
+    virtual audiod::AudioFormat format() const = 0;
     // Reads up to `frames` frames into `out`; 0 at the end, negative on error.
     virtual long read(void* out, size_t frames) = 0;
 };
 
-class WavSource : public Source {
+class FileSource : public Source {
 public:
-    explicit WavSource(audiod::WavReader&& reader)
+    explicit FileSource(audiod::AudioFileReader&& reader)
         : reader_(std::move(reader)) {}
-    audiod::WavFormat format() const override { return reader_.info().format; }
+    audiod::AudioFormat format() const override { return reader_.format(); }
     long read(void* out, size_t frames) override { return reader_.read_frames(out, frames); }
 
 private:
-    audiod::WavReader reader_;
+    audiod::AudioFileReader reader_;
 };
 
 class RawSource : public Source {
 public:
-    RawSource(int fd, audiod::WavFormat format)
+    RawSource(int fd, audiod::AudioFormat format)
         : fd_(fd)
         , format_(format) {
         frame_bytes_ = audiod::sample_bytes(format.format) * format.channels;
     }
-    audiod::WavFormat format() const override { return format_; }
+    audiod::AudioFormat format() const override { return format_; }
     long read(void* out, size_t frames) override {
         // Fill whole frames; a short read from a pipe leaves a partial frame
         // that must wait for the rest.
@@ -245,7 +248,7 @@ public:
 
 private:
     int fd_;
-    audiod::WavFormat format_;
+    audiod::AudioFormat format_;
     size_t frame_bytes_;
 };
 
@@ -256,7 +259,7 @@ public:
         , rate_(rate)
         , channels_(channels)
         , left_(static_cast<uint64_t>(seconds * rate)) {}
-    audiod::WavFormat format() const override {
+    audiod::AudioFormat format() const override {
         return {audiod::SampleFormat::s16le, rate_, channels_};
     }
     long read(void* out, size_t frames) override {
@@ -296,29 +299,30 @@ int main(int argc, char** argv) {
         audiod_server_format(ctx, &rate, &channels);
         source = std::make_unique<ToneSource>(*options.tone_hz, options.duration_s, rate, channels);
     } else {
-        input_fd = options.input == "-" ? STDIN_FILENO
-                                        : ::open(options.input.c_str(), O_RDONLY | O_CLOEXEC);
-        if (input_fd < 0) {
-            fail(options.input + ": " + std::strerror(errno));
-        }
         if (options.raw) {
+            input_fd = options.input == "-" ? STDIN_FILENO
+                                            : ::open(options.input.c_str(), O_RDONLY | O_CLOEXEC);
+            if (input_fd < 0) {
+                fail(options.input + ": " + std::strerror(errno));
+            }
             const auto format = audiod::parse_format(options.raw_format);
             if (!format) {
                 usage_error("unknown format '" + options.raw_format + "'");
             }
             source = std::make_unique<RawSource>(
-                input_fd, audiod::WavFormat{*format, options.raw_rate, options.raw_channels});
+                input_fd, audiod::AudioFormat{*format, options.raw_rate, options.raw_channels});
         } else {
-            auto reader = audiod::WavReader::open(input_fd);
+            auto reader = audiod::AudioFileReader::open(options.input);
             if (const auto* error = std::get_if<std::string>(&reader)) {
                 fail(options.input + ": " + *error);
             }
-            source = std::make_unique<WavSource>(std::move(std::get<audiod::WavReader>(reader)));
+            source =
+                std::make_unique<FileSource>(std::move(std::get<audiod::AudioFileReader>(reader)));
         }
     }
 
     // The server converts any format, rate and channel count itself.
-    const audiod::WavFormat in = source->format();
+    const audiod::AudioFormat in = source->format();
     audiod_stream_params params;
     audiod_stream_params_init(&params);
     params.format = static_cast<int>(in.format);

@@ -1,8 +1,8 @@
-// audiorec: records from an audiod source into a WAV file (or raw samples
+// audiorec: records from an audiod source into a WAV or FLAC file (or raw samples
 // on standard output) until a duration has passed or it is interrupted.
 #include "audiod/audiod.h"
 #include "cli.h"
-#include "common/wav.h"
+#include "common/audio_file.h"
 #include "protocol/sample_format.h"
 
 #include <atomic>
@@ -21,10 +21,12 @@ namespace {
 
 constexpr const char* kProgram = "audiorec";
 
-constexpr const char* kUsage = R"(Usage: audiorec [OPTION]... FILE.wav|-
-Record from the audiod sound server into a WAV file, or as raw samples to
+constexpr const char* kUsage = R"(Usage: audiorec [OPTION]... FILE.wav|FILE.flac|-
+Record from the audiod sound server into a WAV or FLAC file (by the name's
+ending; anything but .flac is WAV), or as raw samples to
 standard output with '-', until --duration has passed or audiorec is
-interrupted (Ctrl-C, SIGTERM); the WAV file is complete either way.
+interrupted (Ctrl-C, SIGTERM); the file is complete either way. FLAC holds
+up to 24 bits: s32le and f32le recordings are stored in 24.
 
 Options:
   -s, --source NAME      record from source NAME (see 'audioctl list
@@ -179,14 +181,15 @@ int main(int argc, char** argv) {
     uint32_t server_channels = 0;
     audiod_server_format(ctx, &server_rate, &server_channels);
     const auto format = *audiod::parse_format(options.format);
-    const audiod::WavFormat wav{format, options.rate != 0 ? options.rate : server_rate,
-                                options.channels != 0 ? options.channels : server_channels};
+    const audiod::AudioFormat file_format{format, options.rate != 0 ? options.rate : server_rate,
+                                          options.channels != 0 ? options.channels
+                                                                : server_channels};
 
     audiod_stream_params params;
     audiod_stream_params_init(&params);
-    params.format = static_cast<int>(wav.format);
-    params.rate = wav.rate;
-    params.channels = wav.channels;
+    params.format = static_cast<int>(file_format.format);
+    params.rate = file_format.rate;
+    params.channels = file_format.channels;
     params.latency_ms = options.latency_ms;
     params.sink = options.source.empty() ? nullptr : options.source.c_str();
     params.flags = AUDIOD_STREAM_RECORD;
@@ -196,24 +199,26 @@ int main(int argc, char** argv) {
         fail(std::string("cannot record: ") + (detail.empty() ? audiod_strerror(rc) : detail));
     }
 
-    std::optional<audiod::WavWriter> writer;
+    std::optional<audiod::AudioFileWriter> writer;
     if (options.output != "-") {
-        auto created = audiod::WavWriter::create(options.output, wav);
+        auto created = audiod::AudioFileWriter::create(options.output, file_format,
+                                                       audiod::container_for(options.output));
         if (const auto* error = std::get_if<std::string>(&created)) {
             fail(options.output + ": " + *error);
         }
-        writer.emplace(std::move(std::get<audiod::WavWriter>(created)));
+        writer.emplace(std::move(std::get<audiod::AudioFileWriter>(created)));
     }
     if (!options.quiet) {
-        std::fprintf(
-            stderr, "audiorec: stream %u: %s %u Hz %u ch from %s\n", audiod_stream_id(stream),
-            std::string(audiod::format_name(format)).c_str(), wav.rate, wav.channels,
-            options.source.empty() ? "the default sink's monitor" : options.source.c_str());
+        std::fprintf(stderr, "audiorec: stream %u: %s %u Hz %u ch from %s\n",
+                     audiod_stream_id(stream), std::string(audiod::format_name(format)).c_str(),
+                     file_format.rate, file_format.channels,
+                     options.source.empty() ? "the default sink's monitor"
+                                            : options.source.c_str());
     }
 
-    const size_t frame_bytes = audiod::sample_bytes(wav.format) * wav.channels;
+    const size_t frame_bytes = audiod::sample_bytes(file_format.format) * file_format.channels;
     const uint64_t total = options.duration_s
-                               ? static_cast<uint64_t>(*options.duration_s * wav.rate + 0.5)
+                               ? static_cast<uint64_t>(*options.duration_s * file_format.rate + 0.5)
                                : ~uint64_t{0};
     constexpr size_t kChunkFrames = 1024;
     std::vector<uint8_t> buffer(kChunkFrames * frame_bytes);

@@ -1,0 +1,126 @@
+// Audio files users have, through the real tools: audioplay plays a FLAC, an
+// Ogg Opus and an MP3 made by ffmpeg (what reaches the sink is checked:
+// bit-exact for FLAC, the tone's pitch, level and length for the lossy two),
+// and audiorec and the file sink write FLAC.
+#include "common/tone_analysis.h"
+#include "helpers.h"
+
+#include <boost/test/unit_test.hpp>
+
+#include <cmath>
+#include <csignal>
+
+using namespace audiod;
+using namespace audiod::test;
+using namespace std::chrono_literals;
+
+namespace {
+
+// Encodes IN into OUT with ffmpeg's CODEC (and any further arguments).
+void encode(const std::string& in, const std::string& out, std::vector<std::string> codec) {
+    std::vector<std::string> argv{
+        installed("ffmpeg"), "-nostdin", "-loglevel", "error", "-y", "-i", in};
+    argv.insert(argv.end(), codec.begin(), codec.end());
+    argv.push_back(out);
+    const ProgramResult r = run_program(argv, 60s);
+    BOOST_REQUIRE_MESSAGE(r.status == 0, "ffmpeg: " << r.err);
+}
+
+std::string float_sink_config(const std::string& path) {
+    return "[server]\nrt-priority = 0\n[sinks.out]\ntype = \"file\"\nformat = \"f32le\"\npath = "
+           "\"" +
+           path + "\"\n";
+}
+
+// Plays FILE with audioplay to the end.
+void play(const std::string& file) {
+    const ProgramResult r = run_tool("audioplay", {"--quiet", file}, 60s);
+    BOOST_REQUIRE_MESSAGE(r.status == 0, r.err);
+}
+
+// A lossy encoding of a 1 s, 1 kHz tone at half scale, played: still that
+// tone, at that level, for about that long.
+void check_tone(const std::vector<float>& out, double tolerance_seconds) {
+    size_t first = out.size();
+    size_t last = 0;
+    for (size_t f = 0; f < out.size() / 2; ++f) {
+        if (std::fabs(out[2 * f]) > 0.05f) {
+            first = std::min(first, f);
+            last = f;
+        }
+    }
+    BOOST_REQUIRE_LT(first, last);
+    const double seconds = double(last - first + 1) / 48000;
+    BOOST_TEST_MESSAGE("sounded for " << seconds << " s");
+    BOOST_CHECK_LE(std::fabs(seconds - 1.0), tolerance_seconds);
+    const size_t from = first + 4800;
+    const ToneMeasure tone =
+        measure_tone(out.data() + 2 * from, last - from - 4800, 2, 1000.0, 48000.0);
+    BOOST_TEST_MESSAGE("amplitude " << tone.amplitude << ", THD+N " << tone.thd_n_db << " dB");
+    BOOST_CHECK_CLOSE(tone.amplitude, 0.5, 5.0);
+    BOOST_CHECK_LT(tone.thd_n_db, -30.0);
+}
+
+} // namespace
+
+BOOST_AUTO_TEST_SUITE(files)
+
+BOOST_AUTO_TEST_CASE(a_flac_plays_bit_exact) {
+    TempDir dir;
+    write_signal_wav(dir.file("in.wav"), "random", 48000);
+    encode(dir.file("in.wav"), dir.file("in.flac"), {"-c:a", "flac"});
+    ServerProcess server(file_sink_config(dir.file("out.wav")));
+    play(dir.file("in.flac"));
+    BOOST_REQUIRE_EQUAL(server.stop(SIGTERM), 0);
+    const auto in = read_wav_s16(dir.file("in.wav"));
+    const auto out = read_wav_s16(dir.file("out.wav"));
+    const auto start = first_sound(out, 2);
+    BOOST_REQUIRE(start);
+    BOOST_REQUIRE_GE(out.size(), *start * 2 + in.size());
+    BOOST_CHECK(std::equal(in.begin(), in.end(), out.begin() + static_cast<ptrdiff_t>(*start * 2)));
+}
+
+BOOST_AUTO_TEST_CASE(an_ogg_opus_file_plays_its_tone) {
+    TempDir dir;
+    write_tone_wav(dir.file("tone.wav"), 48000, 1000.0, 1.0);
+    encode(dir.file("tone.wav"), dir.file("tone.opus"), {"-c:a", "libopus", "-b:a", "128k"});
+    ServerProcess server(float_sink_config(dir.file("out.wav")));
+    play(dir.file("tone.opus"));
+    BOOST_REQUIRE_EQUAL(server.stop(SIGTERM), 0);
+    check_tone(read_wav_f32(dir.file("out.wav")), 0.02);
+}
+
+BOOST_AUTO_TEST_CASE(an_mp3_plays_its_tone) {
+    TempDir dir;
+    // 44.1 kHz, as most MP3s are: the server resamples it.
+    write_tone_wav(dir.file("tone.wav"), 44100, 1000.0, 1.0);
+    encode(dir.file("tone.wav"), dir.file("tone.mp3"), {"-c:a", "libmp3lame", "-b:a", "192k"});
+    ServerProcess server(float_sink_config(dir.file("out.wav")));
+    play(dir.file("tone.mp3"));
+    BOOST_REQUIRE_EQUAL(server.stop(SIGTERM), 0);
+    // An MP3 carries an encoder delay and padding of a frame or two.
+    check_tone(read_wav_f32(dir.file("out.wav")), 0.06);
+}
+
+BOOST_AUTO_TEST_CASE(audiorec_and_the_file_sink_write_flac) {
+    TempDir dir;
+    ServerProcess server(file_sink_config(dir.file("out.flac")));
+    BackgroundProgram rec({bin("audiorec"), "--quiet", "--app", "rec", dir.file("rec.flac")});
+    const auto id = wait_for_app_stream("rec");
+    BOOST_REQUIRE(id);
+    const ProgramResult played =
+        run_tool("audiod-test-client", {"--signal", "sequence", "--frames", "48000"}, 60s);
+    BOOST_REQUIRE_MESSAGE(played.status == 0, played.err);
+    const ProgramResult r = stop_recording(rec, *id);
+    BOOST_REQUIRE_MESSAGE(r.status == 0, r.err);
+    BOOST_REQUIRE_EQUAL(server.stop(SIGTERM), 0);
+    // Both files are FLAC, and both hold every frame played, in order.
+    for (const char* file : {"out.flac", "rec.flac"}) {
+        BOOST_CHECK_EQUAL(file_contents(dir.file(file)).substr(0, 4), "fLaC");
+        const Heard heard = hear_sequence(dir.file(file));
+        BOOST_CHECK_EQUAL(heard.values.size(), 48000u);
+        BOOST_CHECK(heard.increasing);
+    }
+}
+
+BOOST_AUTO_TEST_SUITE_END()
