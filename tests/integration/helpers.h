@@ -61,9 +61,16 @@ bool wait_for_more(uint32_t id, uint64_t frames,
 
 // Ends a recorder started without a duration (audiorec, arecord), as Ctrl-C
 // would, once its record stream ID has taken `margin` more frames from its
-// source: more than the recorder buffers (200 ms for audiorec), so all audio
-// up to the call is in its file.
+// source: more than the recorder buffers (audiorec's default 200 ms; tests
+// that compare every frame give it kExactRecorderMs and kExactMargin), so
+// all audio up to the call is in its file.
 ProgramResult stop_recording(BackgroundProgram& recorder, uint32_t id, uint64_t margin = 24000);
+// A recorder whose every frame matters buffers a second, so that a loaded
+// machine's scheduling cannot make it overrun; stopping it then waits 1.5 s.
+inline const std::string kExactRecorderMs = "1000";
+inline constexpr uint64_t kExactMargin = 72000;
+// Likewise, a player whose every frame matters buffers two seconds.
+inline const std::string kExactPlayerMs = "2000";
 
 // Creates (or rewrites) a small file at PATH: the signal that fault files
 // of the test card and --stop-file of the test client wait for.

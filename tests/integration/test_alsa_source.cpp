@@ -66,11 +66,13 @@ BOOST_AUTO_TEST_CASE(a_recording_gets_every_frame_the_device_captured) {
             std::string::npos,
         sources.out);
     // Two recordings at once, one converted: both hear the card.
-    BackgroundProgram other({bin("audiorec"), "--quiet", "--source", "mic", "--format", "f32le",
-                             "--rate", "44100", "--channels", "1", "--duration", "2",
-                             dir.file("mono.wav")});
-    const ProgramResult r = run_tool(
-        "audiorec", {"--quiet", "--source", "mic", "--duration", "3", dir.file("mic.wav")}, 30s);
+    BackgroundProgram other({bin("audiorec"), "--quiet", "--source", "mic", "--latency-ms",
+                             kExactRecorderMs, "--format", "f32le", "--rate", "44100", "--channels",
+                             "1", "--duration", "2", dir.file("mono.wav")});
+    const ProgramResult r = run_tool("audiorec",
+                                     {"--quiet", "--source", "mic", "--latency-ms",
+                                      kExactRecorderMs, "--duration", "3", dir.file("mic.wav")},
+                                     30s);
     BOOST_REQUIRE_MESSAGE(r.status == 0, r.err);
     BOOST_REQUIRE_EQUAL(other.finish(30s).status, 0);
     const Continuity c = continuity(hear_sequence(dir.file("mic.wav")));

@@ -44,13 +44,13 @@ BOOST_AUTO_TEST_CASE(the_monitor_carries_exactly_what_the_sink_played) {
                                    "48000,\"channels\":2,\"streams\":0,\"latency_frames\":0,"
                                    "\"xruns\":0}]\n");
     BackgroundProgram rec({bin("audiorec"), "--quiet", "--app", "rec", "--source", "out.monitor",
-                           dir.file("monitor.wav")});
+                           "--latency-ms", kExactRecorderMs, dir.file("monitor.wav")});
     const auto id = wait_for_app_stream("rec");
     BOOST_REQUIRE(id);
     const ProgramResult play =
         run_tool("audiod-test-client", {"--signal", "sequence", "--frames", "72000"}, 60s);
     BOOST_REQUIRE_MESSAGE(play.status == 0, play.err);
-    const ProgramResult r = stop_recording(rec, *id);
+    const ProgramResult r = stop_recording(rec, *id, kExactMargin);
     BOOST_REQUIRE_MESSAGE(r.status == 0, r.err);
     BOOST_REQUIRE_EQUAL(server.stop(SIGTERM), 0);
 
@@ -75,13 +75,15 @@ BOOST_AUTO_TEST_CASE(a_recorded_tone_has_its_frequency_and_level) {
     // mono float.
     const std::string tone = write_tone_wav(dir.file("tone.wav"), 48000, 1000.0, 3.0);
     ServerProcess server("[server]\nrt-priority = 0\n[sinks.out]\ntype = \"null\"\n");
-    BackgroundProgram rec({bin("audiorec"), "--quiet", "--app", "rec", "--format", "f32le",
-                           "--rate", "44100", "--channels", "1", dir.file("rec.wav")});
+    BackgroundProgram rec({bin("audiorec"), "--quiet", "--app", "rec", "--latency-ms",
+                           kExactRecorderMs, "--format", "f32le", "--rate", "44100", "--channels",
+                           "1", dir.file("rec.wav")});
     const auto id = wait_for_app_stream("rec");
     BOOST_REQUIRE(id);
-    const ProgramResult play = run_tool("audioplay", {"--quiet", tone}, 60s);
+    const ProgramResult play =
+        run_tool("audioplay", {"--quiet", "--latency-ms", kExactPlayerMs, tone}, 60s);
     BOOST_REQUIRE_MESSAGE(play.status == 0, play.err);
-    const ProgramResult r = stop_recording(rec, *id);
+    const ProgramResult r = stop_recording(rec, *id, kExactMargin);
     BOOST_REQUIRE_MESSAGE(r.status == 0, r.err);
 
     AudioFormat format;
@@ -112,7 +114,8 @@ BOOST_AUTO_TEST_CASE(a_slow_reader_overruns_alone) {
     ServerProcess server(file_sink_config(dir.file("out.wav")));
     BackgroundProgram slow(
         {bin("audiorec"), "--app", "slow", "--latency-ms", "100", dir.file("slow.wav")});
-    BackgroundProgram good({bin("audiorec"), "--app", "good", dir.file("good.wav")});
+    BackgroundProgram good(
+        {bin("audiorec"), "--app", "good", "--latency-ms", kExactRecorderMs, dir.file("good.wav")});
     const auto slow_id = wait_for_app_stream("slow");
     const auto good_id = wait_for_app_stream("good");
     BOOST_REQUIRE(slow_id && good_id);
@@ -130,7 +133,7 @@ BOOST_AUTO_TEST_CASE(a_slow_reader_overruns_alone) {
     const ProgramResult p = play.finish(30s);
     BOOST_REQUIRE_EQUAL(p.status, 0);
     const ProgramResult s = stop_recording(slow, *slow_id);
-    const ProgramResult g = stop_recording(good, *good_id);
+    const ProgramResult g = stop_recording(good, *good_id, kExactMargin);
     BOOST_REQUIRE_MESSAGE(s.status == 0 && g.status == 0, s.err << g.err);
     BOOST_REQUIRE_EQUAL(server.stop(SIGTERM), 0);
     // The slow one lost audio and says so; the other lost nothing, and the

@@ -139,7 +139,8 @@ BOOST_AUTO_TEST_CASE(a_44100_hz_tone_comes_out_of_a_48000_hz_sink_clean) {
     const std::string wav = write_tone_wav(dir.file("tone.wav"), 44100, 1000.0, 2.0);
     ServerProcess server("[server]\nrt-priority = 0\n" +
                          float_sink("out", dir.file("out.wav"), 48000));
-    const ProgramResult r = run_tool("audioplay", {"--quiet", wav}, 30s);
+    const ProgramResult r =
+        run_tool("audioplay", {"--quiet", "--latency-ms", kExactPlayerMs, wav}, 60s);
     BOOST_REQUIRE_MESSAGE(r.status == 0, r.err);
     BOOST_REQUIRE_EQUAL(server.stop(SIGTERM), 0);
     AudioFormat format;

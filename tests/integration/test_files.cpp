@@ -34,7 +34,8 @@ std::string float_sink_config(const std::string& path) {
 
 // Plays FILE with audioplay to the end.
 void play(const std::string& file) {
-    const ProgramResult r = run_tool("audioplay", {"--quiet", file}, 60s);
+    const ProgramResult r =
+        run_tool("audioplay", {"--quiet", "--latency-ms", kExactPlayerMs, file}, 60s);
     BOOST_REQUIRE_MESSAGE(r.status == 0, r.err);
 }
 
@@ -105,13 +106,14 @@ BOOST_AUTO_TEST_CASE(an_mp3_plays_its_tone) {
 BOOST_AUTO_TEST_CASE(audiorec_and_the_file_sink_write_flac) {
     TempDir dir;
     ServerProcess server(file_sink_config(dir.file("out.flac")));
-    BackgroundProgram rec({bin("audiorec"), "--quiet", "--app", "rec", dir.file("rec.flac")});
+    BackgroundProgram rec({bin("audiorec"), "--quiet", "--app", "rec", "--latency-ms",
+                           kExactRecorderMs, dir.file("rec.flac")});
     const auto id = wait_for_app_stream("rec");
     BOOST_REQUIRE(id);
     const ProgramResult played =
         run_tool("audiod-test-client", {"--signal", "sequence", "--frames", "48000"}, 60s);
     BOOST_REQUIRE_MESSAGE(played.status == 0, played.err);
-    const ProgramResult r = stop_recording(rec, *id);
+    const ProgramResult r = stop_recording(rec, *id, kExactMargin);
     BOOST_REQUIRE_MESSAGE(r.status == 0, r.err);
     BOOST_REQUIRE_EQUAL(server.stop(SIGTERM), 0);
     // Both files are FLAC, and both hold every frame played, in order.

@@ -177,7 +177,8 @@ BOOST_AUTO_TEST_CASE(audioplay_plays_a_wav_file_bit_exact_in_real_time) {
         BOOST_REQUIRE_EQUAL(w.finish(), 0);
     }
     ServerProcess server(file_sink_config(wav));
-    const ProgramResult r = run_tool("audioplay", {"--quiet", input}, 60s);
+    const ProgramResult r =
+        run_tool("audioplay", {"--quiet", "--latency-ms", kExactPlayerMs, input}, 60s);
     BOOST_REQUIRE_MESSAGE(r.status == 0, r.err);
     // One second of audio cannot have been played out in much less.
     BOOST_CHECK_GE(r.seconds, 0.9);
