@@ -267,6 +267,20 @@ ProgramResult stop_recording(BackgroundProgram& recorder, uint32_t id, uint64_t 
     return recorder.finish(std::chrono::seconds(30));
 }
 
+PlayingClient::PlayingClient(std::vector<std::string> args) {
+    args.insert(args.begin(), bin("audiod-test-client"));
+    for (const char* extra : {"--frames", "2880000", "--stop-file"}) {
+        args.emplace_back(extra);
+    }
+    args.push_back(dir_.file("stop"));
+    program_ = std::make_unique<BackgroundProgram>(args);
+}
+
+ProgramResult PlayingClient::stop(std::chrono::milliseconds limit) {
+    touch(dir_.file("stop"));
+    return program_->finish(limit);
+}
+
 void touch(const std::string& path) {
     std::ofstream(path) << "x\n";
 }

@@ -72,6 +72,24 @@ inline constexpr uint64_t kExactMargin = 72000;
 // Likewise, a player whose every frame matters buffers two seconds.
 inline const std::string kExactPlayerMs = "2000";
 
+// An audiod-test-client that plays until the test says so (up to a minute of
+// its signal), for a test that acts while a stream plays: no step of the
+// test, however slow, can outlive the stream. `args` are the client's own
+// (--signal, --app, --sink ...).
+class PlayingClient {
+public:
+    explicit PlayingClient(std::vector<std::string> args);
+    PlayingClient(const PlayingClient&) = delete;
+    pid_t pid() const { return program_->pid(); }
+    // Ends the stream at the client's next chunk; it drains, reports (the
+    // JSON line with "written", "underruns"...) and exits.
+    ProgramResult stop(std::chrono::milliseconds limit = std::chrono::seconds(60));
+
+private:
+    TempDir dir_; // holds the stop file
+    std::unique_ptr<BackgroundProgram> program_;
+};
+
 // Creates (or rewrites) a small file at PATH: the signal that fault files
 // of the test card and --stop-file of the test client wait for.
 void touch(const std::string& path);

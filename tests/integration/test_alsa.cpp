@@ -94,8 +94,7 @@ BOOST_AUTO_TEST_CASE(underruns_and_suspends_are_recovered_without_dropping_strea
     TempDir dir;
     CardServer card(dir);
     // Up to a minute of the sequence, ended once the faults are over.
-    BackgroundProgram client({bin("audiod-test-client"), "--signal", "sequence", "--frames",
-                              "2880000", "--app", "survivor", "--stop-file", dir.file("stop")});
+    PlayingClient client({"--signal", "sequence", "--app", "survivor"});
     const auto id = wait_for_stream(30s);
     BOOST_REQUIRE(id);
     BOOST_REQUIRE(wait_for_position(*id, 24000));
@@ -110,8 +109,7 @@ BOOST_AUTO_TEST_CASE(underruns_and_suspends_are_recovered_without_dropping_strea
     BOOST_CHECK(eventually([&] { return xruns() > after_xrun; }, 20s));
     ::unlink((card.card + "/suspend").c_str());
     BOOST_REQUIRE(wait_for_more(*id, 12000));
-    touch(dir.file("stop"));
-    const ProgramResult r = client.finish(60s);
+    const ProgramResult r = client.stop();
     BOOST_REQUIRE_MESSAGE(r.status == 0, r.err);
     const uint64_t written = json_number(r.out, "written").value_or(0);
     // The stream was never dropped or moved: it stayed on the card.
@@ -128,9 +126,7 @@ BOOST_AUTO_TEST_CASE(underruns_and_suspends_are_recovered_without_dropping_strea
 BOOST_AUTO_TEST_CASE(an_unplugged_device_hands_its_streams_over_and_takes_them_back) {
     TempDir dir;
     CardServer card(dir);
-    BackgroundProgram client({bin("audiod-test-client"), "--signal", "sequence", "--frames",
-                              "2880000", "--sink", "card", "--app", "faithful", "--stop-file",
-                              dir.file("stop")});
+    PlayingClient client({"--signal", "sequence", "--sink", "card", "--app", "faithful"});
     const auto id = wait_for_stream(30s);
     BOOST_REQUIRE(id);
     BOOST_REQUIRE(wait_for_position(*id, 24000));
@@ -149,8 +145,7 @@ BOOST_AUTO_TEST_CASE(an_unplugged_device_hands_its_streams_over_and_takes_them_b
     BOOST_CHECK(eventually([&] { return sink_field("card", "state") == "running"; }, 20s));
     BOOST_CHECK(eventually([&] { return stream_field(*id, "sink") == "card"; }, 20s));
     BOOST_REQUIRE(wait_for_more(*id, 12000));
-    touch(dir.file("stop"));
-    const ProgramResult r = client.finish(60s);
+    const ProgramResult r = client.stop();
     BOOST_REQUIRE_MESSAGE(r.status == 0, r.err);
     const uint64_t written = json_number(r.out, "written").value_or(0);
     BOOST_REQUIRE_EQUAL(card.server->stop(SIGTERM), 0);

@@ -431,9 +431,7 @@ BOOST_AUTO_TEST_CASE(amixer_shows_and_sets_application_and_sink_volumes) {
         return r.out;
     };
     // Up to a minute of sound, ended once the volumes have been heard.
-    BackgroundProgram client({bin("audiod-test-client"), "--signal", "constant", "--value", "10000",
-                              "--frames", "2880000", "--app", "player", "--stop-file",
-                              dir.file("stop")});
+    PlayingClient client({"--signal", "constant", "--value", "10000", "--app", "player"});
     const auto id = wait_for_stream(30s);
     BOOST_REQUIRE(id);
     const std::string controls = amixer({"scontrols"});
@@ -454,8 +452,7 @@ BOOST_AUTO_TEST_CASE(amixer_shows_and_sets_application_and_sink_volumes) {
     BOOST_CHECK_MESSAGE(other.find("Playback 20 [20%] [off]") != std::string::npos, other);
     // Half a second more at the volumes set from ALSA.
     BOOST_REQUIRE(wait_for_more(*id, 24000));
-    touch(dir.file("stop"));
-    BOOST_CHECK_EQUAL(client.finish(30s).status, 0);
+    BOOST_CHECK_EQUAL(client.stop().status, 0);
     BOOST_REQUIRE_EQUAL(server.stop(SIGTERM), 0);
     // The player was heard at 40 % of 75 %: 10000 -> 3000.
     const auto samples = read_wav_s16(dir.file("out.wav"));

@@ -43,13 +43,11 @@ BOOST_AUTO_TEST_CASE(volume_mute_and_sink_survive_restarts_and_apply_from_the_fi
     TempDir dir;
     {
         ServerProcess server(config(dir, "b1.wav"), dir.path());
-        BackgroundProgram client({bin("audiod-test-client"), "--frames", "4800", "--app", "keeper",
-                                  "--hold-ms", "60000", "--stop-file", dir.file("stop")});
+        PlayingClient client({"--app", "keeper"});
         BOOST_REQUIRE(wait_for_stream(30s));
         ctl_ok({"set-volume", "app:keeper", "30%"});
         ctl_ok({"move-stream", "app:keeper", "b"});
-        touch(dir.file("stop"));
-        BOOST_CHECK_EQUAL(client.finish(30s).status, 0);
+        BOOST_CHECK_EQUAL(client.stop().status, 0);
         BOOST_REQUIRE_EQUAL(server.stop(SIGTERM), 0);
     }
     const std::string state = file_contents(dir.file("state"));
@@ -97,8 +95,7 @@ BOOST_AUTO_TEST_CASE(list_apps_shows_playing_and_remembered_applications) {
     std::ofstream(dir.file("state")) << "version = 1\napps-count = 1\n\n[apps.\"sleeper\"]\n"
                                         "volume = 0.25\nmuted = true\nsink = \"b\"\n";
     ServerProcess server(config(dir, "b.wav"), dir.path());
-    BackgroundProgram client({bin("audiod-test-client"), "--frames", "4800", "--app", "player",
-                              "--hold-ms", "60000", "--stop-file", dir.file("stop")});
+    PlayingClient client({"--app", "player"});
     BOOST_REQUIRE(wait_for_stream(30s));
     const ProgramResult r = run_tool("audioctl", {"--json", "list", "apps"});
     BOOST_REQUIRE_MESSAGE(r.status == 0, r.err);
@@ -110,8 +107,7 @@ BOOST_AUTO_TEST_CASE(list_apps_shows_playing_and_remembered_applications) {
     BOOST_CHECK_MESSAGE(text.out.find("sleeper") != std::string::npos &&
                             text.out.find("25%") != std::string::npos,
                         text.out);
-    touch(dir.file("stop"));
-    BOOST_CHECK_EQUAL(client.finish(30s).status, 0);
+    BOOST_CHECK_EQUAL(client.stop().status, 0);
 }
 
 BOOST_AUTO_TEST_CASE(executable_name_is_the_key_when_no_name_is_declared) {
@@ -119,13 +115,11 @@ BOOST_AUTO_TEST_CASE(executable_name_is_the_key_when_no_name_is_declared) {
     ServerProcess server(config(dir, "b.wav"), dir.path());
     // audioplay declares "audioplay" unless told otherwise; an empty name
     // falls back to the executable name from the peer's credentials.
-    BackgroundProgram client({bin("audiod-test-client"), "--frames", "4800", "--app", "",
-                              "--hold-ms", "60000", "--stop-file", dir.file("stop")});
+    PlayingClient client({"--app", ""});
     BOOST_REQUIRE(wait_for_stream(30s));
     const ProgramResult r = run_tool("audioctl", {"--json", "list", "streams"});
     BOOST_CHECK_MESSAGE(r.out.find("\"app\":\"audiod-test-cli\"") != std::string::npos, r.out);
-    touch(dir.file("stop"));
-    BOOST_CHECK_EQUAL(client.finish(30s).status, 0);
+    BOOST_CHECK_EQUAL(client.stop().status, 0);
 }
 
 BOOST_AUTO_TEST_CASE(corrupt_or_truncated_state_is_set_aside) {

@@ -48,9 +48,7 @@ BOOST_AUTO_TEST_CASE(list_and_info_in_text_and_json) {
     ServerProcess server(
         file_sink_config(dir.file("out.wav"), 128, "\n[sinks.spare]\ntype = \"null\"\n"));
     // Held open until the test has looked at it.
-    BackgroundProgram client({bin("audiod-test-client"), "--signal", "constant", "--frames", "4800",
-                              "--app", "json-app", "--hold-ms", "60000", "--stop-file",
-                              dir.file("stop")});
+    PlayingClient client({"--signal", "constant", "--app", "json-app"});
     BOOST_REQUIRE(wait_for_stream(30s));
 
     ProgramResult r = run_tool("audioctl", {"--json", "list", "streams"});
@@ -92,8 +90,7 @@ BOOST_AUTO_TEST_CASE(list_and_info_in_text_and_json) {
     r = run_tool("audioctl", {"--json", "info"});
     BOOST_CHECK(is_valid_json(r.out));
     BOOST_CHECK(has_keys(r.out, {"version", "rate", "quantum", "sinks", "scheduling"}));
-    touch(dir.file("stop"));
-    BOOST_CHECK_EQUAL(client.finish(30s).status, 0);
+    BOOST_CHECK_EQUAL(client.stop().status, 0);
 }
 
 BOOST_AUTO_TEST_CASE(set_volume_ramps_to_exact_levels) {
@@ -101,8 +98,7 @@ BOOST_AUTO_TEST_CASE(set_volume_ramps_to_exact_levels) {
     const std::string wav = dir.file("out.wav");
     ServerProcess server(file_sink_config(wav));
     // Up to a minute of sound, ended once each level has played 0.2 s.
-    BackgroundProgram client({bin("audiod-test-client"), "--signal", "constant", "--value", "10000",
-                              "--frames", "2880000", "--stop-file", dir.file("stop")});
+    PlayingClient client({"--signal", "constant", "--value", "10000"});
     const auto id = wait_for_stream(30s);
     BOOST_REQUIRE(id);
     BOOST_REQUIRE(wait_for_position(*id, 9600));
@@ -114,8 +110,7 @@ BOOST_AUTO_TEST_CASE(set_volume_ramps_to_exact_levels) {
     r = run_tool("audioctl", {"--json", "list", "streams"});
     BOOST_CHECK(r.out.find("\"volume\":0.501") != std::string::npos);
     BOOST_REQUIRE(wait_for_more(*id, 9600));
-    touch(dir.file("stop"));
-    BOOST_CHECK_EQUAL(client.finish(60s).status, 0);
+    BOOST_CHECK_EQUAL(client.stop().status, 0);
     BOOST_REQUIRE_EQUAL(server.stop(SIGTERM), 0);
 
     const auto out = read_wav_s16(wav);

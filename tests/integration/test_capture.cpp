@@ -119,8 +119,7 @@ BOOST_AUTO_TEST_CASE(a_slow_reader_overruns_alone) {
     const auto slow_id = wait_for_app_stream("slow");
     const auto good_id = wait_for_app_stream("good");
     BOOST_REQUIRE(slow_id && good_id);
-    BackgroundProgram play({bin("audiod-test-client"), "--signal", "sequence", "--frames",
-                            "2880000", "--app", "player", "--stop-file", dir.file("stop")});
+    PlayingClient play({"--signal", "sequence", "--app", "player"});
     const auto play_id = wait_for_app_stream("player");
     BOOST_REQUIRE(play_id);
     BOOST_REQUIRE(wait_for_position(*play_id, 12000));
@@ -129,8 +128,7 @@ BOOST_AUTO_TEST_CASE(a_slow_reader_overruns_alone) {
     std::this_thread::sleep_for(1s);
     ::kill(slow.pid(), SIGCONT);
     BOOST_REQUIRE(wait_for_more(*play_id, 12000));
-    touch(dir.file("stop"));
-    const ProgramResult p = play.finish(30s);
+    const ProgramResult p = play.stop();
     BOOST_REQUIRE_EQUAL(p.status, 0);
     const ProgramResult s = stop_recording(slow, *slow_id);
     const ProgramResult g = stop_recording(good, *good_id, kExactMargin);
@@ -156,13 +154,9 @@ BOOST_AUTO_TEST_CASE(record_streams_move_between_sources_and_have_a_volume) {
     TempDir dir;
     ServerProcess server("[server]\nrt-priority = 0\ndefault-sink = \"a\"\n"
                          "[sinks.a]\ntype = \"null\"\n[sinks.b]\ntype = \"null\"\n");
-    // Two players that outlast the recording; it ends them with the stop file.
-    BackgroundProgram on_a({bin("audiod-test-client"), "--signal", "constant", "--value", "1000",
-                            "--frames", "2880000", "--sink", "a", "--app", "on-a", "--stop-file",
-                            dir.file("stop")});
-    BackgroundProgram on_b({bin("audiod-test-client"), "--signal", "constant", "--value", "2000",
-                            "--frames", "2880000", "--sink", "b", "--app", "on-b", "--stop-file",
-                            dir.file("stop")});
+    // Two players that outlast the recording.
+    PlayingClient on_a({"--signal", "constant", "--value", "1000", "--sink", "a", "--app", "on-a"});
+    PlayingClient on_b({"--signal", "constant", "--value", "2000", "--sink", "b", "--app", "on-b"});
     const auto a_id = wait_for_app_stream("on-a");
     const auto b_id = wait_for_app_stream("on-b");
     BOOST_REQUIRE(a_id && b_id);
@@ -182,9 +176,8 @@ BOOST_AUTO_TEST_CASE(record_streams_move_between_sources_and_have_a_volume) {
     BOOST_REQUIRE_EQUAL(run_tool("audioctl", {"set-volume", std::to_string(*id), "25%"}).status, 0);
     const ProgramResult r = stop_recording(rec, *id);
     BOOST_REQUIRE_MESSAGE(r.status == 0, r.err);
-    touch(dir.file("stop"));
-    BOOST_CHECK_EQUAL(on_a.finish(30s).status, 0);
-    BOOST_CHECK_EQUAL(on_b.finish(30s).status, 0);
+    BOOST_CHECK_EQUAL(on_a.stop().status, 0);
+    BOOST_CHECK_EQUAL(on_b.stop().status, 0);
 
     // 1000 (a), then 2000 (b), then 500 (b at 25 %), in that order.
     const auto samples = read_wav_s16(dir.file("rec.wav"));
@@ -210,9 +203,7 @@ BOOST_AUTO_TEST_CASE(a_recording_keeps_its_pace_when_the_server_dies) {
     auto server = std::make_unique<ServerProcess>(file_sink_config(dir.file("out.wav")));
     // The sink plays a constant, so the recording shows where the server's
     // frames end and the library's silence begins.
-    BackgroundProgram player({bin("audiod-test-client"), "--signal", "constant", "--value", "1000",
-                              "--frames", "2880000", "--app", "player", "--stop-file",
-                              dir.file("stop")});
+    PlayingClient player({"--signal", "constant", "--value", "1000", "--app", "player"});
     BOOST_REQUIRE(wait_for_playing("player"));
     BackgroundProgram rec(
         {bin("audiorec"), "--app", "rec", "--duration", "6", dir.file("rec.wav")});
@@ -225,8 +216,7 @@ BOOST_AUTO_TEST_CASE(a_recording_keeps_its_pace_when_the_server_dies) {
     BOOST_REQUIRE_MESSAGE(r.status == 0, r.err);
     const double after =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - killed).count();
-    touch(dir.file("stop"));
-    player.finish(30s);
+    player.stop();
     const auto samples = read_wav_s16(dir.file("rec.wav"));
     BOOST_CHECK_EQUAL(samples.size(), 2u * 6 * 48000);
     // The silence after the last frame the server delivered is what the

@@ -83,14 +83,14 @@ BOOST_AUTO_TEST_CASE(watch_prints_each_event_as_json_lines_in_order) {
     wait_until_watching(watch);
     ctl_ok({"load-sink", "file", "b", "path=" + dir.file("b.wav")});
     ctl_ok({"set-default-sink", "b"});
-    BackgroundProgram client({bin("audiod-test-client"), "--frames", "48000", "--app", "ev"});
+    PlayingClient client({"--app", "ev"});
     const auto id = wait_for_stream(30s);
     BOOST_REQUIRE(id);
     ctl_ok({"set-volume", std::to_string(*id), "50%"});
     ctl_ok({"set-volume", "app:ev", "80%"});
     ctl_ok({"mute", "sink:a", "on"});
     ctl_ok({"move-stream", std::to_string(*id), "a"});
-    BOOST_CHECK_EQUAL(client.finish(30s).status, 0);
+    BOOST_CHECK_EQUAL(client.stop().status, 0);
     ctl_ok({"unload-sink", "b"});
     BOOST_CHECK(shows(watch, {"\"event\":\"stream-removed\",\"stream\":" + std::to_string(*id),
                               "\"event\":\"sink-removed\",\"app\":\"\",\"sink\":\"b\""}));
@@ -167,9 +167,7 @@ BOOST_AUTO_TEST_CASE(c_api_subscription_through_the_pollable_fd) {
 
 BOOST_AUTO_TEST_CASE(introspection_info_and_clients) {
     ServerProcess server("[server]\nrt-priority = 0\n[sinks.a]\ntype = \"null\"\n");
-    TempDir dir;
-    BackgroundProgram client({bin("audiod-test-client"), "--frames", "4800", "--app", "introspect",
-                              "--hold-ms", "60000", "--stop-file", dir.file("stop")});
+    PlayingClient client({"--app", "introspect"});
     const auto id = wait_for_stream(30s);
     BOOST_REQUIRE(id);
     ProgramResult r = run_tool("audioctl", {"--json", "list", "clients"});
@@ -187,8 +185,7 @@ BOOST_AUTO_TEST_CASE(introspection_info_and_clients) {
     }
     r = run_tool("audioctl", {"--json", "mute", std::to_string(*id), "toggle"});
     BOOST_CHECK_EQUAL(r.out, "{\"ok\":true}\n");
-    touch(dir.file("stop"));
-    BOOST_CHECK_EQUAL(client.finish(30s).status, 0);
+    BOOST_CHECK_EQUAL(client.stop().status, 0);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

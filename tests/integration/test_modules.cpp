@@ -19,8 +19,7 @@ BOOST_AUTO_TEST_CASE(broken_modules_are_refused_at_load_and_the_server_plays_on)
     TempDir dir;
     ServerProcess server(file_sink_config(dir.file("out.wav")));
     // A stream plays throughout, on the sink that was there before.
-    BackgroundProgram client({bin("audiod-test-client"), "--signal", "counter", "--frames",
-                              "2880000", "--stop-file", dir.file("stop")});
+    PlayingClient client({"--signal", "counter"});
     const auto id = wait_for_stream(30s);
     BOOST_REQUIRE(id);
     const std::vector<std::pair<std::string, std::string>> cases = {
@@ -43,8 +42,7 @@ BOOST_AUTO_TEST_CASE(broken_modules_are_refused_at_load_and_the_server_plays_on)
     BOOST_CHECK(sinks.out.find("\"name\":\"x\"") == std::string::npos);
     BOOST_REQUIRE(wait_for_more(*id, 4800));
     BOOST_CHECK_EQUAL(sink_field("out", "state"), "running");
-    touch(dir.file("stop"));
-    const ProgramResult played = client.finish(60s);
+    const ProgramResult played = client.stop();
     BOOST_REQUIRE_MESSAGE(played.status == 0, played.err);
     BOOST_CHECK_EQUAL(json_number(played.out, "underruns").value_or(99), 0u);
     BOOST_CHECK_EQUAL(server.stop(SIGTERM), 0);

@@ -83,8 +83,7 @@ BOOST_AUTO_TEST_CASE(a_client_killed_mid_write_disturbs_no_one) {
     BackgroundProgram victim({bin("audiod-test-client"), "--signal", "constant", "--value", "0",
                               "--frames", "960000", "--app", "victim"});
     BOOST_REQUIRE(wait_for_stream(30s));
-    BackgroundProgram good({bin("audiod-test-client"), "--signal", "counter", "--frames", "2880000",
-                            "--app", "good", "--stop-file", dir.file("stop")});
+    PlayingClient good({"--signal", "counter", "--app", "good"});
     const auto id = wait_for_app_stream("good");
     BOOST_REQUIRE(id);
     BOOST_REQUIRE(wait_for_position(*id, 4800));
@@ -102,8 +101,7 @@ BOOST_AUTO_TEST_CASE(a_client_killed_mid_write_disturbs_no_one) {
     BOOST_CHECK_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(),
                    3.0);
     BOOST_REQUIRE(wait_for_more(*id, 4800));
-    touch(dir.file("stop"));
-    const ProgramResult r = good.finish(60s);
+    const ProgramResult r = good.stop();
     BOOST_REQUIRE_MESSAGE(r.status == 0, r.err);
     BOOST_CHECK_EQUAL(json_number(r.out, "underruns").value_or(99), 0u);
     BOOST_REQUIRE_EQUAL(server.stop(SIGTERM), 0);

@@ -99,16 +99,14 @@ BOOST_AUTO_TEST_CASE(client_with_garbage_positions_is_dropped_others_continue) {
     const std::string wav = dir.file("out.wav");
     ServerProcess server(file_sink_config(wav));
     // Plays until the evil client has come and gone.
-    BackgroundProgram good({bin("audiod-test-client"), "--signal", "counter", "--frames", "2880000",
-                            "--app", "good", "--stop-file", dir.file("stop")});
+    PlayingClient good({"--signal", "counter", "--app", "good"});
     const auto id = wait_for_app_stream("good");
     BOOST_REQUIRE(id);
     BOOST_REQUIRE(wait_for_position(*id, 4800));
     const ProgramResult evil = run_tool("audiod-evil-client", {"garbage-positions"});
     BOOST_CHECK_MESSAGE(evil.status == 0, evil.err);
     BOOST_REQUIRE(wait_for_more(*id, 12000));
-    touch(dir.file("stop"));
-    const ProgramResult r = good.finish(60s);
+    const ProgramResult r = good.stop();
     check_client_ok(r);
     BOOST_CHECK_EQUAL(json_number(r.out, "underruns").value_or(99), 0u);
     // The server still serves.
@@ -121,8 +119,7 @@ BOOST_AUTO_TEST_CASE(client_with_garbage_positions_is_dropped_others_continue) {
 BOOST_AUTO_TEST_CASE(malformed_requests_drop_only_that_client) {
     TempDir dir;
     ServerProcess server(file_sink_config(dir.file("out.wav")));
-    BackgroundProgram good({bin("audiod-test-client"), "--signal", "counter", "--frames", "2880000",
-                            "--app", "good", "--stop-file", dir.file("stop")});
+    PlayingClient good({"--signal", "counter", "--app", "good"});
     const auto id = wait_for_app_stream("good");
     BOOST_REQUIRE(id);
     for (const char* mode : {"garbage-message", "no-hello"}) {
@@ -130,8 +127,7 @@ BOOST_AUTO_TEST_CASE(malformed_requests_drop_only_that_client) {
         BOOST_CHECK_MESSAGE(evil.status == 0, mode << ": " << evil.err);
     }
     BOOST_REQUIRE(wait_for_more(*id, 4800));
-    touch(dir.file("stop"));
-    const ProgramResult r = good.finish(60s);
+    const ProgramResult r = good.stop();
     check_client_ok(r);
     BOOST_CHECK_EQUAL(server.stop(SIGTERM), 0);
     check_counter_continuity(read_wav_s16(dir.file("out.wav")),

@@ -60,9 +60,6 @@ size_t check_split_sequence(const std::vector<std::vector<uint64_t>>& files, uin
     return runs;
 }
 
-// Test streams are given up to a minute of frames and end when the test
-// touches their stop file, so no step of a test can outlive its stream.
-constexpr uint64_t kLongest = 60 * 48000;
 constexpr uint64_t kQuarterSecond = 12000;
 constexpr uint64_t kTenth = 4800;
 
@@ -89,9 +86,7 @@ BOOST_AUTO_TEST_SUITE(routing)
 BOOST_AUTO_TEST_CASE(moves_between_clocks_and_quanta_lose_and_repeat_nothing) {
     TempDir dir;
     ServerProcess server(two_file_sinks(dir));
-    const std::string stop = dir.file("stop");
-    BackgroundProgram client({bin("audiod-test-client"), "--signal", "sequence", "--frames",
-                              std::to_string(kLongest), "--app", "mover", "--stop-file", stop});
+    PlayingClient client({"--signal", "sequence", "--app", "mover"});
     const auto id = wait_for_stream(30s);
     BOOST_REQUIRE(id);
     // Each stay plays at least a quarter of a second, however loaded the machine.
@@ -103,8 +98,7 @@ BOOST_AUTO_TEST_CASE(moves_between_clocks_and_quanta_lose_and_repeat_nothing) {
     BOOST_REQUIRE(wait_for_more(*id, kQuarterSecond));
     ctl_ok({"move-stream", std::to_string(*id), "b"});
     BOOST_REQUIRE(wait_for_more(*id, kQuarterSecond));
-    touch(stop);
-    const ProgramResult r = client.finish(60s);
+    const ProgramResult r = client.stop();
     BOOST_REQUIRE_MESSAGE(r.status == 0, r.err);
     BOOST_CHECK_EQUAL(json_number(r.out, "underruns").value_or(99), 0u);
     BOOST_REQUIRE_EQUAL(server.stop(SIGTERM), 0);
@@ -131,9 +125,7 @@ BOOST_AUTO_TEST_CASE(sinks_load_unload_default_and_rescue) {
     const auto c_at = r.out.find("\"name\":\"c\"");
     BOOST_CHECK(r.out.find("\"default\":true", c_at) < r.out.find('}', c_at));
 
-    const std::string stop = dir.file("stop");
-    BackgroundProgram client({bin("audiod-test-client"), "--signal", "sequence", "--frames",
-                              std::to_string(kLongest), "--app", "rescued", "--stop-file", stop});
+    PlayingClient client({"--signal", "sequence", "--app", "rescued"});
     const auto id = wait_for_stream(30s);
     BOOST_REQUIRE(id);
     BOOST_CHECK_EQUAL(stream_field(*id, "sink"), "c");
@@ -150,8 +142,7 @@ BOOST_AUTO_TEST_CASE(sinks_load_unload_default_and_rescue) {
     ctl_ok({"load-sink", "file", "c", "path=" + dir.file("c2.wav")});
     BOOST_CHECK(eventually([&] { return stream_field(*id, "sink") == "c"; }, 30s));
     BOOST_REQUIRE(wait_for_more(*id, kQuarterSecond));
-    touch(stop);
-    r = client.finish(60s);
+    r = client.stop();
     BOOST_REQUIRE_MESSAGE(r.status == 0, r.err);
     BOOST_REQUIRE_EQUAL(server.stop(SIGTERM), 0);
     BOOST_CHECK_EQUAL(
@@ -195,23 +186,19 @@ BOOST_AUTO_TEST_CASE(bad_targets_fail_clearly) {
     }
     // The only sink with streams cannot go away.
     ctl_ok({"unload-sink", "b"});
-    BackgroundProgram client({bin("audiod-test-client"), "--frames", "4800", "--hold-ms", "60000",
-                              "--stop-file", dir.file("stop")});
+    PlayingClient client({});
     BOOST_REQUIRE(wait_for_stream(30s));
     const ProgramResult last = ctl({"unload-sink", "a"});
     BOOST_CHECK_EQUAL(last.status, 1);
     BOOST_CHECK(last.err.find("no other sink") != std::string::npos);
-    touch(dir.file("stop"));
-    BOOST_CHECK_EQUAL(client.finish(30s).status, 0);
+    BOOST_CHECK_EQUAL(client.stop().status, 0);
 }
 
 BOOST_AUTO_TEST_CASE(stream_app_and_sink_volumes_multiply_and_mute_keeps_levels) {
     TempDir dir;
     const std::string wav = dir.file("out.wav");
     ServerProcess server(file_sink_config(wav));
-    BackgroundProgram client({bin("audiod-test-client"), "--signal", "constant", "--value", "16000",
-                              "--frames", std::to_string(kLongest), "--app", "vol", "--stop-file",
-                              dir.file("stop")});
+    PlayingClient client({"--signal", "constant", "--value", "16000", "--app", "vol"});
     const auto id = wait_for_stream(30s);
     BOOST_REQUIRE(id);
     const std::string stream = std::to_string(*id);
@@ -232,8 +219,7 @@ BOOST_AUTO_TEST_CASE(stream_app_and_sink_volumes_multiply_and_mute_keeps_levels)
         ctl_ok(step);
         BOOST_REQUIRE(wait_for_more(*id, kTenth));
     }
-    touch(dir.file("stop"));
-    BOOST_CHECK_EQUAL(client.finish(60s).status, 0);
+    BOOST_CHECK_EQUAL(client.stop().status, 0);
     BOOST_REQUIRE_EQUAL(server.stop(SIGTERM), 0);
 
     // The levels the output settles on, in order (runs of >= 2400 frames).
@@ -260,16 +246,13 @@ BOOST_AUTO_TEST_CASE(a_step_to_ten_percent_ramps_and_settles_exactly) {
     TempDir dir;
     const std::string wav = dir.file("out.wav");
     ServerProcess server(file_sink_config(wav));
-    BackgroundProgram client({bin("audiod-test-client"), "--signal", "constant", "--value", "20000",
-                              "--frames", std::to_string(kLongest), "--stop-file",
-                              dir.file("stop")});
+    PlayingClient client({"--signal", "constant", "--value", "20000"});
     const auto id = wait_for_stream(30s);
     BOOST_REQUIRE(id);
     BOOST_REQUIRE(wait_for_position(*id, kTenth));
     ctl_ok({"set-volume", std::to_string(*id), "10%"});
     BOOST_REQUIRE(wait_for_more(*id, 2 * kTenth));
-    touch(dir.file("stop"));
-    BOOST_CHECK_EQUAL(client.finish(60s).status, 0);
+    BOOST_CHECK_EQUAL(client.stop().status, 0);
     BOOST_REQUIRE_EQUAL(server.stop(SIGTERM), 0);
     const auto out = read_wav_s16(wav);
     const auto start = first_sound(out, 2);

@@ -98,8 +98,7 @@ BOOST_AUTO_TEST_CASE(a_stopped_client_disturbs_no_one_and_shows_as_stalled) {
     const auto sleepy_id = wait_for_stream(30s);
     BOOST_REQUIRE(sleepy_id);
     // The counter plays until the sleepy client has stalled and recovered.
-    BackgroundProgram good({bin("audiod-test-client"), "--signal", "counter", "--frames", "2880000",
-                            "--app", "good", "--stop-file", dir.file("stop")});
+    PlayingClient good({"--signal", "counter", "--app", "good"});
     const auto good_id = wait_for_app_stream("good");
     BOOST_REQUIRE(good_id);
     BOOST_REQUIRE(wait_for_position(*good_id, 4800));
@@ -110,8 +109,7 @@ BOOST_AUTO_TEST_CASE(a_stopped_client_disturbs_no_one_and_shows_as_stalled) {
     // It resumes by itself once data flows again.
     BOOST_CHECK(eventually([&] { return stream_field(*sleepy_id, "state") == "running"; }, 20s));
     BOOST_REQUIRE(wait_for_more(*good_id, 4800));
-    touch(dir.file("stop"));
-    const ProgramResult r = good.finish(60s);
+    const ProgramResult r = good.stop();
     BOOST_REQUIRE_MESSAGE(r.status == 0, r.err);
     BOOST_CHECK_EQUAL(json_number(r.out, "underruns").value_or(99), 0u);
     ::kill(sleepy.pid(), SIGKILL);
@@ -193,8 +191,7 @@ BOOST_AUTO_TEST_CASE(a_hung_cycle_is_found_and_demoted_and_others_play_on) {
     const pid_t rt = thread_named(server.pid(), "rt:bad");
     BOOST_REQUIRE(rt != 0);
     const bool fifo = policy_of(server.pid(), rt) == SCHED_FIFO;
-    BackgroundProgram good({bin("audiod-test-client"), "--signal", "counter", "--frames", "2880000",
-                            "--sink", "main", "--stop-file", dir.file("stop")});
+    PlayingClient good({"--signal", "counter", "--sink", "main"});
     const auto id = wait_for_stream(30s);
     BOOST_REQUIRE(id);
     BOOST_REQUIRE(wait_for_position(*id, 4800));
@@ -210,8 +207,7 @@ BOOST_AUTO_TEST_CASE(a_hung_cycle_is_found_and_demoted_and_others_play_on) {
     ::unlink(hang.c_str());
     BOOST_CHECK(eventually([&] { return sink_state() == "running"; }, 20s));
     BOOST_REQUIRE(wait_for_more(*id, 4800));
-    touch(dir.file("stop"));
-    const ProgramResult r = good.finish(60s);
+    const ProgramResult r = good.stop();
     BOOST_REQUIRE_MESSAGE(r.status == 0, r.err);
     BOOST_CHECK_EQUAL(json_number(r.out, "underruns").value_or(99), 0u);
     BOOST_CHECK_EQUAL(server.stop(SIGTERM), 0);

@@ -1,5 +1,5 @@
 // Counters of forbidden calls made on a thread inside an RtScope (see
-// server/core/rt_guard.h), filled by the replacements in rt_hooks.cpp.
+// server/os/rt_scope.h), filled by the replacements in rt_hooks.cpp.
 #pragma once
 
 #include <atomic>
