@@ -281,6 +281,31 @@ ProgramResult PlayingClient::stop(std::chrono::milliseconds limit) {
     return program_->finish(limit);
 }
 
+ProgramResult PlayingClient::stop_without_underruns() {
+    const ProgramResult r = stop();
+    BOOST_REQUIRE_MESSAGE(r.status == 0, "the test client failed: " << r.err);
+    BOOST_CHECK_EQUAL(json_number(r.out, "underruns").value_or(99), 0u);
+    return r;
+}
+
+namespace {
+
+std::vector<std::string> audiorec_argv(const std::string& file, std::vector<std::string> args,
+                                       const std::string& app) {
+    args.insert(args.begin(), {bin("audiorec"), "--app", app});
+    args.push_back(file);
+    return args;
+}
+
+} // namespace
+
+Recording::Recording(const std::string& file, std::vector<std::string> args, const std::string& app)
+    : program_(audiorec_argv(file, std::move(args), app)) {
+    const auto id = wait_for_app_stream(app);
+    BOOST_REQUIRE_MESSAGE(id, "audiorec's stream never appeared");
+    id_ = *id;
+}
+
 void touch(const std::string& path) {
     std::ofstream(path) << "x\n";
 }

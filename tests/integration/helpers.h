@@ -84,10 +84,31 @@ public:
     // Ends the stream at the client's next chunk; it drains, reports (the
     // JSON line with "written", "underruns"...) and exits.
     ProgramResult stop(std::chrono::milliseconds limit = std::chrono::seconds(60));
+    // The same, for a stream that must have played cleanly: the client
+    // exits 0 and never underran (fails the test otherwise).
+    ProgramResult stop_without_underruns();
 
 private:
     TempDir dir_; // holds the stop file
     std::unique_ptr<BackgroundProgram> program_;
+};
+
+// audiorec recording into FILE until stop(), with `args` (--source,
+// --format, --latency-ms ...), as application APP; the constructor waits
+// for its record stream.
+class Recording {
+public:
+    Recording(const std::string& file, std::vector<std::string> args,
+              const std::string& app = "rec");
+    Recording(const Recording&) = delete;
+    pid_t pid() const { return program_.pid(); }
+    uint32_t id() const { return id_; }
+    // stop_recording() with this recording's stream.
+    ProgramResult stop(uint64_t margin = 24000) { return stop_recording(program_, id_, margin); }
+
+private:
+    BackgroundProgram program_;
+    uint32_t id_ = 0;
 };
 
 // Creates (or rewrites) a small file at PATH: the signal that fault files

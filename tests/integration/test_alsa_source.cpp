@@ -85,31 +85,30 @@ BOOST_AUTO_TEST_CASE(a_recording_gets_every_frame_the_device_captured) {
 BOOST_AUTO_TEST_CASE(overruns_and_suspends_are_recovered_and_recording_goes_on) {
     TempDir dir;
     MicServer mic(dir);
-    BackgroundProgram rec({bin("audiorec"), "--quiet", "--source", "mic", dir.file("mic.wav")});
-    const auto id = wait_for_stream(30s);
-    BOOST_REQUIRE(id);
+    Recording rec(dir.file("mic.wav"), {"--quiet", "--source", "mic"});
+    const auto id = rec.id();
     const auto xruns = [] {
         const std::string json = run_tool("audioctl", {"--json", "list", "sources"}).out;
         const auto at = json.find("\"name\":\"mic\"");
         return at == std::string::npos ? 0 : json_number(json.substr(at), "xruns").value_or(0);
     };
-    BOOST_REQUIRE(wait_for_position(*id, 48000));
+    BOOST_REQUIRE(wait_for_position(id, 48000));
     mic.fault("xrun");
     BOOST_CHECK(eventually([&] { return xruns() >= 1; }, 20s));
-    BOOST_REQUIRE(wait_for_more(*id, 48000));
+    BOOST_REQUIRE(wait_for_more(id, 48000));
     // The card stays suspended until the source has seen it.
     const uint64_t before_suspend = xruns();
     mic.fault("suspend");
     BOOST_CHECK(eventually([&] { return xruns() > before_suspend; }, 20s));
     mic.clear("suspend");
-    BOOST_REQUIRE(wait_for_more(*id, 48000));
+    BOOST_REQUIRE(wait_for_more(id, 48000));
     // Both counted as the source's xruns, with its latency, in list sources.
     const std::string json = run_tool("audioctl", {"--json", "list", "sources"}).out;
     const auto at = json.find("\"name\":\"mic\"");
     BOOST_REQUIRE(at != std::string::npos);
     BOOST_CHECK_GE(json_number(json.substr(at), "xruns").value_or(0), 2u);
     BOOST_CHECK_GT(json_number(json.substr(at), "latency_frames").value_or(0), 0u);
-    const ProgramResult r = stop_recording(rec, *id);
+    const ProgramResult r = rec.stop();
     BOOST_REQUIRE_MESSAGE(r.status == 0, r.err);
     BOOST_REQUIRE_EQUAL(mic.server->stop(SIGTERM), 0);
     // The sequence goes on after each fault (lost frames are a jump, never
@@ -125,21 +124,20 @@ BOOST_AUTO_TEST_CASE(overruns_and_suspends_are_recovered_and_recording_goes_on) 
 BOOST_AUTO_TEST_CASE(an_unplugged_source_hands_its_recordings_over_and_takes_them_back) {
     TempDir dir;
     MicServer mic(dir);
-    BackgroundProgram rec({bin("audiorec"), "--quiet", "--source", "mic", dir.file("mic.wav")});
-    const auto id = wait_for_stream(30s);
-    BOOST_REQUIRE(id);
-    BOOST_REQUIRE(wait_for_position(*id, 48000));
+    Recording rec(dir.file("mic.wav"), {"--quiet", "--source", "mic"});
+    const auto id = rec.id();
+    BOOST_REQUIRE(wait_for_position(id, 48000));
     mic.fault("unplug");
     // The source fails: the recording moves to the default sink's monitor.
-    BOOST_CHECK(eventually([&] { return stream_field(*id, "sink") == "out.monitor"; }, 20s));
+    BOOST_CHECK(eventually([&] { return stream_field(id, "sink") == "out.monitor"; }, 20s));
     const ProgramResult sources = run_tool("audioctl", {"list", "sources"});
     BOOST_CHECK_MESSAGE(sources.out.find("failed") != std::string::npos, sources.out);
-    BOOST_REQUIRE(wait_for_more(*id, 48000));
+    BOOST_REQUIRE(wait_for_more(id, 48000));
     mic.clear("unplug");
     // The device is back: the source reopens and the recording returns.
-    BOOST_CHECK(eventually([&] { return stream_field(*id, "sink") == "mic"; }, 20s));
-    BOOST_REQUIRE(wait_for_more(*id, 120000));
-    const ProgramResult r = stop_recording(rec, *id);
+    BOOST_CHECK(eventually([&] { return stream_field(id, "sink") == "mic"; }, 20s));
+    BOOST_REQUIRE(wait_for_more(id, 120000));
+    const ProgramResult r = rec.stop();
     BOOST_REQUIRE_MESSAGE(r.status == 0, r.err);
     BOOST_REQUIRE_EQUAL(mic.server->stop(SIGTERM), 0);
     // The reopened card starts its sequence again, so only the amount is

@@ -43,14 +43,12 @@ BOOST_AUTO_TEST_CASE(the_monitor_carries_exactly_what_the_sink_played) {
                                    "\"monitor\",\"sink\":\"out\",\"state\":\"running\",\"rate\":"
                                    "48000,\"channels\":2,\"streams\":0,\"latency_frames\":0,"
                                    "\"xruns\":0}]\n");
-    BackgroundProgram rec({bin("audiorec"), "--quiet", "--app", "rec", "--source", "out.monitor",
-                           "--latency-ms", kExactRecorderMs, dir.file("monitor.wav")});
-    const auto id = wait_for_app_stream("rec");
-    BOOST_REQUIRE(id);
+    Recording rec(dir.file("monitor.wav"),
+                  {"--quiet", "--source", "out.monitor", "--latency-ms", kExactRecorderMs});
     const ProgramResult play =
         run_tool("audiod-test-client", {"--signal", "sequence", "--frames", "72000"}, 60s);
     BOOST_REQUIRE_MESSAGE(play.status == 0, play.err);
-    const ProgramResult r = stop_recording(rec, *id, kExactMargin);
+    const ProgramResult r = rec.stop(kExactMargin);
     BOOST_REQUIRE_MESSAGE(r.status == 0, r.err);
     BOOST_REQUIRE_EQUAL(server.stop(SIGTERM), 0);
 
@@ -75,15 +73,12 @@ BOOST_AUTO_TEST_CASE(a_recorded_tone_has_its_frequency_and_level) {
     // mono float.
     const std::string tone = write_tone_wav(dir.file("tone.wav"), 48000, 1000.0, 3.0);
     ServerProcess server("[server]\nrt-priority = 0\n[sinks.out]\ntype = \"null\"\n");
-    BackgroundProgram rec({bin("audiorec"), "--quiet", "--app", "rec", "--latency-ms",
-                           kExactRecorderMs, "--format", "f32le", "--rate", "44100", "--channels",
-                           "1", dir.file("rec.wav")});
-    const auto id = wait_for_app_stream("rec");
-    BOOST_REQUIRE(id);
+    Recording rec(dir.file("rec.wav"), {"--quiet", "--latency-ms", kExactRecorderMs, "--format",
+                                        "f32le", "--rate", "44100", "--channels", "1"});
     const ProgramResult play =
         run_tool("audioplay", {"--quiet", "--latency-ms", kExactPlayerMs, tone}, 60s);
     BOOST_REQUIRE_MESSAGE(play.status == 0, play.err);
-    const ProgramResult r = stop_recording(rec, *id, kExactMargin);
+    const ProgramResult r = rec.stop(kExactMargin);
     BOOST_REQUIRE_MESSAGE(r.status == 0, r.err);
 
     AudioFormat format;
@@ -112,13 +107,8 @@ BOOST_AUTO_TEST_CASE(a_recorded_tone_has_its_frequency_and_level) {
 BOOST_AUTO_TEST_CASE(a_slow_reader_overruns_alone) {
     TempDir dir;
     ServerProcess server(file_sink_config(dir.file("out.wav")));
-    BackgroundProgram slow(
-        {bin("audiorec"), "--app", "slow", "--latency-ms", "100", dir.file("slow.wav")});
-    BackgroundProgram good(
-        {bin("audiorec"), "--app", "good", "--latency-ms", kExactRecorderMs, dir.file("good.wav")});
-    const auto slow_id = wait_for_app_stream("slow");
-    const auto good_id = wait_for_app_stream("good");
-    BOOST_REQUIRE(slow_id && good_id);
+    Recording slow(dir.file("slow.wav"), {"--latency-ms", "100"}, "slow");
+    Recording good(dir.file("good.wav"), {"--latency-ms", kExactRecorderMs}, "good");
     PlayingClient play({"--signal", "sequence", "--app", "player"});
     const auto play_id = wait_for_app_stream("player");
     BOOST_REQUIRE(play_id);
@@ -130,8 +120,8 @@ BOOST_AUTO_TEST_CASE(a_slow_reader_overruns_alone) {
     BOOST_REQUIRE(wait_for_more(*play_id, 12000));
     const ProgramResult p = play.stop();
     BOOST_REQUIRE_EQUAL(p.status, 0);
-    const ProgramResult s = stop_recording(slow, *slow_id);
-    const ProgramResult g = stop_recording(good, *good_id, kExactMargin);
+    const ProgramResult s = slow.stop();
+    const ProgramResult g = good.stop(kExactMargin);
     BOOST_REQUIRE_MESSAGE(s.status == 0 && g.status == 0, s.err << g.err);
     BOOST_REQUIRE_EQUAL(server.stop(SIGTERM), 0);
     // The slow one lost audio and says so; the other lost nothing, and the
@@ -161,20 +151,19 @@ BOOST_AUTO_TEST_CASE(record_streams_move_between_sources_and_have_a_volume) {
     const auto b_id = wait_for_app_stream("on-b");
     BOOST_REQUIRE(a_id && b_id);
     BOOST_REQUIRE(wait_for_position(*a_id, 4800) && wait_for_position(*b_id, 4800));
-    BackgroundProgram rec({bin("audiorec"), "--quiet", "--app", "recorder", dir.file("rec.wav")});
-    const auto id = wait_for_app_stream("recorder");
-    BOOST_REQUIRE(id);
-    BOOST_CHECK_EQUAL(stream_field(*id, "sink"), "a.monitor");
-    BOOST_CHECK_EQUAL(stream_field(*id, "direction"), "record");
+    Recording rec(dir.file("rec.wav"), {"--quiet"}, "recorder");
+    const auto id = rec.id();
+    BOOST_CHECK_EQUAL(stream_field(id, "sink"), "a.monitor");
+    BOOST_CHECK_EQUAL(stream_field(id, "direction"), "record");
     // Each part of the recording is at least half a second long.
-    BOOST_REQUIRE(wait_for_position(*id, 24000));
-    ProgramResult moved = run_tool("audioctl", {"move-stream", std::to_string(*id), "b.monitor"});
+    BOOST_REQUIRE(wait_for_position(id, 24000));
+    ProgramResult moved = run_tool("audioctl", {"move-stream", std::to_string(id), "b.monitor"});
     BOOST_REQUIRE_MESSAGE(moved.status == 0, moved.err);
     // A record stream goes to a source, not a sink.
-    BOOST_CHECK_EQUAL(run_tool("audioctl", {"move-stream", std::to_string(*id), "a"}).status, 1);
-    BOOST_REQUIRE(wait_for_more(*id, 24000));
-    BOOST_REQUIRE_EQUAL(run_tool("audioctl", {"set-volume", std::to_string(*id), "25%"}).status, 0);
-    const ProgramResult r = stop_recording(rec, *id);
+    BOOST_CHECK_EQUAL(run_tool("audioctl", {"move-stream", std::to_string(id), "a"}).status, 1);
+    BOOST_REQUIRE(wait_for_more(id, 24000));
+    BOOST_REQUIRE_EQUAL(run_tool("audioctl", {"set-volume", std::to_string(id), "25%"}).status, 0);
+    const ProgramResult r = rec.stop();
     BOOST_REQUIRE_MESSAGE(r.status == 0, r.err);
     BOOST_CHECK_EQUAL(on_a.stop().status, 0);
     BOOST_CHECK_EQUAL(on_b.stop().status, 0);

@@ -39,9 +39,18 @@ void play(const std::string& file) {
     BOOST_REQUIRE_MESSAGE(r.status == 0, r.err);
 }
 
-// A lossy encoding of a 1 s, 1 kHz tone at half scale, played: still that
-// tone, at that level, for about that long.
-void check_tone(const std::vector<float>& out, double tolerance_seconds) {
+// A 1 s, 1 kHz tone at half scale, at `rate`, encoded by ffmpeg with
+// `codec` into NAME and played: still that tone, at that level, for about
+// that long.
+void check_lossy_tone(uint32_t rate, const std::vector<std::string>& codec, const std::string& name,
+                      double tolerance_seconds) {
+    TempDir dir;
+    write_tone_wav(dir.file("tone.wav"), rate, 1000.0, 1.0);
+    encode(dir.file("tone.wav"), dir.file(name), codec);
+    ServerProcess server(float_sink_config(dir.file("out.wav")));
+    play(dir.file(name));
+    BOOST_REQUIRE_EQUAL(server.stop(SIGTERM), 0);
+    const auto out = read_wav_f32(dir.file("out.wav"));
     size_t first = out.size();
     size_t last = 0;
     for (size_t f = 0; f < out.size() / 2; ++f) {
@@ -82,38 +91,23 @@ BOOST_AUTO_TEST_CASE(a_flac_plays_bit_exact) {
 }
 
 BOOST_AUTO_TEST_CASE(an_ogg_opus_file_plays_its_tone) {
-    TempDir dir;
-    write_tone_wav(dir.file("tone.wav"), 48000, 1000.0, 1.0);
-    encode(dir.file("tone.wav"), dir.file("tone.opus"), {"-c:a", "libopus", "-b:a", "128k"});
-    ServerProcess server(float_sink_config(dir.file("out.wav")));
-    play(dir.file("tone.opus"));
-    BOOST_REQUIRE_EQUAL(server.stop(SIGTERM), 0);
-    check_tone(read_wav_f32(dir.file("out.wav")), 0.02);
+    check_lossy_tone(48000, {"-c:a", "libopus", "-b:a", "128k"}, "tone.opus", 0.02);
 }
 
 BOOST_AUTO_TEST_CASE(an_mp3_plays_its_tone) {
-    TempDir dir;
-    // 44.1 kHz, as most MP3s are: the server resamples it.
-    write_tone_wav(dir.file("tone.wav"), 44100, 1000.0, 1.0);
-    encode(dir.file("tone.wav"), dir.file("tone.mp3"), {"-c:a", "libmp3lame", "-b:a", "192k"});
-    ServerProcess server(float_sink_config(dir.file("out.wav")));
-    play(dir.file("tone.mp3"));
-    BOOST_REQUIRE_EQUAL(server.stop(SIGTERM), 0);
-    // An MP3 carries an encoder delay and padding of a frame or two.
-    check_tone(read_wav_f32(dir.file("out.wav")), 0.06);
+    // 44.1 kHz, as most MP3s are (the server resamples it), and an MP3
+    // carries an encoder delay and padding of a frame or two.
+    check_lossy_tone(44100, {"-c:a", "libmp3lame", "-b:a", "192k"}, "tone.mp3", 0.06);
 }
 
 BOOST_AUTO_TEST_CASE(audiorec_and_the_file_sink_write_flac) {
     TempDir dir;
     ServerProcess server(file_sink_config(dir.file("out.flac")));
-    BackgroundProgram rec({bin("audiorec"), "--quiet", "--app", "rec", "--latency-ms",
-                           kExactRecorderMs, dir.file("rec.flac")});
-    const auto id = wait_for_app_stream("rec");
-    BOOST_REQUIRE(id);
+    Recording rec(dir.file("rec.flac"), {"--quiet", "--latency-ms", kExactRecorderMs});
     const ProgramResult played =
         run_tool("audiod-test-client", {"--signal", "sequence", "--frames", "48000"}, 60s);
     BOOST_REQUIRE_MESSAGE(played.status == 0, played.err);
-    const ProgramResult r = stop_recording(rec, *id, kExactMargin);
+    const ProgramResult r = rec.stop(kExactMargin);
     BOOST_REQUIRE_MESSAGE(r.status == 0, r.err);
     BOOST_REQUIRE_EQUAL(server.stop(SIGTERM), 0);
     // Both files are FLAC, and both hold every frame played, in order.

@@ -42,9 +42,7 @@ BOOST_AUTO_TEST_CASE(broken_modules_are_refused_at_load_and_the_server_plays_on)
     BOOST_CHECK(sinks.out.find("\"name\":\"x\"") == std::string::npos);
     BOOST_REQUIRE(wait_for_more(*id, 4800));
     BOOST_CHECK_EQUAL(sink_field("out", "state"), "running");
-    const ProgramResult played = client.stop();
-    BOOST_REQUIRE_MESSAGE(played.status == 0, played.err);
-    BOOST_CHECK_EQUAL(json_number(played.out, "underruns").value_or(99), 0u);
+    const ProgramResult played = client.stop_without_underruns();
     BOOST_CHECK_EQUAL(server.stop(SIGTERM), 0);
 }
 

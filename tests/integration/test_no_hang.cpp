@@ -101,9 +101,7 @@ BOOST_AUTO_TEST_CASE(a_client_killed_mid_write_disturbs_no_one) {
     BOOST_CHECK_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(),
                    3.0);
     BOOST_REQUIRE(wait_for_more(*id, 4800));
-    const ProgramResult r = good.stop();
-    BOOST_REQUIRE_MESSAGE(r.status == 0, r.err);
-    BOOST_CHECK_EQUAL(json_number(r.out, "underruns").value_or(99), 0u);
+    const ProgramResult r = good.stop_without_underruns();
     BOOST_REQUIRE_EQUAL(server.stop(SIGTERM), 0);
     const auto out = read_wav_s16(wav);
     uint64_t next = 0;

@@ -106,9 +106,7 @@ BOOST_AUTO_TEST_CASE(client_with_garbage_positions_is_dropped_others_continue) {
     const ProgramResult evil = run_tool("audiod-evil-client", {"garbage-positions"});
     BOOST_CHECK_MESSAGE(evil.status == 0, evil.err);
     BOOST_REQUIRE(wait_for_more(*id, 12000));
-    const ProgramResult r = good.stop();
-    check_client_ok(r);
-    BOOST_CHECK_EQUAL(json_number(r.out, "underruns").value_or(99), 0u);
+    const ProgramResult r = good.stop_without_underruns();
     // The server still serves.
     BOOST_CHECK_EQUAL(run_tool("audioctl", {"info"}).status, 0);
     BOOST_REQUIRE_EQUAL(server.stop(SIGTERM), 0);

@@ -122,7 +122,7 @@ Options parse_options(int argc, char** argv) {
             o.app = optarg;
             break;
         case 'l':
-            o.latency_ms = parse_uint(optarg, "latency", 1, 10000);
+            o.latency_ms = parse_uint(optarg, "latency", 1, AUDIOD_MAX_LATENCY_MS);
             break;
         case 'v': {
             const auto level = audiod::parse_volume_level(optarg);

@@ -108,7 +108,8 @@ Options parse_options(int argc, char** argv) {
                 audiod::cli::parse_uint(kProgram, optarg, "rate", AUDIOD_MIN_RATE, AUDIOD_MAX_RATE);
             break;
         case kChannels:
-            o.channels = audiod::cli::parse_uint(kProgram, optarg, "channel count", 1, 8);
+            o.channels =
+                audiod::cli::parse_uint(kProgram, optarg, "channel count", 1, AUDIOD_MAX_CHANNELS);
             break;
         case 'd':
             o.duration_s = audiod::cli::parse_double(kProgram, optarg, "duration", 0.0, 1e7);
@@ -117,7 +118,8 @@ Options parse_options(int argc, char** argv) {
             o.app = optarg;
             break;
         case 'l':
-            o.latency_ms = audiod::cli::parse_uint(kProgram, optarg, "latency", 1, 10000);
+            o.latency_ms =
+                audiod::cli::parse_uint(kProgram, optarg, "latency", 1, AUDIOD_MAX_LATENCY_MS);
             break;
         case 'q':
             o.quiet = true;
