@@ -350,9 +350,14 @@ void Engine::watch_rt_threads() {
         if (!progress.stalled && now - progress.since >= kRtWatchdogTimeout) {
             progress.stalled = true;
             const bool was_realtime = is_realtime(sink.rt_tid());
-            sink.demote("no cycle completed for 1 s");
+            const std::string limit =
+                std::to_string(
+                    std::chrono::duration_cast<std::chrono::milliseconds>(kRtWatchdogTimeout)
+                        .count()) +
+                " ms";
+            sink.demote("no cycle completed for " + limit);
             log_error("watchdog", "sink " + sink.name() +
-                                      ": the RT thread completed no cycle for " + "1 s" +
+                                      ": the RT thread completed no cycle for " + limit +
                                       (was_realtime ? "; demoted to SCHED_OTHER" : ""));
             proto::Event event;
             event.kind = "sink-changed";

@@ -188,6 +188,9 @@ private:
 // The highest stream, application or sink volume: +12 dB.
 inline constexpr float kMaxGain = 4.0f;
 
+// A failed sink or source is reopened this often until its device is back.
+inline constexpr auto kReopenInterval = std::chrono::seconds(1);
+
 // A sink whose RT thread completes no cycle for this long is demoted.
 inline constexpr auto kRtWatchdogTimeout = std::chrono::milliseconds(1000);
 

@@ -421,7 +421,7 @@ void Engine::reopen_failed_sinks() {
         if (!entry.device->failed() || now < entry.next_reopen) {
             continue;
         }
-        entry.next_reopen = now + std::chrono::seconds(1);
+        entry.next_reopen = now + kReopenInterval;
         const std::string name = entry.device->name();
         auto opened =
             open_sink(entry.configured_type, name, entry.options, entry.device->is_source());
