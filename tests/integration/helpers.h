@@ -122,7 +122,8 @@ wait_for_app_stream(const std::string& app,
                     std::chrono::milliseconds limit = std::chrono::seconds(30));
 // Waits until a stream of APP has played (or recorded) a frame; returns its
 // id. For ALSA programs, which may open and close streams while they set up
-// (each hw_params does), this is the stream that plays.
+// (the plugin closes its stream at hw_params and opens one at prepare), this
+// is the stream that plays.
 std::optional<uint32_t>
 wait_for_playing(const std::string& app,
                  std::chrono::milliseconds limit = std::chrono::seconds(30));
