@@ -73,6 +73,12 @@ int stored_subtype(SampleFormat format, Container container) {
     }
 }
 
+// Bytes a WAV stores a frame of `format` in (24-bit samples take three).
+uint64_t stored_frame_bytes(const AudioFormat& format) {
+    const uint32_t sample = format.format == SampleFormat::s24le ? 3 : sample_bytes(format.format);
+    return uint64_t{sample} * format.channels;
+}
+
 } // namespace
 
 uint32_t frame_bytes(const AudioFormat& format) noexcept {
@@ -177,6 +183,7 @@ AudioFileWriter& AudioFileWriter::operator=(AudioFileWriter&& other) noexcept {
         format_ = other.format_;
         container_ = other.container_;
         frames_ = other.frames_;
+        wav_limit_ = other.wav_limit_;
     }
     return *this;
 }
@@ -227,6 +234,10 @@ int AudioFileWriter::append(const void* data, size_t bytes) {
     }
     const size_t frames = bytes / frame;
     const size_t samples = frames * format_.channels;
+    if (container_ == Container::wav &&
+        (frames_ + frames) * stored_frame_bytes(format_) > wav_limit_) {
+        return -EFBIG; // nothing written: the file stays a valid WAV
+    }
     const auto count = static_cast<sf_count_t>(frames);
     const auto* in = static_cast<const uint8_t*>(data);
     sf_count_t written = 0;

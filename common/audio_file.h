@@ -111,6 +111,13 @@ public:
     // Frames appended so far.
     [[nodiscard]] uint64_t frames() const noexcept { return frames_; }
 
+    // The most sample data a WAV holds: its sizes are 32-bit, so a little
+    // under 4 GiB (about 6 hours of 48 kHz stereo s16). append() refuses
+    // (-EFBIG) what would pass it, so the file stays valid; FLAC has no limit.
+    static constexpr uint64_t kMaxWavDataBytes = 0xFFFFFFFFu - (1u << 20);
+    // Lowers that limit, so tests can see the refusal without writing 4 GiB.
+    void lower_wav_limit_for_testing(uint64_t bytes) noexcept { wav_limit_ = bytes; }
+
 private:
     struct File;
     AudioFileWriter() = default;
@@ -119,6 +126,7 @@ private:
     AudioFormat format_;
     Container container_ = Container::wav;
     uint64_t frames_ = 0;
+    uint64_t wav_limit_ = kMaxWavDataBytes;
 };
 
 } // namespace audiod

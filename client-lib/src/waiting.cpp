@@ -18,7 +18,10 @@ int poll_ms(std::chrono::nanoseconds wait, const Deadline& deadline) {
 // Waits for a server wake-up or the server hanging up, until the deadline.
 // Returns 0 (woken), AUDIOD_E_TIMEOUT, or AUDIOD_E_DISCONNECTED.
 int wait_wakeup(StreamCore& core, const Deadline& deadline) {
-    pollfd fds[2] = {{core.wake_fd.get(), POLLIN, 0}, {core.context->channel.fd(), POLLRDHUP, 0}};
+    // The socket as published for lock-free readers: the supervisor may be
+    // replacing the channel meanwhile (client_internal.h, socket_fd).
+    pollfd fds[2] = {{core.wake_fd.get(), POLLIN, 0},
+                     {core.context->socket_fd.load(), POLLRDHUP, 0}};
     for (;;) {
         const int ready = ::poll(fds, 2, deadline.poll_timeout_ms());
         if (ready < 0 && errno == EINTR) {

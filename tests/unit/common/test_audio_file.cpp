@@ -254,6 +254,23 @@ BOOST_AUTO_TEST_CASE(a_wav_is_readable_up_to_its_last_flush_as_after_a_crash) {
     BOOST_CHECK_EQUAL(read_file(path, &format).size(), 2 * frames.size() * 2);
 }
 
+BOOST_AUTO_TEST_CASE(a_wav_refuses_data_past_its_32_bit_sizes_and_stays_valid) {
+    TempPath dir;
+    const std::string path = dir.file("full.wav");
+    auto created = AudioFileWriter::create(path, {SampleFormat::s24le, 48000, 2}, Container::wav);
+    BOOST_REQUIRE(std::holds_alternative<AudioFileWriter>(created));
+    auto& writer = std::get<AudioFileWriter>(created);
+    // 24-bit frames take 6 bytes in the file (8 in memory): room for 100.
+    writer.lower_wav_limit_for_testing(600);
+    const std::vector<uint8_t> frames(8 * 60, 0);
+    BOOST_CHECK_EQUAL(writer.append(frames.data(), frames.size()), 0);
+    BOOST_CHECK_EQUAL(writer.append(frames.data(), frames.size()), -EFBIG);
+    BOOST_CHECK_EQUAL(writer.frames(), 60u);
+    BOOST_CHECK_EQUAL(writer.finish(), 0);
+    AudioFormat format;
+    BOOST_CHECK_EQUAL(read_file(path, &format).size(), 60u * 2 * 4);
+}
+
 BOOST_AUTO_TEST_CASE(misuse_and_bad_files_are_refused_with_a_reason) {
     TempPath dir;
     auto created =
