@@ -27,7 +27,7 @@
 
 namespace audiod::proto {
 
-inline constexpr uint32_t kProtocolVersion = 2;
+inline constexpr uint32_t kProtocolVersion = 3;
 
 enum class MsgType : uint32_t {
     hello = 1,
@@ -246,6 +246,7 @@ struct SourceInfo {
     std::string state;
     uint32_t latency_frames = 0; // a capture device's own buffer
     uint64_t xruns = 0;          // a capture device's overruns
+    std::string details;         // the module's "key=value" lines, if any
 };
 
 struct SourceList {
@@ -273,6 +274,7 @@ struct SinkInfo {
     std::string state;
     std::string scheduling;
     uint32_t latency_frames = 0; // the device's own buffer
+    std::string details;         // the module's "key=value" lines, if any
 };
 
 struct SinkList {
@@ -413,6 +415,7 @@ void visit(V& v, M& m) requires std::is_same_v<std::remove_const_t<M>, SinkInfo>
     v.u64("xruns", m.xruns);
     v.str("scheduling", m.scheduling);
     v.u32("latency_frames", m.latency_frames);
+    v.details("details", m.details);
 }
 
 template <class V, class M>
@@ -534,6 +537,7 @@ void visit(V& v, M& m) requires std::is_same_v<std::remove_const_t<M>, SourceInf
     v.u32("streams", m.streams);
     v.u32("latency_frames", m.latency_frames);
     v.u64("xruns", m.xruns);
+    v.details("details", m.details);
 }
 
 template <class V, class M>

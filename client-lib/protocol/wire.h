@@ -47,6 +47,7 @@ public:
     void f32(const char*, float value) { f32(value); }
     void boolean(const char*, bool value) { boolean(value); }
     void str(const char*, const std::string& value) { str(value); }
+    void details(const char*, const std::string& value) { str(value); }
     void sample_format(const char*, uint32_t value) { u32(value); }
     void direction(const char*, uint32_t value) { u32(value); }
     void u32_or_none(const char*, uint32_t value) { u32(value); }
@@ -107,6 +108,7 @@ public:
     void f32(const char*, float& value) { f32(value); }
     void boolean(const char*, bool& value) { boolean(value); }
     void str(const char*, std::string& value) { str(value); }
+    void details(const char*, std::string& value) { str(value); }
     void sample_format(const char*, uint32_t& value) { u32(value); }
     void direction(const char*, uint32_t& value) { u32(value); }
     void u32_or_none(const char*, uint32_t& value) { u32(value); }

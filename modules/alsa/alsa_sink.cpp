@@ -71,8 +71,8 @@ uint64_t sink_xruns(void* instance) {
     return static_cast<AlsaPcm*>(instance)->xruns.load(std::memory_order_relaxed);
 }
 
-constexpr audiod_sink_ops kSinkOps = {sink_open, sink_start, sink_wait, sink_write,
-                                      sink_stop, sink_close, sink_xruns};
+constexpr audiod_sink_ops kSinkOps = {sink_open, sink_start, sink_wait,  sink_write,
+                                      sink_stop, sink_close, sink_xruns, nullptr};
 
 } // namespace
 

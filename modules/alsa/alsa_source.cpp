@@ -84,8 +84,8 @@ uint64_t source_xruns(void* instance) {
     return static_cast<AlsaPcm*>(instance)->xruns.load(std::memory_order_relaxed);
 }
 
-constexpr audiod_source_ops kSourceOps = {source_open, source_start, source_wait, source_read,
-                                          source_stop, source_close, source_xruns};
+constexpr audiod_source_ops kSourceOps = {source_open, source_start, source_wait,  source_read,
+                                          source_stop, source_close, source_xruns, nullptr};
 
 } // namespace
 

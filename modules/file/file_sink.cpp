@@ -205,8 +205,8 @@ uint64_t file_xruns(void* instance) {
     return sink->clock.xruns() + sink->overflows.load(std::memory_order_relaxed);
 }
 
-constexpr audiod_sink_ops kOps = {file_open, file_start, file_wait, file_write,
-                                  file_stop, file_close, file_xruns};
+constexpr audiod_sink_ops kOps = {file_open, file_start, file_wait,  file_write,
+                                  file_stop, file_close, file_xruns, nullptr};
 constexpr audiod_module kModule = {AUDIOD_MODULE_ABI_VERSION, "file",
                                    "writes the mix to a WAV or FLAC file, paced by a timer", &kOps,
                                    nullptr};

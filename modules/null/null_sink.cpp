@@ -58,8 +58,8 @@ uint64_t null_xruns(void* instance) {
     return static_cast<NullSink*>(instance)->clock.xruns();
 }
 
-constexpr audiod_sink_ops kOps = {null_open, null_start, null_wait, null_write,
-                                  null_stop, null_close, null_xruns};
+constexpr audiod_sink_ops kOps = {null_open, null_start, null_wait,  null_write,
+                                  null_stop, null_close, null_xruns, nullptr};
 constexpr audiod_module kModule = {AUDIOD_MODULE_ABI_VERSION, "null",
                                    "discards audio, paced by a timer", &kOps, nullptr};
 

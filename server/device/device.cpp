@@ -6,6 +6,7 @@
 #include "os/memory_lock.h"
 #include "os/watchdog.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <future>
@@ -55,11 +56,11 @@ Device::open(const audiod_module& module, const audiod_host& host, DeviceRequest
     int rc = 0;
     if (req.kind == DeviceKind::source) {
         const audiod_source_ops& s = *module.source;
-        ops = {s.start, s.wait, nullptr, s.read, s.stop, s.close, s.xruns};
+        ops = {s.start, s.wait, nullptr, s.read, s.stop, s.close, s.xruns, s.describe};
         rc = s.open(&host, &config, &sink->instance_, &sink->info_, error, sizeof error);
     } else {
         const audiod_sink_ops& s = *module.sink;
-        ops = {s.start, s.wait, s.write, nullptr, s.stop, s.close, s.xruns};
+        ops = {s.start, s.wait, s.write, nullptr, s.stop, s.close, s.xruns, s.describe};
         rc = s.open(&host, &config, &sink->instance_, &sink->info_, error, sizeof error);
     }
     if (rc != 0) {
@@ -168,6 +169,17 @@ void Device::demote(const std::string& reason) {
 
 uint64_t Device::xruns() const noexcept {
     return ops_.xruns != nullptr ? ops_.xruns(instance_) : 0;
+}
+
+std::string Device::details() const {
+    if (ops_.describe == nullptr) {
+        return "";
+    }
+    char text[kMaxDetails];
+    text[0] = '\0';
+    const size_t size = ops_.describe(instance_, text, sizeof text);
+    text[sizeof text - 1] = '\0'; // a module that forgets the NUL
+    return std::string(text, std::min(size, std::strlen(text)));
 }
 
 } // namespace audiod

@@ -114,6 +114,10 @@ public:
     // The module's count of device xruns. Thread: any: the module keeps it
     // readable while its RT thread runs (audiod/module.h, `xruns`).
     [[nodiscard]] uint64_t xruns() const noexcept;
+    // The module's own "key=value" lines for `audioctl list` (its optional
+    // `describe`), or "". Thread: control, while the RT thread runs.
+    [[nodiscard]] std::string details() const;
+    static constexpr size_t kMaxDetails = 1024; // what the wire carries of a string
     // Whether the RT thread stopped on a device error. Thread: any (atomic).
     [[nodiscard]] bool failed() const noexcept { return failed_.load(std::memory_order_relaxed); }
     // The scheduling in force, for `audioctl info`. Thread: control: only
@@ -169,6 +173,7 @@ private:
         void (*stop)(void*) = nullptr;
         void (*close)(void*) = nullptr;
         uint64_t (*xruns)(void*) = nullptr;
+        size_t (*describe)(void*, char*, size_t) = nullptr;
     } ops_;
     void* instance_ = nullptr;
     audiod_sink_info info_{};

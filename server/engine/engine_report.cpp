@@ -60,6 +60,7 @@ std::vector<proto::SinkInfo> Engine::list_sinks() const {
         info.state = sink.failed() ? "failed" : sink.progress.stalled ? "stalled" : "running";
         info.scheduling = sink.scheduling();
         info.latency_frames = sink.latency_frames();
+        info.details = sink.details();
         out.push_back(std::move(info));
     }
     return out;
@@ -106,6 +107,7 @@ std::vector<proto::SourceInfo> Engine::list_sources() const {
         info.state = sink.failed() ? "failed" : "running";
         info.latency_frames = sink.is_source() ? sink.latency_frames() : 0;
         info.xruns = sink.is_source() ? sink.xruns() : 0;
+        info.details = sink.is_source() ? sink.details() : "";
         for (const auto& [id, stream] : streams_) {
             info.streams += stream->record && !stream->detaching && stream->destination() == &sink;
         }

@@ -2,6 +2,7 @@
 // that lacks a required function, claims another ABI, returns no
 // descriptor or names another type is refused when loaded, with a message
 // saying what is wrong, and the server goes on serving.
+#include "audiod/module.h"
 #include "helpers.h"
 
 #include <boost/test/unit_test.hpp>
@@ -25,7 +26,7 @@ BOOST_AUTO_TEST_CASE(broken_modules_are_refused_at_load_and_the_server_plays_on)
     const std::vector<std::pair<std::string, std::string>> cases = {
         {"no-entry", "has no audiod_module_entry()"},
         {"no-descriptor", "returned no descriptor from audiod_module_entry()"},
-        {"old-abi", "was built for module ABI 1, not 2"},
+        {"old-abi", "was built for module ABI 1, not " + std::to_string(AUDIOD_MODULE_ABI_VERSION)},
         {"misnamed", "names itself 'something-else'"},
         {"empty", "provides neither a sink nor a source"},
         {"sink-no-write", "has no sink 'write' function (required)"},

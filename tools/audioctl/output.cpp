@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <functional>
 
 namespace audiod::ctl {
@@ -25,6 +26,43 @@ std::string milliseconds(uint32_t frames, uint32_t rate) {
     char text[32];
     std::snprintf(text, sizeof text, "%.1f ms", rate != 0 ? 1000.0 * frames / rate : 0.0);
     return text;
+}
+
+// A module's "key=value" lines (SinkInfo::details), in order.
+std::vector<std::pair<std::string, std::string>> detail_pairs(const std::string& details) {
+    std::vector<std::pair<std::string, std::string>> out;
+    size_t at = 0;
+    while (at < details.size()) {
+        size_t end = details.find('\n', at);
+        if (end == std::string::npos) {
+            end = details.size();
+        }
+        const std::string line = details.substr(at, end - at);
+        at = end + 1;
+        const size_t equals = line.find('=');
+        if (equals != std::string::npos && equals > 0) {
+            out.emplace_back(line.substr(0, equals), line.substr(equals + 1));
+        }
+    }
+    return out;
+}
+
+// Under a table, one line per item that has details: "NAME: k=v k=v".
+template <class Info>
+std::string details_text(const std::vector<Info>& items) {
+    std::string out;
+    for (const Info& item : items) {
+        const auto pairs = detail_pairs(item.details);
+        if (pairs.empty()) {
+            continue;
+        }
+        out += item.name + ":";
+        for (const auto& [k, v] : pairs) {
+            out += " " + k + "=" + v;
+        }
+        out += "\n";
+    }
+    return out.empty() ? out : "\n" + out;
 }
 
 // ---- text: a table of columns, each a header and how to show a cell ------
@@ -154,6 +192,30 @@ public:
     void f32(const char* key, float value) { member(key, static_cast<double>(value)); }
     void boolean(const char* key, bool value) { member(key, value); }
     void str(const char* key, const std::string& value) { member(key, value); }
+    // The module's details as an object (none: no member); values that are
+    // numbers are written as numbers.
+    void details(const char* key, const std::string& value) {
+        if (value.empty()) {
+            return;
+        }
+        w_.key(key);
+        w_.begin_object();
+        for (const auto& [k, v] : detail_pairs(value)) {
+            w_.key(k);
+            char* end = nullptr;
+            const double number = std::strtod(v.c_str(), &end);
+            const bool numeric = !v.empty() && end == v.c_str() + v.size() &&
+                                 v.find_first_not_of("0123456789.-") == std::string::npos;
+            if (numeric && v.find('.') == std::string::npos && v[0] != '-') {
+                w_.value(static_cast<uint64_t>(std::strtoull(v.c_str(), nullptr, 10)));
+            } else if (numeric) {
+                w_.value(number);
+            } else {
+                w_.value(v);
+            }
+        }
+        w_.end_object();
+    }
     void sample_format(const char* key, uint32_t value) {
         member(key, std::string(format_name(static_cast<SampleFormat>(value))));
     }
@@ -221,7 +283,7 @@ std::string json_array(const std::vector<Info>& items) {
 } // namespace
 
 std::string sinks_text(const std::vector<proto::SinkInfo>& sinks) {
-    return table(kSinkColumns, sinks);
+    return table(kSinkColumns, sinks) + details_text(sinks);
 }
 
 std::string streams_text(const std::vector<proto::StreamInfo>& streams) {
@@ -237,7 +299,7 @@ std::string apps_text(const std::vector<proto::AppInfo>& apps) {
 }
 
 std::string sources_text(const std::vector<proto::SourceInfo>& sources) {
-    return table(kSourceColumns, sources);
+    return table(kSourceColumns, sources) + details_text(sources);
 }
 
 std::string info_text(const proto::ServerInfo& info, const std::vector<proto::SinkInfo>& sinks) {

@@ -38,7 +38,7 @@
 extern "C" {
 #endif
 
-#define AUDIOD_MODULE_ABI_VERSION 2u
+#define AUDIOD_MODULE_ABI_VERSION 3u
 #define AUDIOD_MODULE_ENTRY_SYMBOL "audiod_module_entry"
 
 enum audiod_log_level {
@@ -105,6 +105,15 @@ typedef struct audiod_sink_ops {
      * (the control thread reads it while the rt thread runs).
      */
     uint64_t (*xruns)(void* instance);
+    /**
+     * What `audioctl list` shows of the device beyond the common fields, as
+     * "key=value" lines ("destination=224.0.0.56:46000\npackets=1200\n"):
+     * keys are lower-case words joined by '-', values one line. Writes at
+     * most `size` bytes including a terminating NUL and returns the length
+     * without it. Optional: NULL adds nothing. Thread: any (the control
+     * thread calls it while the rt thread runs: read atomics only).
+     */
+    size_t (*describe)(void* instance, char* text, size_t size);
 } audiod_sink_ops;
 
 /**
@@ -138,6 +147,8 @@ typedef struct audiod_source_ops {
      * Thread: any.
      */
     uint64_t (*xruns)(void* instance);
+    /** Describes the source for `audioctl list`; optional, as for a sink. Thread: any. */
+    size_t (*describe)(void* instance, char* text, size_t size);
 } audiod_source_ops;
 
 typedef struct audiod_module {

@@ -82,8 +82,8 @@ uint64_t stepped_xruns(void*) {
     return 0;
 }
 
-const audiod_sink_ops kOps = {stepped_open, stepped_start, stepped_wait, stepped_write,
-                              stepped_stop, stepped_close, stepped_xruns};
+const audiod_sink_ops kOps = {stepped_open, stepped_start, stepped_wait,  stepped_write,
+                              stepped_stop, stepped_close, stepped_xruns, nullptr};
 const audiod_module kModule = {AUDIOD_MODULE_ABI_VERSION, "stepped", "test device", &kOps, nullptr};
 
 audiod_host test_host() {
