@@ -5,12 +5,16 @@
 
 #include <boost/test/unit_test.hpp>
 
+#include <arpa/inet.h>
 #include <cmath>
 #include <csignal>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <netinet/in.h>
 #include <regex>
+#include <sys/socket.h>
 #include <thread>
 #include <unistd.h>
 
@@ -337,6 +341,95 @@ std::string use_test_card(const TempDir& dir) {
              (std::string(AUDIOD_BUILD_DIR) + "/tests/alsa/asound.conf").c_str(), 1);
     ::setenv("AUDIOD_TESTCARD_DIR", card.c_str(), 1);
     return card;
+}
+
+HeardTone hear_tone(const std::vector<float>& samples, uint32_t channels, uint32_t rate,
+                    double hz) {
+    HeardTone heard;
+    heard.first = samples.size();
+    for (size_t f = 0; f < samples.size() / channels; ++f) {
+        if (std::fabs(samples[channels * f]) > 0.05f) {
+            heard.first = std::min(heard.first, f);
+            heard.last = f;
+        }
+    }
+    BOOST_REQUIRE_MESSAGE(heard.first < heard.last, "no tone was heard");
+    heard.seconds = double(heard.last - heard.first + 1) / rate;
+    const size_t edge = rate / 10;
+    BOOST_REQUIRE_MESSAGE(heard.last - heard.first > 3 * edge, "the tone is too short to measure");
+    heard.tone = measure_tone(samples.data() + channels * (heard.first + edge),
+                              heard.last - heard.first - 2 * edge, channels, hz, rate);
+    BOOST_TEST_MESSAGE("tone: " << heard.seconds << " s, amplitude " << heard.tone.amplitude
+                                << ", THD+N " << heard.tone.thd_n_db << " dB");
+    return heard;
+}
+
+namespace {
+
+bool udp_port_free(int family, uint16_t port) {
+    const int fd = ::socket(family, SOCK_DGRAM, 0);
+    if (fd < 0) {
+        return family == AF_INET6; // no IPv6 on this host: nothing to collide with
+    }
+    sockaddr_storage address{};
+    socklen_t size = 0;
+    if (family == AF_INET) {
+        auto* a = reinterpret_cast<sockaddr_in*>(&address);
+        a->sin_family = AF_INET;
+        a->sin_port = htons(port);
+        size = sizeof *a;
+    } else {
+        auto* a = reinterpret_cast<sockaddr_in6*>(&address);
+        a->sin6_family = AF_INET6;
+        a->sin6_port = htons(port);
+        const int only = 1;
+        ::setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &only, sizeof only);
+        size = sizeof *a;
+    }
+    const bool free = ::bind(fd, reinterpret_cast<sockaddr*>(&address), size) == 0;
+    ::close(fd);
+    return free;
+}
+
+} // namespace
+
+uint16_t free_udp_port_pair() {
+    static uint16_t next = static_cast<uint16_t>(30000 + (::getpid() % 1000) * 20);
+    for (int tries = 0; tries < 1000; ++tries, next += 2) {
+        if (next > 60000) {
+            next = 30000;
+        }
+        const uint16_t p = next;
+        if (udp_port_free(AF_INET, p) && udp_port_free(AF_INET, p + 1) &&
+            udp_port_free(AF_INET6, p) && udp_port_free(AF_INET6, p + 1)) {
+            next += 2;
+            return p;
+        }
+    }
+    BOOST_FAIL("no free UDP port pair");
+    return 0;
+}
+
+bool wait_for_udp_listener(uint16_t port, std::chrono::milliseconds limit) {
+    char hex[8];
+    std::snprintf(hex, sizeof hex, ":%04X ", port);
+    return eventually(
+        [&] {
+            // /proc/net/udp{,6}: "sl local_address rem_address ...", the local
+            // address as HEXADDR:HEXPORT.
+            for (const char* table : {"/proc/net/udp", "/proc/net/udp6"}) {
+                std::ifstream in(table);
+                std::string line;
+                while (std::getline(in, line)) {
+                    const auto local = line.find(':', line.find(':') + 1);
+                    if (local != std::string::npos && line.compare(local, 6, hex) == 0) {
+                        return true;
+                    }
+                }
+            }
+            return false;
+        },
+        limit);
 }
 
 } // namespace audiod::test

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "common/audio_file.h"
+#include "common/tone_analysis.h"
 #include "process.h"
 
 #include <cstdint>
@@ -152,5 +153,25 @@ struct Heard {
     bool increasing = true;
 };
 Heard hear_sequence(const std::string& wav);
+
+// A tone heard in a float recording: where it sounded (first channel above
+// 0.05), for how long, and its pitch-checked level and THD+N measured away
+// from its edges (a tone of another frequency has a THD+N near 0 dB).
+struct HeardTone {
+    size_t first = 0; // frames
+    size_t last = 0;
+    double seconds = 0;
+    ToneMeasure tone;
+};
+// Fails the test if nothing sounded.
+HeardTone hear_tone(const std::vector<float>& samples, uint32_t channels, uint32_t rate, double hz);
+
+// An even UDP port whose next port is free too, on IPv4 and IPv6 (RTP and
+// its RTCP), different for each test process.
+uint16_t free_udp_port_pair();
+// Waits until something on this host listens on UDP `port` (a receiver we
+// started has bound its socket): the event a sender test waits for.
+bool wait_for_udp_listener(uint16_t port,
+                           std::chrono::milliseconds limit = std::chrono::seconds(30));
 
 } // namespace audiod::test

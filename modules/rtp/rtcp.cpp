@@ -1,0 +1,103 @@
+#include "rtcp.h"
+
+#include "rtp_packet.h"
+
+#include <algorithm>
+#include <cstring>
+#include <ctime>
+
+namespace audiod::rtp {
+
+namespace {
+
+constexpr uint8_t kSenderReport = 200;
+constexpr uint8_t kSourceDescription = 202;
+constexpr uint8_t kBye = 203;
+constexpr uint8_t kCname = 1;
+
+// Seconds from 1900 (NTP's epoch) to 1970 (Unix's).
+constexpr uint64_t kNtpUnixOffset = 2'208'988'800;
+
+void put_common(uint8_t* out, uint8_t count, uint8_t type, size_t bytes) noexcept {
+    out[0] = static_cast<uint8_t>(0x80 | count);
+    out[1] = type;
+    put_u16(out + 2, static_cast<uint16_t>(bytes / 4 - 1)); // in words, minus one
+}
+
+} // namespace
+
+size_t write_sender_report(const SenderReport& report, std::string_view cname,
+                           uint8_t* out) noexcept {
+    put_common(out, 0, kSenderReport, 28);
+    put_u32(out + 4, report.ssrc);
+    put_u32(out + 8, static_cast<uint32_t>(report.ntp_time >> 32));
+    put_u32(out + 12, static_cast<uint32_t>(report.ntp_time));
+    put_u32(out + 16, report.rtp_timestamp);
+    put_u32(out + 20, report.packet_count);
+    put_u32(out + 24, report.octet_count);
+
+    uint8_t* sdes = out + 28;
+    const size_t name_size = std::min<size_t>(cname.size(), 255);
+    // SSRC, CNAME item (type, length, text), an END item, padded to words.
+    const size_t items = 2 + name_size + 1;
+    const size_t bytes = 4 + 4 + (items + 3) / 4 * 4;
+    std::memset(sdes, 0, bytes);
+    put_common(sdes, 1, kSourceDescription, bytes);
+    put_u32(sdes + 4, report.ssrc);
+    sdes[8] = kCname;
+    sdes[9] = static_cast<uint8_t>(name_size);
+    std::memcpy(sdes + 10, cname.data(), name_size);
+    return 28 + bytes;
+}
+
+size_t write_bye(uint32_t ssrc, uint8_t* out) noexcept {
+    put_common(out, 1, kBye, 8);
+    put_u32(out + 4, ssrc);
+    return 8;
+}
+
+uint64_t ntp_now() noexcept {
+    timespec now{};
+    clock_gettime(CLOCK_REALTIME, &now);
+    const uint64_t seconds = static_cast<uint64_t>(now.tv_sec) + kNtpUnixOffset;
+    const uint64_t fraction = (static_cast<uint64_t>(now.tv_nsec) << 32) / 1'000'000'000u;
+    return (seconds << 32) | fraction;
+}
+
+bool parse_rtcp(std::span<const uint8_t> datagram, RtcpSummary& summary) noexcept {
+    summary = {};
+    size_t at = 0;
+    if (datagram.size() < 4) {
+        return false;
+    }
+    while (at < datagram.size()) {
+        if (datagram.size() - at < 4) {
+            return false;
+        }
+        const uint8_t* p = datagram.data() + at;
+        if ((p[0] >> 6) != 2) {
+            return false;
+        }
+        const size_t bytes = (size_t{get_u16(p + 2)} + 1) * 4;
+        if (bytes > datagram.size() - at) {
+            return false;
+        }
+        if (p[1] == kSenderReport) {
+            if (bytes < 28) {
+                return false;
+            }
+            summary.has_report = true;
+            summary.report.ssrc = get_u32(p + 4);
+            summary.report.ntp_time = (uint64_t{get_u32(p + 8)} << 32) | get_u32(p + 12);
+            summary.report.rtp_timestamp = get_u32(p + 16);
+            summary.report.packet_count = get_u32(p + 20);
+            summary.report.octet_count = get_u32(p + 24);
+        } else if (p[1] == kBye) {
+            summary.bye = true;
+        }
+        at += bytes;
+    }
+    return true;
+}
+
+} // namespace audiod::rtp

@@ -1,0 +1,16 @@
+// The rtp module: network audio over RTP (RFC 3550) — a sink that sends
+// (rtp_sink.cpp).
+#include "audiod/module.h"
+#include "rtp_sink.h"
+
+namespace {
+
+const audiod_module kModule = {AUDIOD_MODULE_ABI_VERSION, "rtp",
+                               "RTP network audio: Opus, L16, L24; SDP and SAP",
+                               audiod::rtp::sink_ops(), nullptr};
+
+} // namespace
+
+extern "C" __attribute__((visibility("default"))) const audiod_module* audiod_module_entry(void) {
+    return &kModule;
+}

@@ -1,0 +1,44 @@
+// The options of an RTP sink ([sinks.NAME] type = "rtp"), checked and with
+// their defaults. Thread: control.
+#pragma once
+
+#include "audiod/module.h"
+#include "payload.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace audiod::rtp {
+
+// Defaults shared with PulseAudio's module-rtp-send and PipeWire's rtp-sink,
+// so a receiver configured for either finds audiod without changes.
+inline constexpr const char* kDefaultDestination = "224.0.0.56";
+inline constexpr uint16_t kDefaultPort = 46000;
+// Keeps a packet inside the smallest IPv6 MTU with room for tunnels.
+inline constexpr uint32_t kDefaultMtu = 1280;
+
+struct RtpSendOptions {
+    std::string destination = kDefaultDestination;
+    uint16_t port = kDefaultPort; // RTP; RTCP goes to port + 1
+    Encoding encoding = Encoding::opus;
+    uint8_t payload_type = 96;
+    uint32_t packet_frames = 0; // ptime in frames
+    double ptime_ms = 0;
+    uint32_t bitrate = 0; // Opus, bits per second
+    bool fec = false;
+    uint32_t expected_loss = 10; // percent, tunes Opus FEC
+    int ttl = 1;
+    uint32_t mtu = kDefaultMtu;
+    std::string sdp_file;
+    bool announce = false;
+    std::string session_name;
+    bool suppress_silence = true;
+};
+
+// Reads and checks the options for a sink of `config`'s rate and channels.
+// On error returns nullopt with a message naming the option.
+[[nodiscard]] std::optional<RtpSendOptions> parse_send_options(const audiod_sink_config& config,
+                                                               std::string& error);
+
+} // namespace audiod::rtp

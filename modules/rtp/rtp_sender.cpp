@@ -1,0 +1,244 @@
+#include "rtp_sender.h"
+
+#include "audiod/audiod.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <opus.h>
+#include <sys/random.h>
+#include <unistd.h>
+
+namespace audiod::rtp {
+
+namespace {
+
+// RTCP's minimum report interval (RFC 3550 §6.2).
+constexpr uint32_t kReportSeconds = 5;
+// Sound-free audio for this long stops the packets (see the header).
+constexpr uint32_t kSilenceSeconds = 1;
+// The largest Opus packet of one frame (RFC 6716 §3.4, R5).
+constexpr size_t kMaxOpusPacket = 1275;
+
+template <class T>
+T random_value() {
+    T value{};
+    // Random SSRC, sequence and timestamp origin (RFC 3550 §5.1, §8.1).
+    if (getrandom(&value, sizeof value, 0) != sizeof value) {
+        value = static_cast<T>(getpid() ^ static_cast<unsigned>(time(nullptr)));
+    }
+    return value;
+}
+
+bool all_zero(const uint8_t* data, size_t size) noexcept {
+    for (size_t i = 0; i < size; ++i) {
+        if (data[i] != 0) {
+            return false;
+        }
+    }
+    return true;
+}
+
+std::string cname_for(const LocalAddress& local) {
+    char user[64] = "audiod";
+    if (const char* name = getenv("USER"); name != nullptr && *name != '\0') {
+        std::snprintf(user, sizeof user, "%s", name);
+    }
+    return std::string(user) + "@" + local.text;
+}
+
+} // namespace
+
+RtpSender::RtpSender(const RtpSendOptions& options, uint32_t rate, uint32_t channels)
+    : options_(options)
+    , rate_(rate)
+    , channels_(channels)
+    , frame_bytes_(channels * (options.encoding == Encoding::l16 ? 2 : 4)) {}
+
+std::unique_ptr<RtpSender> RtpSender::create(const RtpSendOptions& options, uint32_t rate,
+                                             uint32_t channels, const UdpEndpoint& to,
+                                             std::string& error) {
+    std::unique_ptr<RtpSender> s(new RtpSender(options, rate, channels));
+    s->rtp_to_ = to;
+    s->rtcp_to_ = to.with_port(static_cast<uint16_t>(to.port + 1));
+    s->rtp_fd_ = open_sender_socket(to, options.ttl, error);
+    if (!s->rtp_fd_) {
+        return nullptr;
+    }
+    s->rtcp_fd_ = open_sender_socket(to, options.ttl, error);
+    if (!s->rtcp_fd_) {
+        return nullptr;
+    }
+    if (options.encoding == Encoding::opus) {
+        int rc = OPUS_OK;
+        s->encoder_ =
+            opus_encoder_create(48000, static_cast<int>(channels), OPUS_APPLICATION_AUDIO, &rc);
+        if (s->encoder_ == nullptr || rc != OPUS_OK) {
+            error = std::string("cannot create the Opus encoder: ") + opus_strerror(rc);
+            return nullptr;
+        }
+        opus_int32 lookahead = 0;
+        if (opus_encoder_ctl(s->encoder_, OPUS_SET_BITRATE(static_cast<opus_int32>(
+                                              options.bitrate))) != OPUS_OK ||
+            opus_encoder_ctl(s->encoder_, OPUS_SET_INBAND_FEC(options.fec ? 1 : 0)) != OPUS_OK ||
+            opus_encoder_ctl(s->encoder_, OPUS_SET_PACKET_LOSS_PERC(static_cast<opus_int32>(
+                                              options.fec ? options.expected_loss : 0))) !=
+                OPUS_OK ||
+            opus_encoder_ctl(s->encoder_, OPUS_GET_LOOKAHEAD(&lookahead)) != OPUS_OK) {
+            error = "the Opus encoder refused its settings";
+            return nullptr;
+        }
+        s->lookahead_ = static_cast<uint32_t>(lookahead);
+    }
+    s->cname_ = cname_for(local_address_for(to));
+    s->pending_.assign(size_t{options.packet_frames} * s->frame_bytes_, 0);
+    const size_t payload =
+        options.encoding == Encoding::opus
+            ? kMaxOpusPacket
+            : size_t{options.packet_frames} * channels * pcm_sample_bytes(options.encoding);
+    s->packet_.assign(kHeaderSize + payload, 0);
+    s->ssrc_ = random_value<uint32_t>();
+    s->sequence_ = random_value<uint16_t>();
+    s->timestamp_ = random_value<uint32_t>();
+    return s;
+}
+
+RtpSender::~RtpSender() {
+    if (encoder_ != nullptr) {
+        opus_encoder_destroy(encoder_);
+    }
+}
+
+int RtpSender::sample_format() const noexcept {
+    switch (options_.encoding) {
+    case Encoding::opus:
+        return AUDIOD_FORMAT_F32LE;
+    case Encoding::l16:
+        return AUDIOD_FORMAT_S16LE;
+    case Encoding::l24:
+        return AUDIOD_FORMAT_S32LE; // the server's mix formats have no packed 24-bit
+    }
+    return AUDIOD_FORMAT_S16LE;
+}
+
+uint32_t RtpSender::latency_frames() const noexcept {
+    return options_.packet_frames + lookahead_;
+}
+
+void RtpSender::write_rt(const void* frames, uint32_t count) noexcept {
+    const auto* in = static_cast<const uint8_t*>(frames);
+    while (count > 0) {
+        const uint32_t take = std::min(count, options_.packet_frames - pending_frames_);
+        std::memcpy(pending_.data() + size_t{pending_frames_} * frame_bytes_, in,
+                    size_t{take} * frame_bytes_);
+        pending_frames_ += take;
+        in += size_t{take} * frame_bytes_;
+        count -= take;
+        if (pending_frames_ == options_.packet_frames) {
+            send_packet_rt();
+            pending_frames_ = 0;
+        }
+    }
+}
+
+void RtpSender::send_packet_rt() noexcept {
+    const uint32_t frames = options_.packet_frames;
+    if (all_zero(pending_.data(), pending_.size())) {
+        silent_frames_ += frames;
+    } else {
+        silent_frames_ = 0;
+    }
+    const bool suppress =
+        options_.suppress_silence && silent_frames_ > uint64_t{kSilenceSeconds} * rate_;
+    if (suppress) {
+        marker_ = true; // the next packet sent starts a talkspurt
+        silent_.store(true, std::memory_order_relaxed);
+    } else {
+        silent_.store(false, std::memory_order_relaxed);
+        const size_t payload =
+            encode_rt(packet_.data() + kHeaderSize, packet_.size() - kHeaderSize);
+        if (payload > 0) {
+            write_header({marker_, options_.payload_type, sequence_, timestamp_, ssrc_},
+                         packet_.data());
+            marker_ = false;
+            // A packet the network refuses still takes its sequence number, so
+            // the receiver sees a loss (and conceals it) rather than a jump.
+            ++sequence_;
+            if (const int rc =
+                    send_rt(rtp_fd_.get(), rtp_to_, packet_.data(), kHeaderSize + payload);
+                rc != 0) {
+                count_drop_rt(rc);
+            } else {
+                packets_.fetch_add(1, std::memory_order_relaxed);
+                octets_.fetch_add(payload, std::memory_order_relaxed);
+            }
+        }
+    }
+    timestamp_ += frames;
+    frames_since_report_ += frames;
+    if (!suppress && (!reported_ || frames_since_report_ >= uint64_t{kReportSeconds} * rate_)) {
+        send_report_rt();
+    }
+}
+
+size_t RtpSender::encode_rt(uint8_t* out, size_t room) noexcept {
+    const size_t samples = size_t{options_.packet_frames} * channels_;
+    switch (options_.encoding) {
+    case Encoding::opus: {
+        const opus_int32 bytes = opus_encode_float(
+            encoder_, reinterpret_cast<const float*>(pending_.data()),
+            static_cast<int>(options_.packet_frames), out, static_cast<opus_int32>(room));
+        if (bytes < 0) {
+            encode_errors_.fetch_add(1, std::memory_order_relaxed);
+            return 0;
+        }
+        return static_cast<size_t>(bytes);
+    }
+    case Encoding::l16:
+        pack_l16(reinterpret_cast<const int16_t*>(pending_.data()), samples, out);
+        return samples * 2;
+    case Encoding::l24:
+        pack_l24(reinterpret_cast<const int32_t*>(pending_.data()), samples, out);
+        return samples * 3;
+    }
+    return 0;
+}
+
+void RtpSender::send_report_rt() noexcept {
+    // The report maps "now" to the RTP time of the audio just sent.
+    SenderReport report;
+    report.ssrc = ssrc_;
+    report.ntp_time = ntp_now();
+    report.rtp_timestamp = timestamp_;
+    report.packet_count = static_cast<uint32_t>(packets_.load(std::memory_order_relaxed));
+    report.octet_count = static_cast<uint32_t>(octets_.load(std::memory_order_relaxed));
+    uint8_t buffer[kMaxRtcpSize];
+    const size_t size = write_sender_report(report, cname_, buffer);
+    (void)send_rt(rtcp_fd_.get(), rtcp_to_, buffer, size); // a lost report is harmless
+    frames_since_report_ = 0;
+    reported_ = true;
+}
+
+void RtpSender::stop_rt() noexcept {
+    uint8_t buffer[kMaxRtcpSize];
+    const size_t size = write_bye(ssrc_, buffer);
+    (void)send_rt(rtcp_fd_.get(), rtcp_to_, buffer, size);
+}
+
+void RtpSender::count_drop_rt(int error) noexcept {
+    dropped_.fetch_add(1, std::memory_order_relaxed);
+    last_error_.store(error, std::memory_order_relaxed);
+}
+
+SenderStats RtpSender::stats() const noexcept {
+    SenderStats s;
+    s.packets = packets_.load(std::memory_order_relaxed);
+    s.octets = octets_.load(std::memory_order_relaxed);
+    s.dropped = dropped_.load(std::memory_order_relaxed);
+    s.encode_errors = encode_errors_.load(std::memory_order_relaxed);
+    s.last_error = last_error_.load(std::memory_order_relaxed);
+    s.silent = silent_.load(std::memory_order_relaxed);
+    return s;
+}
+
+} // namespace audiod::rtp

@@ -1,0 +1,109 @@
+// The sending half of an RTP sink: cuts the sink's mix into packets of
+// `ptime`, encodes them (Opus) or packs them (L16/L24), and sends them with
+// RTCP sender reports, never blocking.
+//
+// Design. Everything that can allocate, block or fail slowly — resolving
+// the destination, opening sockets, creating the Opus encoder — happens in
+// create() on the control thread. write_rt() then runs on the sink's rt
+// thread: it copies into a preallocated packet buffer, encodes into another
+// (libopus encodes without allocating), and sends with MSG_DONTWAIT. A
+// network that cannot take a packet (full socket buffer, no route) costs
+// that packet, counted in `dropped`; the sink's clock, and so every other
+// sink, never waits for it.
+//
+// Silence. After a second of digital silence (nothing playing) the sender
+// stops sending, as RTP allows (RFC 3551 §4.1); the RTP clock keeps
+// counting, and the first packet with sound again has the marker bit set.
+#pragma once
+
+#include "rtcp.h"
+#include "rtp_packet.h"
+#include "rtp_send_options.h"
+#include "udp_endpoint.h"
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+struct OpusEncoder;
+
+namespace audiod::rtp {
+
+struct SenderStats {
+    uint64_t packets = 0;       // sent
+    uint64_t octets = 0;        // payload bytes sent
+    uint64_t dropped = 0;       // the network refused them
+    uint64_t encode_errors = 0; // Opus failed: the packet was not sent
+    int last_error = 0;         // errno of the last drop
+    bool silent = false;        // sending nothing while nothing plays
+};
+
+class RtpSender {
+public:
+    // Thread: control. Returns nullptr with a message on failure.
+    static std::unique_ptr<RtpSender> create(const RtpSendOptions& options, uint32_t rate,
+                                             uint32_t channels, const UdpEndpoint& to,
+                                             std::string& error);
+    ~RtpSender();
+    RtpSender(const RtpSender&) = delete;
+    RtpSender& operator=(const RtpSender&) = delete;
+
+    // The AUDIOD_FORMAT_* write_rt takes: f32 for Opus, s16 for L16, s32
+    // for L24.
+    [[nodiscard]] int sample_format() const noexcept;
+    // Frames from write_rt to the wire: a packet's worth plus the encoder's
+    // look-ahead.
+    [[nodiscard]] uint32_t latency_frames() const noexcept;
+    [[nodiscard]] uint32_t ssrc() const noexcept { return ssrc_; }
+
+    // Takes `count` frames of the mix. Thread: rt; never allocates, locks
+    // or blocks.
+    void write_rt(const void* frames, uint32_t count) noexcept;
+    // Says goodbye (RTCP BYE). Thread: rt.
+    void stop_rt() noexcept;
+
+    // Thread: any.
+    [[nodiscard]] SenderStats stats() const noexcept;
+
+private:
+    RtpSender(const RtpSendOptions& options, uint32_t rate, uint32_t channels);
+    void send_packet_rt() noexcept;
+    [[nodiscard]] size_t encode_rt(uint8_t* out, size_t room) noexcept;
+    void send_report_rt() noexcept;
+    void count_drop_rt(int error) noexcept;
+
+    RtpSendOptions options_;
+    uint32_t rate_;
+    uint32_t channels_;
+    size_t frame_bytes_;
+    UdpEndpoint rtp_to_;
+    UdpEndpoint rtcp_to_;
+    UniqueFd rtp_fd_;
+    UniqueFd rtcp_fd_;
+    OpusEncoder* encoder_ = nullptr;
+    uint32_t lookahead_ = 0;
+    std::string cname_;
+
+    // rt state
+    std::vector<uint8_t> pending_; // one packet of frames in the sink's format
+    uint32_t pending_frames_ = 0;
+    std::vector<uint8_t> packet_; // header + payload, sized for the MTU
+    uint32_t ssrc_ = 0;
+    uint16_t sequence_ = 0;
+    uint32_t timestamp_ = 0;
+    uint64_t silent_frames_ = 0;
+    bool marker_ = true; // the first packet starts a talkspurt
+    uint64_t frames_since_report_ = 0;
+    bool reported_ = false;
+
+    std::atomic<uint64_t> packets_{0};
+    std::atomic<uint64_t> octets_{0};
+    std::atomic<uint64_t> dropped_{0};
+    std::atomic<uint64_t> encode_errors_{0};
+    std::atomic<int> last_error_{0};
+    std::atomic<bool> silent_{false};
+};
+
+} // namespace audiod::rtp

@@ -1,0 +1,383 @@
+// The RTP sink, heard by programs we did not write: ffmpeg reads the SDP
+// file audiod wrote and GStreamer's RTP receivers decode the stream, Opus
+// and L16, unicast, multicast and IPv6 — a 1 kHz tone comes out at the
+// right pitch, level and length. Its packets follow RFC 3550 (checked
+// byte by byte by a socket in the test), SAP announces it, and a network
+// that refuses every packet costs counted packets, never the pace.
+#include "helpers.h"
+#include "rtcp.h"
+#include "rtp_packet.h"
+#include "sap.h"
+#include "sdp.h"
+
+#include <boost/test/unit_test.hpp>
+
+#include <arpa/inet.h>
+#include <cmath>
+#include <csignal>
+#include <fstream>
+#include <netinet/in.h>
+#include <sys/socket.h>
+
+using namespace audiod;
+using namespace audiod::test;
+using namespace std::chrono_literals;
+namespace wire = audiod::rtp;
+
+namespace {
+
+std::string rtp_server_config(const std::string& sink_options) {
+    return "[server]\nrt-priority = 0\n\n[sinks.main]\ntype = \"null\"\n\n"
+           "[sinks.net]\ntype = \"rtp\"\n" +
+           sink_options;
+}
+
+// A receiving program's argv, writing a float WAV to OUT.
+using Receiver = std::function<std::vector<std::string>(const std::string& out)>;
+
+Receiver ffmpeg_from(const std::string& sdp) {
+    return [sdp](const std::string& out) {
+        return std::vector<std::string>{installed("ffmpeg"),
+                                        "-nostdin",
+                                        "-loglevel",
+                                        "error",
+                                        "-protocol_whitelist",
+                                        "file,udp,rtp",
+                                        "-i",
+                                        sdp,
+                                        "-c:a",
+                                        "pcm_f32le",
+                                        "-y",
+                                        out};
+    };
+}
+
+Receiver gstreamer(const std::string& address, uint16_t port, const std::string& caps,
+                   const std::vector<std::string>& decode) {
+    return [=](const std::string& out) {
+        std::vector<std::string> argv{installed("gst-launch-1.0"),
+                                      "-q",
+                                      "-e",
+                                      "udpsrc",
+                                      "address=" + address,
+                                      "port=" + std::to_string(port),
+                                      "caps=application/x-rtp,media=audio,payload=96,"
+                                      "clock-rate=48000," +
+                                          caps,
+                                      "!",
+                                      "rtpjitterbuffer",
+                                      "latency=50"};
+        for (const std::string& element : decode) {
+            argv.insert(argv.end(), {"!", element});
+        }
+        argv.insert(argv.end(), {"!", "audioconvert", "!", "audio/x-raw,format=F32LE,channels=2",
+                                 "!", "wavenc", "!", "filesink", "location=" + out});
+        return argv;
+    };
+}
+
+// Starts `receiver`, plays a 1 s 1 kHz tone at half scale into the RTP
+// sink, waits until the sink has sent all of it (it stops sending a second
+// after the tone), stops the receiver as Ctrl-C would and measures what it
+// decoded: the tone's length within one packet, its level within 0.5 dB,
+// its THD+N (at 1 kHz: a wrong pitch fails) below `max_thd_db`.
+void hear_through(const Receiver& receiver, uint16_t port, double ptime_ms, double max_thd_db) {
+    TempDir dir;
+    write_tone_wav(dir.file("tone.wav"), 48000, 1000.0, 1.0);
+    BackgroundProgram listening(receiver(dir.file("heard.wav")));
+    BOOST_REQUIRE_MESSAGE(wait_for_udp_listener(port), "the receiver never bound its port");
+    // Before the receiver listened, a unicast sink's packets were refused.
+    const uint64_t dropped_before = sink_number("net", "dropped");
+    const ProgramResult played = run_tool(
+        "audioplay",
+        {"--quiet", "--sink", "net", "--latency-ms", kExactPlayerMs, dir.file("tone.wav")}, 60s);
+    BOOST_REQUIRE_MESSAGE(played.status == 0, played.err);
+    BOOST_REQUIRE(eventually([] { return sink_field("net", "sending") == "no"; }, 30s));
+    ::kill(listening.pid(), SIGINT);
+    const ProgramResult heard = listening.finish(30s);
+    BOOST_TEST_MESSAGE("receiver: status " << heard.status << " " << heard.err);
+    const HeardTone tone = hear_tone(read_wav_f32(dir.file("heard.wav")), 2, 48000, 1000.0);
+    BOOST_CHECK_LE(std::fabs(tone.seconds - 1.0), ptime_ms / 1000.0 + 1.0 / 48000);
+    BOOST_CHECK_LE(std::fabs(20 * std::log10(tone.tone.amplitude / 0.5)), 0.5);
+    BOOST_CHECK_LT(tone.tone.thd_n_db, max_thd_db);
+    BOOST_CHECK_EQUAL(sink_number("net", "dropped"), dropped_before);
+}
+
+// A UDP socket bound to `port` on `address` (joining it if a group), with
+// SO_REUSEADDR so that several tests and receivers may listen to SAP.
+class UdpListener {
+public:
+    UdpListener(const std::string& address, uint16_t port) {
+        fd_ = ::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+        const int on = 1;
+        ::setsockopt(fd_, SOL_SOCKET, SO_REUSEADDR, &on, sizeof on);
+        sockaddr_in a{};
+        a.sin_family = AF_INET;
+        a.sin_port = htons(port);
+        ::inet_pton(AF_INET, address.c_str(), &a.sin_addr);
+        BOOST_REQUIRE(::bind(fd_, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0);
+        if (IN_MULTICAST(ntohl(a.sin_addr.s_addr))) {
+            ip_mreqn join{};
+            join.imr_multiaddr = a.sin_addr;
+            BOOST_REQUIRE(::setsockopt(fd_, IPPROTO_IP, IP_ADD_MEMBERSHIP, &join, sizeof join) ==
+                          0);
+        }
+        const timeval timeout{0, 200'000};
+        ::setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
+    }
+    ~UdpListener() { ::close(fd_); }
+    UdpListener(const UdpListener&) = delete;
+    // The next datagram, or empty after 200 ms.
+    std::vector<uint8_t> receive() {
+        std::vector<uint8_t> buffer(65536);
+        const ssize_t n = ::recv(fd_, buffer.data(), buffer.size(), 0);
+        buffer.resize(n > 0 ? static_cast<size_t>(n) : 0);
+        return buffer;
+    }
+
+private:
+    int fd_ = -1;
+};
+
+} // namespace
+
+BOOST_AUTO_TEST_SUITE(rtp)
+
+BOOST_AUTO_TEST_CASE(ffmpeg_decodes_l16_unicast_and_opus_multicast_from_the_sdp_file) {
+    for (const bool opus : {false, true}) {
+        TempDir dir;
+        const uint16_t port = free_udp_port_pair();
+        const std::string sdp = dir.file("net.sdp");
+        ServerProcess server(rtp_server_config(
+            std::string("destination = \"") + (opus ? "239.255.77.1" : "127.0.0.1") +
+            "\"\nport = " + std::to_string(port) + "\npayload = \"" + (opus ? "opus" : "l16") +
+            "\"\nsdp-file = \"" + sdp + "\"\n"));
+        BOOST_TEST_MESSAGE((opus ? "Opus" : "L16")
+                           << ":\n"
+                           << [&] {
+                                  std::ifstream in(sdp);
+                                  return std::string(std::istreambuf_iterator<char>(in), {});
+                              }());
+        hear_through(ffmpeg_from(sdp), port, opus ? 10 : 5, opus ? -30 : -60);
+        BOOST_CHECK_EQUAL(server.stop(SIGTERM), 0);
+        BOOST_CHECK_MESSAGE(::access(sdp.c_str(), F_OK) != 0, "the SDP file outlived its sink");
+    }
+}
+
+BOOST_AUTO_TEST_CASE(gstreamer_decodes_opus_and_l16_over_ipv6) {
+    {
+        const uint16_t port = free_udp_port_pair();
+        ServerProcess server(rtp_server_config(
+            "destination = \"127.0.0.1\"\nport = " + std::to_string(port) + "\nptime = 5\n"));
+        hear_through(gstreamer("127.0.0.1", port, "encoding-name=OPUS,sprop-stereo=(string)1",
+                               {"rtpopusdepay", "opusdec"}),
+                     port, 5, -30);
+        BOOST_CHECK_EQUAL(server.stop(SIGTERM), 0);
+    }
+    {
+        const uint16_t port = free_udp_port_pair();
+        ServerProcess server(rtp_server_config(
+            "destination = \"::1\"\nport = " + std::to_string(port) + "\npayload = \"l16\"\n"));
+        hear_through(gstreamer("::1", port, "encoding-name=L16,channels=2", {"rtpL16depay"}), port,
+                     5, -60);
+        BOOST_CHECK_EQUAL(server.stop(SIGTERM), 0);
+    }
+}
+
+BOOST_AUTO_TEST_CASE(packets_and_reports_follow_rfc_3550) {
+    const uint16_t port = free_udp_port_pair();
+    UdpListener media("127.0.0.1", port);
+    UdpListener control("127.0.0.1", port + 1);
+    ServerProcess server(rtp_server_config(
+        "destination = \"127.0.0.1\"\nport = " + std::to_string(port) + "\npayload = \"l16\"\n"));
+    // Sound after the sink has gone quiet: the first packet of it is marked.
+    BOOST_REQUIRE(eventually([] { return sink_field("net", "sending") == "no"; }, 30s));
+    while (!media.receive().empty()) {
+        // The sink's first second, queued while the test waited: not needed.
+    }
+    PlayingClient client({"--signal", "counter", "--sink", "net"});
+    std::vector<wire::RtpHeader> headers;
+    std::vector<size_t> sizes;
+    const auto deadline = std::chrono::steady_clock::now() + 30s;
+    while (headers.size() < 400 && std::chrono::steady_clock::now() < deadline) {
+        const auto d = media.receive();
+        wire::RtpPacket p;
+        if (!d.empty() && wire::parse_packet(d, p) == wire::PacketError::none) {
+            headers.push_back(p.header);
+            sizes.push_back(p.payload.size());
+        }
+    }
+    client.stop_without_underruns();
+    BOOST_REQUIRE_EQUAL(headers.size(), 400u);
+    // The first packet heard is the first after the quiet: marked.
+    BOOST_CHECK(headers[0].marker);
+    size_t marked = 0;
+    for (size_t i = 0; i < headers.size(); ++i) {
+        const auto& h = headers[i];
+        BOOST_CHECK_EQUAL(h.payload_type, 96);
+        BOOST_CHECK_EQUAL(sizes[i], 240u * 2 * 2); // 5 ms of s16 stereo
+        BOOST_CHECK_EQUAL(h.ssrc, headers[0].ssrc);
+        if (i > 0) {
+            BOOST_CHECK_EQUAL(uint16_t(h.sequence - headers[i - 1].sequence), 1);
+            const uint32_t step = h.timestamp - headers[i - 1].timestamp;
+            // A jump (the quiet) is whole packets, and only a marked packet
+            // follows one.
+            BOOST_CHECK_EQUAL(step % 240, 0u);
+            BOOST_CHECK_EQUAL(step > 240, h.marker);
+        }
+        marked += h.marker;
+    }
+    BOOST_CHECK_EQUAL(marked, 1u);
+
+    // Sender reports: the same SSRC, the wall clock, an RTP time near the
+    // packets', a CNAME; and a BYE when the sink goes.
+    bool report = false;
+    for (int i = 0; i < 100 && !report; ++i) {
+        const auto d = control.receive();
+        wire::RtcpSummary s;
+        if (!d.empty() && wire::parse_rtcp(d, s) && s.has_report) {
+            report = true;
+            BOOST_CHECK_EQUAL(s.report.ssrc, headers[0].ssrc);
+            const int64_t skew = int64_t(s.report.ntp_time >> 32) - int64_t(wire::ntp_now() >> 32);
+            BOOST_CHECK_LE(std::abs(skew), 60);
+            BOOST_CHECK_GT(s.report.packet_count, 0u);
+            BOOST_CHECK(std::string(d.begin(), d.end()).find("@127.0.0.1") != std::string::npos);
+        }
+    }
+    BOOST_CHECK(report);
+    BOOST_REQUIRE_EQUAL(run_tool("audioctl", {"unload-sink", "net"}).status, 0);
+    bool bye = false;
+    for (int i = 0; i < 50 && !bye; ++i) {
+        const auto d = control.receive();
+        wire::RtcpSummary s;
+        bye = !d.empty() && wire::parse_rtcp(d, s) && s.bye;
+    }
+    BOOST_CHECK_MESSAGE(bye, "no RTCP BYE when the sink was unloaded");
+    BOOST_CHECK_EQUAL(server.stop(SIGTERM), 0);
+}
+
+BOOST_AUTO_TEST_CASE(a_sink_loaded_at_run_time_announces_itself_by_sap_and_says_goodbye) {
+    UdpListener sap(wire::kSapGroupIpv4, wire::kSapPort);
+    ServerProcess server(rtp_server_config("destination = \"127.0.0.1\"\n"));
+    const uint16_t port = free_udp_port_pair();
+    const std::string name = "announced-" + std::to_string(::getpid());
+    const ProgramResult loaded =
+        run_tool("audioctl", {"load-sink", "rtp", name, "destination=239.255.77.2",
+                              "port=" + std::to_string(port), "payload=l24", "announce=true",
+                              "session-name=" + name});
+    BOOST_REQUIRE_MESSAGE(loaded.status == 0, loaded.err);
+    // Announcements of other sessions (other tests) may arrive too.
+    const auto find = [&](bool deletion) -> std::optional<std::string> {
+        const auto deadline = std::chrono::steady_clock::now() + 30s;
+        while (std::chrono::steady_clock::now() < deadline) {
+            const auto d = sap.receive();
+            const char* why = nullptr;
+            const auto message = wire::parse_sap(d, why);
+            if (message && message->deletion == deletion &&
+                message->sdp.find("s=" + name + "\n") != std::string_view::npos) {
+                return std::string(message->sdp);
+            }
+        }
+        return std::nullopt;
+    };
+    const auto announced = find(false);
+    BOOST_REQUIRE_MESSAGE(announced, "no SAP announcement of " << name);
+    std::string error;
+    const auto sdp = wire::parse_sdp(*announced, error);
+    BOOST_REQUIRE_MESSAGE(sdp, error << "\n" << *announced);
+    BOOST_CHECK_EQUAL(sdp->address, "239.255.77.2");
+    BOOST_CHECK_EQUAL(sdp->port, port);
+    BOOST_CHECK(sdp->encoding == wire::Encoding::l24);
+    BOOST_CHECK_EQUAL(sdp->channels, 2u);
+    BOOST_CHECK_GE(sink_number(name, "announced"), 1u);
+    BOOST_REQUIRE_EQUAL(run_tool("audioctl", {"unload-sink", name}).status, 0);
+    BOOST_CHECK_MESSAGE(find(true), "no SAP deletion when the sink was unloaded");
+    BOOST_CHECK_EQUAL(server.stop(SIGTERM), 0);
+}
+
+BOOST_AUTO_TEST_CASE(a_refusing_network_costs_counted_packets_never_the_pace) {
+    // Nothing listens on the port: every other send comes back
+    // ECONNREFUSED (ICMP port unreachable), as for a receiver that is down.
+    const uint16_t port = free_udp_port_pair();
+    ServerProcess server(
+        rtp_server_config("destination = \"127.0.0.1\"\nport = " + std::to_string(port) + "\n"));
+    PlayingClient on_net({"--signal", "counter", "--sink", "net", "--app", "net"});
+    PlayingClient on_main({"--signal", "counter", "--sink", "main", "--app", "main"});
+    const auto net = wait_for_app_stream("net");
+    const auto main = wait_for_app_stream("main");
+    BOOST_REQUIRE(net && main);
+    BOOST_REQUIRE(eventually([] { return sink_number("net", "dropped") >= 50; }, 30s));
+    BOOST_CHECK_EQUAL(sink_field("net", "last-error"), "ECONNREFUSED");
+    // The sink keeps time: a second of wall clock is a second of frames.
+    const uint64_t before = sink_number("net", "frames");
+    const auto start = std::chrono::steady_clock::now();
+    BOOST_REQUIRE(wait_for_more(*net, 48000));
+    BOOST_REQUIRE(wait_for_more(*main, 48000));
+    const double elapsed =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const double played = double(sink_number("net", "frames") - before) / 48000;
+    BOOST_TEST_MESSAGE(played << " s played in " << elapsed << " s");
+    BOOST_CHECK_GE(played, 0.9 * elapsed - 0.1);
+    BOOST_CHECK_EQUAL(sink_field("net", "state"), "running");
+    on_net.stop_without_underruns();
+    on_main.stop_without_underruns();
+    BOOST_CHECK_EQUAL(server.stop(SIGTERM), 0);
+}
+
+BOOST_AUTO_TEST_CASE(streams_move_in_and_out_and_its_monitor_records_what_it_sends) {
+    TempDir dir;
+    const uint16_t port = free_udp_port_pair();
+    UdpListener media("127.0.0.1", port);
+    ServerProcess server(rtp_server_config(
+        "destination = \"127.0.0.1\"\nport = " + std::to_string(port) + "\npayload = \"l16\"\n"));
+    PlayingClient client({"--signal", "counter", "--sink", "main"});
+    const auto id = wait_for_stream(30s);
+    BOOST_REQUIRE(id);
+    BOOST_REQUIRE(eventually([] { return sink_field("net", "sending") == "no"; }, 30s));
+    Recording monitor(dir.file("monitor.wav"), {"--source", "net.monitor"});
+    BOOST_REQUIRE_EQUAL(run_tool("audioctl", {"move-stream", std::to_string(*id), "net"}).status,
+                        0);
+    BOOST_REQUIRE(eventually([] { return sink_field("net", "sending") == "yes"; }, 30s));
+    // What arrives is the stream's sound, not silence.
+    bool sound = false;
+    for (int i = 0; i < 200 && !sound; ++i) {
+        const auto d = media.receive();
+        wire::RtpPacket p;
+        if (!d.empty() && wire::parse_packet(d, p) == wire::PacketError::none) {
+            for (const uint8_t b : p.payload) {
+                sound = sound || b != 0;
+            }
+        }
+    }
+    BOOST_CHECK(sound);
+    BOOST_REQUIRE(wait_for_more(*id, 24000));
+    BOOST_REQUIRE_EQUAL(run_tool("audioctl", {"move-stream", std::to_string(*id), "main"}).status,
+                        0);
+    BOOST_CHECK(eventually([] { return sink_field("net", "sending") == "no"; }, 30s));
+    monitor.stop();
+    client.stop_without_underruns();
+    const auto recorded = read_wav_s16(dir.file("monitor.wav"));
+    BOOST_CHECK(first_sound(recorded, 2).has_value());
+    BOOST_CHECK_EQUAL(server.stop(SIGTERM), 0);
+}
+
+BOOST_AUTO_TEST_CASE(bad_options_are_refused_with_the_option_named) {
+    ServerProcess server(rtp_server_config("destination = \"127.0.0.1\"\n"));
+    const std::pair<std::vector<std::string>, std::string> cases[] = {
+        {{"payload=mp3"}, "payload"},
+        {{"destination=no-such-host.invalid"}, "destination"},
+        {{"ptime=7"}, "ptime"},
+        {{"colour=blue"}, "no option 'colour'"},
+    };
+    for (const auto& [options, needle] : cases) {
+        std::vector<std::string> args{"load-sink", "rtp", "bad"};
+        args.insert(args.end(), options.begin(), options.end());
+        const ProgramResult r = run_tool("audioctl", args);
+        BOOST_CHECK_EQUAL(r.status, 1);
+        BOOST_CHECK_MESSAGE(r.err.find(needle) != std::string::npos, r.err);
+    }
+    BOOST_CHECK_EQUAL(sink_field("net", "state"), "running");
+    BOOST_CHECK_EQUAL(server.stop(SIGTERM), 0);
+}
+
+BOOST_AUTO_TEST_SUITE_END()

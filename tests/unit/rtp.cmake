@@ -1,0 +1,11 @@
+audiod_add_test(test_rtp
+  SOURCES unit/rtp/test_main.cpp unit/rtp/test_rtp_packets.cpp unit/rtp/test_sdp.cpp
+          unit/rtp/test_payload.cpp unit/rtp/test_send_options.cpp
+  LIBS audiod_rtp audiod_rtp_io)
+
+# Replaces malloc and pthread_mutex_lock, which the sanitizers also replace.
+if(NOT AUDIOD_SANITIZE)
+  audiod_add_test(test_rtp_rt_safety
+    SOURCES unit/rtp/test_rtp_rt_safety.cpp unit/server/rt_hooks.cpp
+    LIBS audiod_rtp_io audiod_server)
+endif()
