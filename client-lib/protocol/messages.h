@@ -158,16 +158,19 @@ struct SinkOption {
     std::string value;
 };
 
+// Loads a sink, or with `source` a source (audioctl load-sink/load-source).
 struct LoadSink {
     static constexpr MsgType kType = MsgType::load_sink;
     std::string type;
     std::string name;
     std::vector<SinkOption> options;
+    bool source = false;
 };
 
 struct UnloadSink {
     static constexpr MsgType kType = MsgType::unload_sink;
     std::string name;
+    bool source = false;
 };
 
 struct SetDefaultSink {
@@ -492,11 +495,17 @@ void visit(V& v, M& m) requires std::is_same_v<std::remove_const_t<M>, LoadSink>
     v.str("type", m.type);
     v.str("name", m.name);
     v.list("options", m.options, [](auto& vv, auto& item) { vv.object(item); });
+    v.boolean("source", m.source);
 }
 
 template <class V, class M>
-void visit(V& v, M& m) requires(std::is_same_v<std::remove_const_t<M>, UnloadSink> ||
-                                std::is_same_v<std::remove_const_t<M>, SetDefaultSink>) {
+void visit(V& v, M& m) requires std::is_same_v<std::remove_const_t<M>, UnloadSink> {
+    v.str("name", m.name);
+    v.boolean("source", m.source);
+}
+
+template <class V, class M>
+void visit(V& v, M& m) requires std::is_same_v<std::remove_const_t<M>, SetDefaultSink> {
     v.str("name", m.name);
 }
 

@@ -1,5 +1,6 @@
 #include "rtp_send_options.h"
 
+#include "audiod/audiod.h"
 #include "sink_options.h"
 
 #include <algorithm>
@@ -105,16 +106,28 @@ std::optional<RtpSendOptions> parse_send_options(const audiod_sink_config& confi
         }
         o.mtu = static_cast<uint32_t>(number);
     }
-    if (o.encoding == Encoding::opus) {
-        if (config.rate != 48000) {
-            return bad("payload", "an Opus sink runs at 48000 Hz (RFC 7587's clock); set rate = "
-                                  "48000, not " +
-                                      std::to_string(config.rate));
+    o.clock_rate = o.encoding == Encoding::opus ? 48000 : config.rate;
+    if (const auto v = options.get("clock-rate")) {
+        if (!parse_uint(*v, AUDIOD_MAX_RATE, number) || number < AUDIOD_MIN_RATE) {
+            return bad("clock-rate", "'" + *v + "' is not a rate in Hz");
         }
-        if (config.channels > 2) {
-            return bad("payload",
-                       "Opus carries 1 or 2 channels, not " + std::to_string(config.channels));
-        }
+        o.clock_rate = static_cast<uint32_t>(number);
+    }
+    if (o.encoding == Encoding::opus && o.clock_rate != 48000) {
+        return bad("clock-rate", "Opus's RTP clock is always 48000 Hz (RFC 7587)");
+    }
+    if (std::abs(double(config.rate) / o.clock_rate - 1) > 0.01) {
+        return bad("payload", o.encoding == Encoding::opus
+                                  ? "an Opus sink runs at 48000 Hz (RFC 7587's clock); set rate "
+                                    "= 48000, not " +
+                                        std::to_string(config.rate)
+                                  : "the sink's rate " + std::to_string(config.rate) +
+                                        " is more than 1 % from clock-rate " +
+                                        std::to_string(o.clock_rate));
+    }
+    if (o.encoding == Encoding::opus && config.channels > 2) {
+        return bad("payload",
+                   "Opus carries 1 or 2 channels, not " + std::to_string(config.channels));
     }
     if (const auto v = options.get("ptime")) {
         char* end = nullptr;
@@ -130,7 +143,7 @@ std::optional<RtpSendOptions> parse_send_options(const audiod_sink_config& confi
     }
     const size_t frame_bytes = pcm_sample_bytes(o.encoding) * config.channels;
     const auto frames_of = [&](double ms) {
-        return static_cast<uint32_t>(std::floor(config.rate * ms / 1000.0 + 1e-9));
+        return static_cast<uint32_t>(std::floor(o.clock_rate * ms / 1000.0 + 1e-9));
     };
     if (o.ptime_ms == 0) {
         o.ptime_ms = kDefaultOpusPtime;

@@ -34,6 +34,11 @@ struct RtpSendOptions {
     bool announce = false;
     std::string session_name;
     bool suppress_silence = true;
+    // The RTP clock the stream claims: the sink's rate, or for Opus 48000.
+    // A sink whose rate differs sends a clock that is off by the
+    // difference (at most 1 %): a sender that runs fast or slow, for
+    // testing receivers.
+    uint32_t clock_rate = 0;
 };
 
 // Reads and checks the options for a sink of `config`'s rate and channels.

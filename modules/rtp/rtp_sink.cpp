@@ -74,9 +74,9 @@ SdpDescription describe_session(const RtpSink& sink, const audiod_sink_config& c
     d.port = sink.destination.port;
     d.payload_type = sink.options.payload_type;
     d.encoding = sink.options.encoding;
-    d.rate = config.rate;
+    d.rate = sink.options.clock_rate;
     d.channels = config.channels;
-    d.ptime_ms = 1000.0 * sink.options.packet_frames / config.rate;
+    d.ptime_ms = 1000.0 * sink.options.packet_frames / sink.options.clock_rate;
     d.fec = sink.options.fec;
     return d;
 }

@@ -85,6 +85,43 @@ UniqueFd open_sender_socket(const UdpEndpoint& to, int ttl, std::string& error) 
     return fd;
 }
 
+UniqueFd open_receiver_socket(const UdpEndpoint& local, std::string& error) {
+    UniqueFd fd(
+        socket(local.ipv6 ? AF_INET6 : AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
+    if (!fd) {
+        error = std::string("cannot create a UDP socket: ") + std::strerror(errno);
+        return {};
+    }
+    const int on = 1;
+    setsockopt(fd.get(), SOL_SOCKET, SO_REUSEADDR, &on, sizeof on);
+    // Room for a burst: half a second of 20 ms Opus or 5 ms L16 packets.
+    const int buffer = 1 << 20;
+    setsockopt(fd.get(), SOL_SOCKET, SO_RCVBUF, &buffer, sizeof buffer);
+    if (bind(fd.get(), reinterpret_cast<const sockaddr*>(&local.address), local.size) != 0) {
+        error = "cannot listen on " + local.host + " port " + std::to_string(local.port) + ": " +
+                std::strerror(errno);
+        return {};
+    }
+    if (local.multicast) {
+        int rc = 0;
+        if (local.ipv6) {
+            ipv6_mreq join{};
+            join.ipv6mr_multiaddr =
+                reinterpret_cast<const sockaddr_in6*>(&local.address)->sin6_addr;
+            rc = setsockopt(fd.get(), IPPROTO_IPV6, IPV6_JOIN_GROUP, &join, sizeof join);
+        } else {
+            ip_mreqn join{};
+            join.imr_multiaddr = reinterpret_cast<const sockaddr_in*>(&local.address)->sin_addr;
+            rc = setsockopt(fd.get(), IPPROTO_IP, IP_ADD_MEMBERSHIP, &join, sizeof join);
+        }
+        if (rc != 0) {
+            error = "cannot join " + local.host + ": " + std::strerror(errno);
+            return {};
+        }
+    }
+    return fd;
+}
+
 LocalAddress local_address_for(const UdpEndpoint& to) {
     LocalAddress out;
     out.size = to.ipv6 ? 16 : 4;

@@ -35,6 +35,11 @@ struct UdpEndpoint {
 // ICMP errors (nobody listening, no route) are reported by send_rt.
 [[nodiscard]] UniqueFd open_sender_socket(const UdpEndpoint& to, int ttl, std::string& error);
 
+// A non-blocking UDP socket bound to `local`: a local address (any, or one
+// of this host's) or a multicast group, which it joins on the default
+// interface. Bound with SO_REUSEADDR, so several receivers may share a group.
+[[nodiscard]] UniqueFd open_receiver_socket(const UdpEndpoint& local, std::string& error);
+
 // The local address this host would send from to reach `to` (for SDP's
 // origin and SAP's originating source): 4 or 16 bytes and its text. Falls
 // back to the unspecified address when there is no route.

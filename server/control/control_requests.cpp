@@ -69,11 +69,12 @@ bool ControlServer::handle_packet(Client& client, const proto::Packet& packet) {
             for (const auto& option : r.options) {
                 options.emplace_back(option.key, option.value);
             }
-            return engine_.load_sink(r.type, r.name, options);
+            return engine_.load_sink(r.type, r.name, options, r.source);
         });
     case proto::MsgType::unload_sink:
-        return answer<proto::UnloadSink>(
-            client, seq, body, [&](const auto& r) { return engine_.unload_sink(r.name); });
+        return answer<proto::UnloadSink>(client, seq, body, [&](const auto& r) {
+            return engine_.unload_sink(r.name, r.source);
+        });
     case proto::MsgType::set_default_sink:
         return answer<proto::SetDefaultSink>(
             client, seq, body, [&](const auto& r) { return engine_.set_default_sink(r.name); });

@@ -92,10 +92,13 @@ public:
     void close_stream(Stream& stream);
 
     // ---- sinks and routing (engine_routing.cpp) ----
+    // A sink, or with `source` a capture source, opened or closed at run
+    // time; a closed device's streams move to the default sink (record
+    // streams: to its monitor).
     [[nodiscard]] MaybeError
     load_sink(const std::string& type, const std::string& name,
-              const std::vector<std::pair<std::string, std::string>>& options);
-    [[nodiscard]] MaybeError unload_sink(const std::string& name);
+              const std::vector<std::pair<std::string, std::string>>& options, bool source = false);
+    [[nodiscard]] MaybeError unload_sink(const std::string& name, bool source = false);
     [[nodiscard]] MaybeError set_default_sink(const std::string& name);
     [[nodiscard]] MaybeError move(const proto::MoveStream& request);
 

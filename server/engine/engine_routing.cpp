@@ -187,9 +187,11 @@ Device* Engine::fallback_for(const Device& leaving) const {
 }
 
 MaybeError Engine::load_sink(const std::string& type, const std::string& name,
-                             const std::vector<std::pair<std::string, std::string>>& options) {
+                             const std::vector<std::pair<std::string, std::string>>& options,
+                             bool source) {
+    const char* what = source ? "source" : "sink";
     if (!is_valid_sink_name(name)) {
-        return ClientError{AUDIOD_E_INVALID, "invalid sink name '" + name +
+        return ClientError{AUDIOD_E_INVALID, std::string("invalid ") + what + " name '" + name +
                                                  "' (use letters, digits, '-', '_' and '.')"};
     }
     if (find_sink(name) != nullptr) {
@@ -200,20 +202,30 @@ MaybeError Engine::load_sink(const std::string& type, const std::string& name,
         return ClientError{AUDIOD_E_INVALID, "a source named '" + name + "' already exists"};
     }
     if (devices_.size() >= kMaxSinks) {
-        return ClientError{AUDIOD_E_BUSY, "too many sinks"};
+        return ClientError{AUDIOD_E_BUSY, "too many sinks and sources"};
     }
-    auto opened = open_sink(type, name, options);
+    auto opened = open_sink(type, name, options, source);
     if (auto* error = std::get_if<std::string>(&opened)) {
-        return ClientError{AUDIOD_E_REFUSED, "cannot load sink '" + name + "': " + *error};
+        return ClientError{AUDIOD_E_REFUSED,
+                           std::string("cannot load ") + what + " '" + name + "': " + *error};
     }
     add_sink(std::move(std::get<std::unique_ptr<Device>>(opened)), type, options);
     return std::nullopt;
 }
 
-MaybeError Engine::unload_sink(const std::string& name) {
-    Device* sink = find_sink(name);
-    if (sink == nullptr) {
-        return ClientError{AUDIOD_E_NOENTITY, "no sink named '" + name + "'"};
+MaybeError Engine::unload_sink(const std::string& name, bool source) {
+    Device* sink = nullptr;
+    if (source) {
+        std::string wanted;
+        sink = find_source(name, &wanted);
+        if (sink == nullptr || !sink->is_source()) {
+            return ClientError{AUDIOD_E_NOENTITY, "no source named '" + name + "'"};
+        }
+    } else {
+        sink = find_sink(name);
+        if (sink == nullptr) {
+            return ClientError{AUDIOD_E_NOENTITY, "no sink named '" + name + "'"};
+        }
     }
     Device* fallback = fallback_for(*sink);
     if (fallback == nullptr && sink->attached_streams > 0) {
@@ -229,9 +241,9 @@ MaybeError Engine::unload_sink(const std::string& name) {
     rehome_streams(*sink);
     const bool was_default = default_sink_ == name;
     std::erase_if(devices_, [&](const DeviceEntry& entry) { return entry.device.get() == sink; });
-    log_info("engine", "sink unloaded name=" + name);
+    log_info("engine", std::string(source ? "source" : "sink") + " unloaded name=" + name);
     proto::Event removed;
-    removed.kind = "sink-removed";
+    removed.kind = source ? "source-removed" : "sink-removed";
     removed.sink = name;
     emit(removed);
     if (was_default && fallback != nullptr) {

@@ -238,6 +238,16 @@ uint64_t sink_number(const std::string& sink, const std::string& key) {
     return value.empty() ? 0 : std::stoull(value);
 }
 
+std::string source_field(const std::string& source, const std::string& key) {
+    return field_after(run_tool("audioctl", {"--json", "list", "sources"}).out,
+                       "\"name\":\"" + source + "\"", key);
+}
+
+uint64_t source_number(const std::string& source, const std::string& key) {
+    const std::string value = source_field(source, key);
+    return value.empty() ? 0 : std::stoull(value);
+}
+
 std::optional<uint64_t> stream_position(uint32_t id) {
     const std::string position = stream_field(id, "position");
     if (position.empty()) {
@@ -355,12 +365,36 @@ HeardTone hear_tone(const std::vector<float>& samples, uint32_t channels, uint32
     }
     BOOST_REQUIRE_MESSAGE(heard.first < heard.last, "no tone was heard");
     heard.seconds = double(heard.last - heard.first + 1) / rate;
+    size_t quiet = 0;
+    for (size_t f = heard.first; f <= heard.last; ++f) {
+        quiet = std::fabs(samples[channels * f]) < 0.02f ? quiet + 1 : 0;
+        heard.longest_quiet = std::max(heard.longest_quiet, quiet);
+    }
     const size_t edge = rate / 10;
     BOOST_REQUIRE_MESSAGE(heard.last - heard.first > 3 * edge, "the tone is too short to measure");
-    heard.tone = measure_tone(samples.data() + channels * (heard.first + edge),
-                              heard.last - heard.first - 2 * edge, channels, hz, rate);
-    BOOST_TEST_MESSAGE("tone: " << heard.seconds << " s, amplitude " << heard.tone.amplitude
-                                << ", THD+N " << heard.tone.thd_n_db << " dB");
+    const float* from = samples.data() + channels * (heard.first + edge);
+    const size_t count = heard.last - heard.first - 2 * edge;
+    const auto at = [&](double f) { return measure_tone(from, count, channels, f, rate); };
+    // A coarse search over ±1 %, then a golden-section search around the best.
+    double best = hz;
+    for (double f = hz * 0.99; f <= hz * 1.01; f += 0.25) {
+        if (at(f).thd_n_db < at(best).thd_n_db) {
+            best = f;
+        }
+    }
+    double low = best - 0.25;
+    double high = best + 0.25;
+    const double golden = (std::sqrt(5.0) - 1) / 2;
+    for (int i = 0; i < 30; ++i) {
+        const double a = high - golden * (high - low);
+        const double b = low + golden * (high - low);
+        (at(a).thd_n_db < at(b).thd_n_db ? high : low) = at(a).thd_n_db < at(b).thd_n_db ? b : a;
+    }
+    heard.frequency = (low + high) / 2;
+    heard.tone = at(heard.frequency);
+    BOOST_TEST_MESSAGE("tone: " << heard.seconds << " s at " << heard.frequency << " Hz, amplitude "
+                                << heard.tone.amplitude << ", THD+N " << heard.tone.thd_n_db
+                                << " dB, longest gap " << heard.longest_quiet << " frames");
     return heard;
 }
 

@@ -138,6 +138,9 @@ std::string stream_field(uint32_t id, const std::string& key);
 std::string sink_field(const std::string& sink, const std::string& key);
 // A numeric field of a sink (frames, xruns...), or 0 if there is none.
 uint64_t sink_number(const std::string& sink, const std::string& key);
+// The same for a source (`audioctl --json list sources`).
+std::string source_field(const std::string& source, const std::string& key);
+uint64_t source_number(const std::string& source, const std::string& key);
 
 // Points this process (and so the servers and tools it starts) at the test
 // sound card (tests/fixtures/fake_card), with its fault files in DIR/card.
@@ -155,12 +158,15 @@ struct Heard {
 Heard hear_sequence(const std::string& wav);
 
 // A tone heard in a float recording: where it sounded (first channel above
-// 0.05), for how long, and its pitch-checked level and THD+N measured away
-// from its edges (a tone of another frequency has a THD+N near 0 dB).
+// 0.05), for how long, its frequency (the best fit within 1 % of the one
+// expected: a receiver following another clock plays a little off), and
+// its level and THD+N there, measured away from its edges.
 struct HeardTone {
     size_t first = 0; // frames
     size_t last = 0;
     double seconds = 0;
+    double frequency = 0;
+    size_t longest_quiet = 0; // frames: a gap inside the tone (a sine's own is 1)
     ToneMeasure tone;
 };
 // Fails the test if nothing sounded.

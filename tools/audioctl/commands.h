@@ -30,6 +30,8 @@ int run_mute(Session& session, const Args& args);
 int run_move_stream(Session& session, const Args& args);
 int run_load_sink(Session& session, const Args& args);
 int run_unload_sink(Session& session, const Args& args);
+int run_load_source(Session& session, const Args& args);
+int run_unload_source(Session& session, const Args& args);
 int run_set_default_sink(Session& session, const Args& args);
 
 // watch.cpp

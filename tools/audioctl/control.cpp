@@ -106,11 +106,15 @@ int run_move_stream(Session& session, const Args& args) {
     return request_ok(session, "move-stream", request);
 }
 
-int run_load_sink(Session& session, const Args& args) {
+namespace {
+
+int load_device(Session& session, const Args& args, bool source) {
+    const char* command = source ? "load-source" : "load-sink";
     if (args.size() < 2) {
-        return usage("load-sink takes TYPE NAME [KEY=VALUE]...");
+        return usage(std::string(command) + " takes TYPE NAME [KEY=VALUE]...");
     }
     proto::LoadSink request;
+    request.source = source;
     request.type = args[0];
     request.name = args[1];
     for (size_t i = 2; i < args.size(); ++i) {
@@ -120,16 +124,36 @@ int run_load_sink(Session& session, const Args& args) {
         }
         request.options.push_back({args[i].substr(0, equals), args[i].substr(equals + 1)});
     }
-    return request_ok(session, "load-sink", request);
+    return request_ok(session, command, request);
 }
 
-int run_unload_sink(Session& session, const Args& args) {
+int unload_device(Session& session, const Args& args, bool source) {
+    const char* command = source ? "unload-source" : "unload-sink";
     if (args.size() != 1) {
-        return usage("unload-sink takes NAME");
+        return usage(std::string(command) + " takes NAME");
     }
     proto::UnloadSink request;
     request.name = args[0];
-    return request_ok(session, "unload-sink", request);
+    request.source = source;
+    return request_ok(session, command, request);
+}
+
+} // namespace
+
+int run_load_sink(Session& session, const Args& args) {
+    return load_device(session, args, false);
+}
+
+int run_unload_sink(Session& session, const Args& args) {
+    return unload_device(session, args, false);
+}
+
+int run_load_source(Session& session, const Args& args) {
+    return load_device(session, args, true);
+}
+
+int run_unload_source(Session& session, const Args& args) {
+    return unload_device(session, args, true);
 }
 
 int run_set_default_sink(Session& session, const Args& args) {

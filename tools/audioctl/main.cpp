@@ -57,6 +57,12 @@ application, or sink:NAME):
                    open a sink at run time, e.g.
                    load-sink file rec path=/tmp/rec.wav quantum=64
   unload-sink NAME close a sink; its streams move to the default sink.
+  load-source TYPE NAME [KEY=VALUE]...
+                   open a capture source at run time, e.g.
+                   load-source rtp studio address=239.1.2.3 payload=l16
+  unload-source NAME
+                   close a source; its record streams move to the default
+                   sink's monitor.
   set-default-sink NAME
                    where new streams go (remembered across restarts).
 
@@ -154,6 +160,8 @@ int main(int argc, char** argv) {
         {"move-stream", run_move_stream},
         {"load-sink", run_load_sink},
         {"unload-sink", run_unload_sink},
+        {"load-source", run_load_source},
+        {"unload-source", run_unload_source},
         {"set-default-sink", run_set_default_sink},
         {"watch", run_watch},
     };

@@ -1,0 +1,46 @@
+// The options of an RTP source ([sources.NAME] type = "rtp"): where to
+// listen, what the stream is (from an SDP file or stated), how much jitter
+// to absorb and whom to accept. Thread: control.
+#pragma once
+
+#include "audiod/module.h"
+#include "payload.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace audiod::rtp {
+
+// Which senders a source accepts: addresses with an optional prefix length.
+struct AddressPrefix {
+    uint8_t bytes[16]{};
+    bool ipv6 = false;
+    uint32_t bits = 0;
+};
+
+struct RtpReceiveOptions {
+    std::string address = "0.0.0.0"; // a local address, or a group to join
+    uint16_t port = 46000;
+    Encoding encoding = Encoding::opus;
+    uint8_t payload_type = 96;
+    uint32_t clock_rate = 48000; // the stream's rate (Opus: always 48000)
+    uint32_t channels = 2;
+    uint32_t latency_ms = 40;         // the jitter buffer's target
+    std::vector<AddressPrefix> allow; // empty: everyone
+};
+
+// Reads the options; `sdp-file` is read here, and options given beside it
+// override what it says. On error returns nullopt with the option named.
+[[nodiscard]] std::optional<RtpReceiveOptions>
+parse_receive_options(const audiod_sink_config& config, std::string& error);
+
+// "192.168.1.0/24", "10.0.0.7", "fd00::/8".
+[[nodiscard]] std::optional<AddressPrefix> parse_prefix(const std::string& text);
+// Whether `address` (4 or 16 bytes; an IPv4-mapped IPv6 address counts as
+// IPv4) lies in one of `allow` (empty: yes).
+[[nodiscard]] bool allowed(const std::vector<AddressPrefix>& allow, const uint8_t* address,
+                           bool ipv6) noexcept;
+
+} // namespace audiod::rtp

@@ -1,0 +1,250 @@
+// The RTP source, fed by programs we did not write and by audiod's own RTP
+// sink: GStreamer and ffmpeg send a 1 kHz tone (Opus and L16), audiod
+// receives it and a recording of the source holds that tone — pitch, level,
+// length, no gap. Hostile datagrams among the real ones are counted and
+// dropped without a click.
+#include "helpers.h"
+#include "rtp_packet.h"
+
+#include <boost/test/unit_test.hpp>
+
+#include <arpa/inet.h>
+#include <cmath>
+#include <csignal>
+#include <netinet/in.h>
+#include <sys/socket.h>
+
+using namespace audiod;
+using namespace audiod::test;
+using namespace std::chrono_literals;
+namespace wire = audiod::rtp;
+
+namespace {
+
+std::string receiver_config(const std::string& source_options, const std::string& extra = "") {
+    return "[server]\nrt-priority = 0\n\n[sinks.main]\ntype = \"null\"\n\n" + extra +
+           "[sources.rx]\ntype = \"rtp\"\n" + source_options;
+}
+
+// Records the source while `send` makes a sender play its tone, until the
+// sender has gone quiet; returns what was heard.
+HeardTone record_while(const std::function<void()>& send) {
+    TempDir dir;
+    Recording recording(dir.file("heard.wav"), {"--source", "rx", "--format", "f32le"});
+    send();
+    // The sender is done: the source falls idle a second after its last packet.
+    BOOST_REQUIRE(eventually([] { return source_field("rx", "session") == "idle"; }, 30s));
+    BOOST_TEST_MESSAGE(run_tool("audioctl", {"list", "sources"}).out);
+    recording.stop();
+    return hear_tone(read_wav_f32(dir.file("heard.wav")), 2, 48000, 1000.0);
+}
+
+void check_tone(const HeardTone& heard, double length_tolerance_ms, double max_thd_db) {
+    BOOST_CHECK_LE(std::fabs(heard.seconds - 1.0) * 1000, length_tolerance_ms);
+    BOOST_CHECK_LE(std::fabs(heard.frequency - 1000.0), 1.0); // 0.1 %
+    BOOST_CHECK_LE(std::fabs(20 * std::log10(heard.tone.amplitude / 0.5)), 0.5);
+    BOOST_CHECK_LT(heard.tone.thd_n_db, max_thd_db);
+    BOOST_CHECK_LE(heard.longest_quiet, 4u);
+}
+
+// Sends one datagram to 127.0.0.1:port from a fresh socket.
+void send_datagram(uint16_t port, const std::vector<uint8_t>& data) {
+    const int fd = ::socket(AF_INET, SOCK_DGRAM, 0);
+    sockaddr_in to{};
+    to.sin_family = AF_INET;
+    to.sin_port = htons(port);
+    to.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    ::sendto(fd, data.data(), data.size(), 0, reinterpret_cast<sockaddr*>(&to), sizeof to);
+    ::close(fd);
+}
+
+} // namespace
+
+BOOST_AUTO_TEST_SUITE(rtp_receive)
+
+BOOST_AUTO_TEST_CASE(audiod_hears_its_own_rtp_sink_opus_and_l16) {
+    for (const std::string payload : {"opus", "l16"}) {
+        const uint16_t port = free_udp_port_pair();
+        const std::string where = "address = \"127.0.0.1\"\nport = " + std::to_string(port) +
+                                  "\npayload = \"" + payload + "\"\n";
+        ServerProcess server(receiver_config(
+            where, "[sinks.net]\ntype = \"rtp\"\ndestination = \"127.0.0.1\"\nport = " +
+                       std::to_string(port) + "\npayload = \"" + payload + "\"\n\n"));
+        TempDir dir;
+        write_tone_wav(dir.file("tone.wav"), 48000, 1000.0, 1.0);
+        const HeardTone heard = record_while([&] {
+            const ProgramResult played = run_tool(
+                "audioplay",
+                {"--quiet", "--sink", "net", "--latency-ms", kExactPlayerMs, dir.file("tone.wav")},
+                60s);
+            BOOST_REQUIRE_MESSAGE(played.status == 0, played.err);
+        });
+        check_tone(heard, payload == "opus" ? 10 : 5, payload == "opus" ? -30 : -60);
+        BOOST_CHECK_EQUAL(source_number("rx", "lost"), 0u);
+        BOOST_CHECK_GT(source_number("rx", "received"), 90u);
+        BOOST_CHECK_EQUAL(server.stop(SIGTERM), 0);
+    }
+}
+
+BOOST_AUTO_TEST_CASE(gstreamer_sends_opus_and_l16) {
+    const std::string tone = "audiotestsrc is-live=true wave=sine freq=1000 volume=0.5 "
+                             "samplesperbuffer=480 num-buffers=100 ! "
+                             "audio/x-raw,rate=48000,channels=2 ! ";
+    const std::pair<std::string, std::string> senders[] = {
+        {"opus", "opusenc bitrate=128000 ! rtpopuspay pt=96"},
+        {"l16", "audioconvert ! audio/x-raw,format=S16BE ! rtpL16pay pt=96"},
+    };
+    for (const auto& [payload, encode] : senders) {
+        const uint16_t port = free_udp_port_pair();
+        ServerProcess server(
+            receiver_config("address = \"127.0.0.1\"\nport = " + std::to_string(port) +
+                            "\npayload = \"" + payload + "\"\n"));
+        const HeardTone heard = record_while([&, payload = payload, encode = encode] {
+            std::vector<std::string> argv{installed("gst-launch-1.0"), "-q"};
+            const std::string pipeline =
+                tone + encode + " ! udpsink host=127.0.0.1 port=" + std::to_string(port);
+            for (size_t at = 0; at < pipeline.size();) {
+                const size_t end = std::min(pipeline.find(' ', at), pipeline.size());
+                argv.push_back(pipeline.substr(at, end - at));
+                at = end + 1;
+            }
+            const ProgramResult sent = run_program(argv, 60s);
+            BOOST_REQUIRE_MESSAGE(sent.status == 0, payload << ": " << sent.err);
+        });
+        // opusenc's 20 ms frames, and its encoder delay at the start.
+        check_tone(heard, payload == "opus" ? 25 : 5, payload == "opus" ? -30 : -60);
+        BOOST_CHECK_EQUAL(source_number("rx", "lost"), 0u);
+        BOOST_CHECK_EQUAL(server.stop(SIGTERM), 0);
+    }
+}
+
+BOOST_AUTO_TEST_CASE(ffmpeg_sends_opus_and_l16) {
+    const std::pair<std::string, std::vector<std::string>> senders[] = {
+        {"opus", {"-c:a", "libopus", "-b:a", "128k"}},
+        {"l16", {"-c:a", "pcm_s16be"}},
+    };
+    for (const auto& [payload, codec] : senders) {
+        const uint16_t port = free_udp_port_pair();
+        ServerProcess server(
+            receiver_config("address = \"127.0.0.1\"\nport = " + std::to_string(port) +
+                            "\npayload = \"" + payload + "\"\n"));
+        const HeardTone heard = record_while([&, payload = payload, codec = codec] {
+            std::vector<std::string> argv{installed("ffmpeg"),
+                                          "-nostdin",
+                                          "-loglevel",
+                                          "error",
+                                          "-re",
+                                          "-f",
+                                          "lavfi",
+                                          "-i",
+                                          "aevalsrc=0.5*sin(2*PI*1000*t)|0.5*sin(2*PI*1000*t):"
+                                          "s=48000:d=1"};
+            argv.insert(argv.end(), codec.begin(), codec.end());
+            for (const std::string& a :
+                 {std::string("-payload_type"), std::string("96"), std::string("-f"),
+                  std::string("rtp"), "rtp://127.0.0.1:" + std::to_string(port)}) {
+                argv.push_back(a);
+            }
+            const ProgramResult sent = run_program(argv, 60s);
+            BOOST_REQUIRE_MESSAGE(sent.status == 0, payload << ": " << sent.err);
+        });
+        check_tone(heard, payload == "opus" ? 25 : 5, payload == "opus" ? -30 : -60);
+        BOOST_CHECK_EQUAL(source_number("rx", "lost"), 0u);
+        BOOST_CHECK_EQUAL(server.stop(SIGTERM), 0);
+    }
+}
+
+BOOST_AUTO_TEST_CASE(hostile_datagrams_are_counted_and_dropped_without_a_click) {
+    // The source listens on IPv4 and IPv6 and takes only 127.0.0.1.
+    const uint16_t port = free_udp_port_pair();
+    ServerProcess server(receiver_config(
+        "address = \"::\"\nport = " + std::to_string(port) +
+            "\npayload = \"l16\"\nallow = \"127.0.0.1\"\n",
+        "[sinks.net]\ntype = \"rtp\"\ndestination = \"127.0.0.1\"\nport = " + std::to_string(port) +
+            "\npayload = \"l16\"\n\n"));
+    TempDir dir;
+    write_tone_wav(dir.file("tone.wav"), 48000, 1000.0, 1.0);
+    const HeardTone heard = record_while([&] {
+        BackgroundProgram player({bin("audioplay"), "--quiet", "--sink", "net", "--latency-ms",
+                                  kExactPlayerMs, dir.file("tone.wav")});
+        BOOST_REQUIRE(eventually([] { return source_number("rx", "received") > 20; }, 30s));
+        // While the tone plays: garbage from 127.0.0.1 ...
+        std::vector<uint8_t> header(12, 0);
+        wire::write_header({false, 96, 1, 1, 0x0badf00d}, header.data());
+        const std::vector<std::vector<uint8_t>> malformed = {
+            {0x80, 96, 0},                                  // too short
+            {0x40, 96, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0}, // version 1
+            {0x8f, 96, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0}, // 15 CSRCs in 14 bytes
+            {0x90, 96, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1, 0xbe, 0xde, 0xff, 0xff}, // extension lies
+            {0xa0, 96, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1, 1, 2, 99},               // padding lies
+        };
+        for (const auto& d : malformed) {
+            send_datagram(port, d);
+        }
+        auto odd = header; // an odd byte count: not whole L16 frames
+        odd.insert(odd.end(), {1, 2, 3});
+        send_datagram(port, odd);
+        auto wrong_type = header;
+        wrong_type[1] = 100;
+        wrong_type.insert(wrong_type.end(), 4, 0);
+        send_datagram(port, wrong_type);
+        auto foreign = header; // a second sender's stream (another SSRC)
+        foreign.insert(foreign.end(), 400, 0x7f);
+        for (int i = 0; i < 5; ++i) {
+            send_datagram(port, foreign);
+        }
+        // ... and a real-looking packet from ::1, which `allow` refuses.
+        const int fd = ::socket(AF_INET6, SOCK_DGRAM, 0);
+        sockaddr_in6 to{};
+        to.sin6_family = AF_INET6;
+        to.sin6_port = htons(port);
+        to.sin6_addr = in6addr_loopback;
+        ::sendto(fd, foreign.data(), foreign.size(), 0, reinterpret_cast<sockaddr*>(&to),
+                 sizeof to);
+        ::close(fd);
+        BOOST_REQUIRE_EQUAL(player.finish(60s).status, 0);
+    });
+    check_tone(heard, 5, -60);
+    BOOST_CHECK_EQUAL(source_number("rx", "malformed"), 6u);
+    BOOST_CHECK_EQUAL(source_number("rx", "wrong-type"), 1u);
+    BOOST_CHECK_EQUAL(source_number("rx", "foreign"), 5u);
+    BOOST_CHECK_EQUAL(source_number("rx", "refused"), 1u);
+    BOOST_CHECK_EQUAL(source_number("rx", "lost"), 0u);
+    BOOST_CHECK_EQUAL(source_number("rx", "sessions"), 1u);
+    BOOST_CHECK_EQUAL(server.stop(SIGTERM), 0);
+}
+
+BOOST_AUTO_TEST_CASE(a_source_loaded_at_run_time_reads_an_sdp_file) {
+    TempDir dir;
+    const uint16_t port = free_udp_port_pair();
+    ServerProcess server(receiver_config(
+        "address = \"127.0.0.1\"\nport = " + std::to_string(free_udp_port_pair()) + "\n",
+        "[sinks.net]\ntype = \"rtp\"\ndestination = \"127.0.0.1\"\n"
+        "port = " +
+            std::to_string(port) + "\npayload = \"l24\"\nsdp-file = \"" + dir.file("net.sdp") +
+            "\"\n\n"));
+    BOOST_REQUIRE_EQUAL(run_tool("audioctl", {"unload-source", "rx"}).status, 0);
+    const ProgramResult loaded =
+        run_tool("audioctl",
+                 {"load-source", "rtp", "rx", "sdp-file=" + dir.file("net.sdp"), "latency-ms=20"});
+    BOOST_REQUIRE_MESSAGE(loaded.status == 0, loaded.err);
+    BOOST_CHECK_EQUAL(source_field("rx", "payload"), "L24");
+    BOOST_CHECK_EQUAL(source_field("rx", "listen"), "127.0.0.1:" + std::to_string(port));
+    write_tone_wav(dir.file("tone.wav"), 48000, 1000.0, 1.0);
+    const HeardTone heard = record_while([&] {
+        const ProgramResult played = run_tool(
+            "audioplay",
+            {"--quiet", "--sink", "net", "--latency-ms", kExactPlayerMs, dir.file("tone.wav")},
+            60s);
+        BOOST_REQUIRE_MESSAGE(played.status == 0, played.err);
+    });
+    check_tone(heard, 5, -60);
+    // Bad options name themselves, and nothing is left half-loaded.
+    const ProgramResult bad = run_tool("audioctl", {"load-source", "rtp", "bad", "latency-ms=0"});
+    BOOST_CHECK_EQUAL(bad.status, 1);
+    BOOST_CHECK_MESSAGE(bad.err.find("latency-ms") != std::string::npos, bad.err);
+    BOOST_CHECK_EQUAL(run_tool("audioctl", {"unload-source", "bad"}).status, 1);
+    BOOST_CHECK_EQUAL(server.stop(SIGTERM), 0);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
