@@ -20,11 +20,12 @@ ClockFollower::ClockFollower(uint32_t rate, double target) noexcept
     , target_(target)
     , center_(target)
     , dead_band_(kDeadBandMs * rate / 1000)
-    , nominal_center_(target) {}
+    , nominal_center_(target)
+    , max_shift_(kDeadBandMs * rate / 1000) {}
 
 void ClockFollower::set_packet(double frames) noexcept {
     center_ = nominal_center_ = target_ + frames / 2;
-    dead_band_ = kDeadBandMs * rate_ / 1000 + frames / 2;
+    max_shift_ = std::max(kDeadBandMs * rate_ / 1000, frames / 2);
 }
 
 double ClockFollower::update(double fill, double elapsed) noexcept {
@@ -41,9 +42,8 @@ double ClockFollower::update(double fill, double elapsed) noexcept {
         if (watched_ < kWarmUpSeconds) {
             return ratio_;
         }
-        const double shift = kMaxShiftMs * rate_ / 1000;
         const double settled = center_ + error_;
-        center_ = std::clamp(settled, nominal_center_ - shift, nominal_center_ + shift);
+        center_ = std::clamp(settled, nominal_center_ - max_shift_, nominal_center_ + max_shift_);
         error_ = settled - center_;
     }
     // Inside the band, nothing to correct; outside, only the excess.

@@ -6,19 +6,20 @@
 // consumption ratio of 1.001 and a fill level at the target, so the latency
 // stays put for hours without dropping or inserting a frame.
 //
-// For its first kWarmUpSeconds the loop only watches: a sender's start is
-// often bunched (encoder delay, a burst to fill the receiver), so the fill
-// it settles at, not the one the first packets suggest, becomes the level
-// the loop holds (within kMaxShiftMs of the target plus half a packet).
+// For its first kWarmUpSeconds the loop only watches: where the first
+// packets place the reader is uncertain by about half a packet (more for a
+// sender that bunches them), so the fill it settles at becomes the level
+// the loop holds, if within half a packet (or kDeadBandMs) of the target
+// plus half a packet.
 //
 // The fill level jumps by a packet at each arrival and by network jitter;
 // the loop sees it through a one-second low-pass (which averages the
 // packets' sawtooth to its middle, target + half a packet) and a dead band
-// of kDeadBandMs plus half a packet around that — how far off the first
-// packets can place the reader — inside which it does not act at all: two clocks that agree play at
-// exactly the nominal rate, with no pitch wander, and a drifting one is corrected once the fill
-// leaves the band, by a loop tuned slow (critically damped, about 30 s)
-// and never by more than kMaxCorrection.
+// of kDeadBandMs around that, inside which it does not act at all: two
+// clocks that agree play at exactly the nominal rate, with no pitch wander,
+// and a drifting one is corrected once the fill leaves the band, by a loop
+// tuned slow (critically damped, about 30 s) and never by more than
+// kMaxCorrection.
 // Thread: rt (one owner); nothing allocates.
 #pragma once
 
@@ -32,14 +33,12 @@ public:
     static constexpr double kMaxCorrection = 0.005;
     static constexpr double kDeadBandMs = 2;
     static constexpr double kWarmUpSeconds = 2;
-    static constexpr double kMaxShiftMs = 15;
 
     // `rate`: the sender's nominal frames per second; `target`: the wanted
     // fill, in its frames.
     ClockFollower(uint32_t rate, double target) noexcept;
     // Packets of `frames` make the fill a sawtooth that high: aim at its
-    // middle, so that the fill just before a packet arrives is the target,
-    // and widen the dead band by half of it.
+    // middle, so that the fill just before a packet arrives is the target.
     void set_packet(double frames) noexcept;
 
     // After `elapsed` of the sender's frames were consumed, with the buffer
@@ -69,6 +68,7 @@ private:
     bool primed_ = false;
     double watched_ = 0; // seconds since the reset
     double nominal_center_ = 0;
+    double max_shift_ = 0; // how far the warm-up may move the centre
 };
 
 } // namespace audiod::rtp

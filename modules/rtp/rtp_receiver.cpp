@@ -22,8 +22,9 @@ namespace {
 constexpr uint32_t kMaxPacketFrames = 5760;
 // Ring of decoded audio: at least this many seconds, whatever the latency.
 constexpr uint32_t kBufferSeconds = 2;
-// How late this thread may wake for a deadline.
-constexpr uint32_t kWakeSlackMs = 2;
+// How late this thread may wake for a deadline (a loaded machine's
+// scheduling).
+constexpr uint32_t kWakeSlackMs = 5;
 // The fade over a concealed or restarted PCM packet.
 constexpr uint32_t kFadeFrames = 48;
 
@@ -162,6 +163,9 @@ int RtpReceiver::wait_ms() const noexcept {
 }
 
 int64_t RtpReceiver::guard() const noexcept {
+    // The reader's next quantum and this thread's wake-up slack: waiting
+    // longer for a missing packet gives its successor (which carries its
+    // FEC) time to arrive.
     return quantum_in_ + options_.clock_rate / 1000 * kWakeSlackMs + 4;
 }
 
@@ -326,12 +330,15 @@ void RtpReceiver::play(const Waiting& packet) {
     }
     const int64_t reader = buffer_->read_position();
     const auto capacity = static_cast<int64_t>(buffer_->capacity());
-    if (at < reader || at + kMaxPacketFrames >= reader + capacity) {
-        // The reader is past it (the sender paused, or we fell behind) or it
-        // is too far ahead: re-align the reader to this audio.
+    if (at + int64_t{buffer_->latency()} < reader || at + kMaxPacketFrames >= reader + capacity) {
+        // The reader is a whole latency past it (the sender paused and lost
+        // its timeline) or it is too far ahead: re-align the reader to this
+        // audio. A packet only a little late is written as far as it is
+        // still ahead of the reader.
         buffer_->start_epoch(at, false);
         decoded_end_ = at;
         fade_in_ = true;
+        resyncs_.fetch_add(1, std::memory_order_relaxed);
     } else if (at > decoded_end_) {
         buffer_->clear(decoded_end_, static_cast<uint32_t>(at - decoded_end_)); // a pause
     }
@@ -426,6 +433,7 @@ ReceiverStats RtpReceiver::stats() const {
     s.refused = refused_.load(std::memory_order_relaxed);
     s.foreign = foreign_.load(std::memory_order_relaxed);
     s.sessions = sessions_.load(std::memory_order_relaxed);
+    s.resyncs = resyncs_.load(std::memory_order_relaxed);
     s.ssrc = current_ssrc_.load(std::memory_order_relaxed);
     const int64_t last = last_packet_ns_.load(std::memory_order_relaxed);
     s.idle = s.sessions == 0 || (now_ns() - last) / 1'000'000 >= kIdleMs;

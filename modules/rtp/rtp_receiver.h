@@ -54,6 +54,7 @@ struct ReceiverStats {
     uint64_t refused = 0;    // from a sender `allow` does not list
     uint64_t foreign = 0;    // another SSRC while a session is active
     uint64_t sessions = 0;   // SSRCs followed so far
+    uint64_t resyncs = 0;    // times the reader was re-aligned within a session
     uint32_t ssrc = 0;
     bool idle = true;
     double jitter_ms = 0;  // RFC 3550 interarrival jitter
@@ -139,7 +140,7 @@ private:
     bool have_transit_ = false;
 
     std::atomic<uint64_t> received_{0}, lost_{0}, recovered_{0}, late_{0}, duplicate_{0},
-        malformed_{0}, wrong_type_{0}, refused_{0}, foreign_{0}, sessions_{0};
+        malformed_{0}, wrong_type_{0}, refused_{0}, foreign_{0}, sessions_{0}, resyncs_{0};
     std::atomic<uint32_t> current_ssrc_{0};
     std::atomic<int64_t> last_packet_ns_{0};
     std::atomic<double> jitter_{0};

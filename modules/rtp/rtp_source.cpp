@@ -98,7 +98,7 @@ size_t source_describe(void* instance, char* text, size_t size) {
         text, size,
         "listen=%s%s%s:%u\npayload=%s\nsession=%s\nsender=%s\nssrc=%u\nreceived=%llu\nlost=%llu\n"
         "recovered=%llu\nlate=%llu\nduplicate=%llu\nmalformed=%llu\nwrong-type=%llu\n"
-        "refused=%llu\nforeign=%llu\nsessions=%llu\njitter-ms=%.2f\nlatency-ms=%.2f\n"
+        "refused=%llu\nforeign=%llu\nsessions=%llu\nresyncs=%llu\njitter-ms=%.2f\nlatency-ms=%.2f\n"
         "target-ms=%u\ndrift-ppm=%.1f\n",
         v6 ? "[" : "", local.host.c_str(), v6 ? "]" : "", local.port,
         encoding_name(source->options.encoding), s.idle ? "idle" : "receiving",
@@ -108,7 +108,8 @@ size_t source_describe(void* instance, char* text, size_t size) {
         static_cast<unsigned long long>(s.duplicate), static_cast<unsigned long long>(s.malformed),
         static_cast<unsigned long long>(s.wrong_type), static_cast<unsigned long long>(s.refused),
         static_cast<unsigned long long>(s.foreign), static_cast<unsigned long long>(s.sessions),
-        s.jitter_ms, s.latency_ms, source->options.latency_ms, s.drift_ppm);
+        static_cast<unsigned long long>(s.resyncs), s.jitter_ms, s.latency_ms,
+        source->options.latency_ms, s.drift_ppm);
     return n < 0 ? 0 : std::min(static_cast<size_t>(n), size > 0 ? size - 1 : 0);
 }
 

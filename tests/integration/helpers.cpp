@@ -398,6 +398,38 @@ HeardTone hear_tone(const std::vector<float>& samples, uint32_t channels, uint32
     return heard;
 }
 
+TrackedTone track_tone(const std::vector<float>& samples, uint32_t channels, uint32_t rate,
+                       double hz, size_t first, size_t last) {
+    const size_t window = rate / 10;
+    double residual = 0;
+    double tone = 0;
+    TrackedTone tracked;
+    for (size_t at = first; at + window <= last; at += window) {
+        const float* from = samples.data() + channels * at;
+        const auto fit = [&](double f) { return measure_tone(from, window, channels, f, rate); };
+        // A window is too short to tell 0.1 Hz apart: a 0.5 Hz grid over
+        // ±0.5 %, then the best neighbourhood in finer steps.
+        double best = hz;
+        for (double step : {0.5, 0.05}) {
+            const double centre = best;
+            for (double f = centre - (step == 0.5 ? hz * 0.005 : 0.5);
+                 f <= centre + (step == 0.5 ? hz * 0.005 : 0.5); f += step) {
+                if (fit(f).thd_n_db < fit(best).thd_n_db) {
+                    best = f;
+                }
+            }
+        }
+        const ToneMeasure m = fit(best);
+        const double power = m.amplitude * m.amplitude / 2;
+        tone += power;
+        residual += power * std::pow(10.0, m.thd_n_db / 10);
+        tracked.worst_window_db = std::max(tracked.worst_window_db, m.thd_n_db);
+    }
+    BOOST_REQUIRE(tone > 0);
+    tracked.thd_n_db = 10 * std::log10(residual / tone);
+    return tracked;
+}
+
 namespace {
 
 bool udp_port_free(int family, uint16_t port) {

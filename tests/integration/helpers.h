@@ -172,6 +172,16 @@ struct HeardTone {
 // Fails the test if nothing sounded.
 HeardTone hear_tone(const std::vector<float>& samples, uint32_t channels, uint32_t rate, double hz);
 
+// The THD+N of a long tone whose pitch may move (a receiver locking to
+// another clock): fitted in 100 ms windows, each at its own frequency, the
+// residual and tone energies summed over all of them. Also the worst window.
+struct TrackedTone {
+    double thd_n_db = 0;
+    double worst_window_db = -200;
+};
+TrackedTone track_tone(const std::vector<float>& samples, uint32_t channels, uint32_t rate,
+                       double hz, size_t first, size_t last);
+
 // An even UDP port whose next port is free too, on IPv4 and IPv6 (RTP and
 // its RTCP), different for each test process.
 uint16_t free_udp_port_pair();
