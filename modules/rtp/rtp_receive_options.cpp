@@ -10,18 +10,8 @@
 #include <charconv>
 #include <cstring>
 #include <fstream>
-#include <iterator>
 
 namespace audiod::rtp {
-
-namespace {
-
-bool parse_uint(const std::string& text, uint64_t max, uint64_t& value) {
-    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-    return ec == std::errc{} && end == text.data() + text.size() && value <= max;
-}
-
-} // namespace
 
 std::optional<AddressPrefix> parse_prefix(const std::string& text) {
     AddressPrefix p;

@@ -13,29 +13,12 @@ namespace audiod::rtp {
 
 namespace {
 
-// Opus frame durations the receivers all decode (RFC 6716 §2.1.4
-// also allows 40 and 60 ms, which add latency for nothing here).
+// Opus frame durations for low latency (RFC 6716 §2.1.4 also allows 40
+// and 60 ms, which add latency for nothing here).
 constexpr double kOpusPtimes[] = {2.5, 5, 10, 20};
 constexpr double kDefaultOpusPtime = 10;
 // For linear PCM: the longest of these whose packet fits the MTU.
 constexpr double kPcmPtimes[] = {20, 10, 5, 4, 2.5, 2, 1};
-
-bool parse_uint(const std::string& text, uint64_t max, uint64_t& value) {
-    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-    return ec == std::errc{} && end == text.data() + text.size() && value <= max;
-}
-
-bool parse_bool(const std::string& text, bool& value) {
-    if (text == "true" || text == "yes" || text == "1") {
-        value = true;
-        return true;
-    }
-    if (text == "false" || text == "no" || text == "0") {
-        value = false;
-        return true;
-    }
-    return false;
-}
 
 // "96000", "96k".
 bool parse_bitrate(std::string text, uint32_t& value) {

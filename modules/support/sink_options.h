@@ -4,6 +4,8 @@
 
 #include "audiod/module.h"
 
+#include <charconv>
+#include <cstdint>
 #include <cstdio>
 #include <initializer_list>
 #include <optional>
@@ -44,6 +46,26 @@ public:
 private:
     const audiod_sink_config& config_;
 };
+
+// An option's value as an unsigned integer no larger than `max` (decimal,
+// nothing else in the text).
+inline bool parse_uint(const std::string& text, uint64_t max, uint64_t& value) {
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+    return ec == std::errc{} && end == text.data() + text.size() && value <= max;
+}
+
+// "true"/"yes"/"1" or "false"/"no"/"0".
+inline bool parse_bool(const std::string& text, bool& value) {
+    if (text == "true" || text == "yes" || text == "1") {
+        value = true;
+        return true;
+    }
+    if (text == "false" || text == "no" || text == "0") {
+        value = false;
+        return true;
+    }
+    return false;
+}
 
 // Writes a message into a module's error buffer.
 inline void set_error(char* error, size_t size, const std::string& message) {

@@ -353,6 +353,47 @@ std::string use_test_card(const TempDir& dir) {
     return card;
 }
 
+namespace {
+
+// The frequency in [low, high] where `thd` (THD+N at a frequency) is least:
+// a grid of `step`, then a golden-section search around the best point.
+double best_frequency(const std::function<double(double)>& thd, double low, double high,
+                      double step) {
+    double best = low;
+    double best_thd = thd(low);
+    for (double f = low + step; f <= high; f += step) {
+        if (const double t = thd(f); t < best_thd) {
+            best = f;
+            best_thd = t;
+        }
+    }
+    double a = best - step;
+    double b = best + step;
+    const double golden = (std::sqrt(5.0) - 1) / 2;
+    double x = b - golden * (b - a);
+    double y = a + golden * (b - a);
+    double tx = thd(x);
+    double ty = thd(y);
+    for (int i = 0; i < 30; ++i) {
+        if (tx < ty) {
+            b = y;
+            y = x;
+            ty = tx;
+            x = b - golden * (b - a);
+            tx = thd(x);
+        } else {
+            a = x;
+            x = y;
+            tx = ty;
+            y = a + golden * (b - a);
+            ty = thd(y);
+        }
+    }
+    return (a + b) / 2;
+}
+
+} // namespace
+
 HeardTone hear_tone(const std::vector<float>& samples, uint32_t channels, uint32_t rate,
                     double hz) {
     HeardTone heard;
@@ -374,24 +415,11 @@ HeardTone hear_tone(const std::vector<float>& samples, uint32_t channels, uint32
     BOOST_REQUIRE_MESSAGE(heard.last - heard.first > 3 * edge, "the tone is too short to measure");
     const float* from = samples.data() + channels * (heard.first + edge);
     const size_t count = heard.last - heard.first - 2 * edge;
-    const auto at = [&](double f) { return measure_tone(from, count, channels, f, rate); };
-    // A coarse search over ±1 %, then a golden-section search around the best.
-    double best = hz;
-    for (double f = hz * 0.99; f <= hz * 1.01; f += 0.25) {
-        if (at(f).thd_n_db < at(best).thd_n_db) {
-            best = f;
-        }
-    }
-    double low = best - 0.25;
-    double high = best + 0.25;
-    const double golden = (std::sqrt(5.0) - 1) / 2;
-    for (int i = 0; i < 30; ++i) {
-        const double a = high - golden * (high - low);
-        const double b = low + golden * (high - low);
-        (at(a).thd_n_db < at(b).thd_n_db ? high : low) = at(a).thd_n_db < at(b).thd_n_db ? b : a;
-    }
-    heard.frequency = (low + high) / 2;
-    heard.tone = at(heard.frequency);
+    const auto thd = [&](double f) {
+        return measure_tone(from, count, channels, f, rate).thd_n_db;
+    };
+    heard.frequency = best_frequency(thd, hz * 0.99, hz * 1.01, 0.25);
+    heard.tone = measure_tone(from, count, channels, heard.frequency, rate);
     BOOST_TEST_MESSAGE("tone: " << heard.seconds << " s at " << heard.frequency << " Hz, amplitude "
                                 << heard.tone.amplitude << ", THD+N " << heard.tone.thd_n_db
                                 << " dB, longest gap " << heard.longest_quiet << " frames");
@@ -406,20 +434,13 @@ TrackedTone track_tone(const std::vector<float>& samples, uint32_t channels, uin
     TrackedTone tracked;
     for (size_t at = first; at + window <= last; at += window) {
         const float* from = samples.data() + channels * at;
-        const auto fit = [&](double f) { return measure_tone(from, window, channels, f, rate); };
+        const auto thd = [&](double f) {
+            return measure_tone(from, window, channels, f, rate).thd_n_db;
+        };
         // A window is too short to tell 0.1 Hz apart: a 0.5 Hz grid over
-        // ±0.5 %, then the best neighbourhood in finer steps.
-        double best = hz;
-        for (double step : {0.5, 0.05}) {
-            const double centre = best;
-            for (double f = centre - (step == 0.5 ? hz * 0.005 : 0.5);
-                 f <= centre + (step == 0.5 ? hz * 0.005 : 0.5); f += step) {
-                if (fit(f).thd_n_db < fit(best).thd_n_db) {
-                    best = f;
-                }
-            }
-        }
-        const ToneMeasure m = fit(best);
+        // ±0.5 %, then the best neighbourhood.
+        const ToneMeasure m = measure_tone(from, window, channels,
+                                           best_frequency(thd, hz * 0.995, hz * 1.005, 0.5), rate);
         const double power = m.amplitude * m.amplitude / 2;
         tone += power;
         residual += power * std::pow(10.0, m.thd_n_db / 10);
