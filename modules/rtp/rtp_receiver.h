@@ -135,7 +135,6 @@ private:
     int64_t offset_ = 0;      // added to packets' positions (see play())
     uint32_t packet_frames_ = 0;
     uint64_t decoded_history_ = 0; // bit i: seq next_seq_-1-i was decoded, not concealed
-    int64_t last_arrival_ns_ = 0;
     double transit_ = 0;
     bool have_transit_ = false;
 
