@@ -77,9 +77,19 @@ Configuration (TOML):
   format = "s16le"       # s16le, s32le or f32le
   rate = 44100           # any sink may set its own rate, channels, quantum
 
+  [sinks.kitchen]
+  type = "rtp"           # sends the mix as RTP (opus, l16, l24)
+  destination = "239.1.2.3"  # a host or multicast group; announce = true: SAP
+
   [sources.mic]          # one table per capture device
   type = "alsa"          # records from an ALSA PCM, driven by its clock
   device = "hw:0,0"      # periods = 3 quanta of buffer
+
+  [sources.studio]
+  type = "rtp"           # receives RTP: a jitter buffer that follows the
+  port = 46000           #   sender's clock (latency-ms = 40)
+  sink = "speakers"      # any source may also play into a sink, as a stream
+                         #   of application "TYPE:NAME" (rtp:studio)
 
 A sink or source whose device fails (unplugged) hands its streams to the default sink
 (a source its recordings to the default sink's monitor) and is reopened

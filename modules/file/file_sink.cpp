@@ -6,7 +6,12 @@
 //   path = "/tmp/mix.flac"  # required
 //   format = "s16le"        # s16le (default), s32le or f32le
 //   container = "flac"      # wav or flac; default: by the path's ending
+//   clock-rate = 48048      # the pace of its timer, frames a second
+//                           # (default: the sink's rate)
 //
+// `clock-rate` makes the sink stand in for a sound card whose crystal is
+// off: it takes frames at that pace while the file says the sink's rate
+// (within 1 %), as a real card's clock never quite matches the system's.
 // The RT thread only copies each quantum into a lock-free queue; a writer
 // thread of the module's own moves it to disk (common/audio_file.h) and, for
 // a WAV, rewrites the header after every flush, so the file is valid after a
@@ -22,6 +27,7 @@
 #include <atomic>
 #include <cerrno>
 #include <chrono>
+#include <cmath>
 #include <cstring>
 #include <memory>
 #include <new>
@@ -39,8 +45,9 @@ constexpr auto kFlushInterval = std::chrono::milliseconds(20);
 constexpr uint32_t kQueueSeconds = 4;
 
 struct FileSink {
-    FileSink(const audiod_sink_config& config, audiod::AudioFileWriter&& w, uint32_t frame_bytes)
-        : clock(config.rate, config.quantum)
+    FileSink(const audiod_sink_config& config, audiod::AudioFileWriter&& w, uint32_t frame_bytes,
+             uint32_t clock_rate)
+        : clock(clock_rate, config.quantum)
         , writer(std::move(w))
         , queue(size_t{config.rate} * kQueueSeconds * frame_bytes)
         , frame_bytes(frame_bytes)
@@ -108,11 +115,21 @@ std::optional<SampleFormat> parse_output_format(const std::string& text) {
 int file_open(const audiod_host* host, const audiod_sink_config* config, void** instance,
               audiod_sink_info* info, char* error, size_t error_size) {
     const audiod::SinkOptions options(*config);
-    if (const auto key = options.unknown_key({"path", "format", "container"})) {
+    if (const auto key = options.unknown_key({"path", "format", "container", "clock-rate"})) {
         audiod::set_error(error, error_size,
                           "the file sink has no option '" + *key +
-                              "' (it takes path, format and container)");
+                              "' (it takes path, format, container and clock-rate)");
         return -EINVAL;
+    }
+    uint64_t clock_rate = config->rate;
+    if (const auto v = options.get("clock-rate")) {
+        if (!audiod::parse_uint(*v, AUDIOD_MAX_RATE, clock_rate) ||
+            std::abs(static_cast<double>(clock_rate) / config->rate - 1) > 0.01) {
+            audiod::set_error(error, error_size,
+                              "clock-rate '" + *v + "' is not within 1 % of the sink's rate " +
+                                  std::to_string(config->rate));
+            return -EINVAL;
+        }
     }
     const auto path = options.get("path");
     if (!path || path->empty()) {
@@ -141,8 +158,9 @@ int file_open(const audiod_host* host, const audiod_sink_config* config, void** 
         return -EIO;
     }
     const uint32_t frame_bytes = audiod::sample_bytes(*format) * config->channels;
-    auto* sink = new (std::nothrow)
-        FileSink(*config, std::move(std::get<audiod::AudioFileWriter>(created)), frame_bytes);
+    auto* sink =
+        new (std::nothrow) FileSink(*config, std::move(std::get<audiod::AudioFileWriter>(created)),
+                                    frame_bytes, static_cast<uint32_t>(clock_rate));
     if (sink == nullptr) {
         return -ENOMEM;
     }

@@ -1,5 +1,7 @@
 #include "playout_buffer.h"
 
+#include "common/cubic_interpolation.h"
+
 #include <bit>
 #include <cmath>
 
@@ -127,8 +129,6 @@ void PlayoutBuffer::read_rt(float* out, uint32_t out_channels, uint32_t count) n
     uint64_t starved = 0;
     const uint32_t in_channels = channels_;
     for (uint32_t f = 0; f < count; ++f) {
-        // Cubic Hermite (Catmull-Rom) through the four frames around the
-        // position.
         const double t = fraction_;
         if (position_ + 2 >= ready && position_ >= start) {
             ++starved;
@@ -139,10 +139,7 @@ void PlayoutBuffer::read_rt(float* out, uint32_t out_channels, uint32_t count) n
             const float y1 = sample(position_, c, start, ready);
             const float y2 = sample(position_ + 1, c, start, ready);
             const float y3 = sample(position_ + 2, c, start, ready);
-            const double a = -0.5 * y0 + 1.5 * y1 - 1.5 * y2 + 0.5 * y3;
-            const double b = y0 - 2.5 * y1 + 2 * y2 - 0.5 * y3;
-            const double cc = -0.5 * y0 + 0.5 * y2;
-            frame[c] = static_cast<float>(((a * t + b) * t + cc) * t + y1);
+            frame[c] = catmull_rom(y0, y1, y2, y3, t);
         }
         float* o = out + size_t{f} * out_channels;
         if (in_channels == 1) {

@@ -19,7 +19,7 @@
 // thread's; both only ever touch preallocated memory.
 #pragma once
 
-#include "clock_follower.h"
+#include "common/clock_follower.h"
 
 #include <atomic>
 #include <cstdint>

@@ -102,6 +102,17 @@ UniqueFd open_receiver_socket(const UdpEndpoint& local, std::string& error) {
                 std::strerror(errno);
         return {};
     }
+    // Linux otherwise hands a socket the multicast traffic of every group
+    // any socket on the host joined, if the port matches: another
+    // session's packets would count as foreign here.
+    const int off = 0;
+    if (local.ipv6) {
+#ifdef IPV6_MULTICAST_ALL
+        setsockopt(fd.get(), IPPROTO_IPV6, IPV6_MULTICAST_ALL, &off, sizeof off);
+#endif
+    } else {
+        setsockopt(fd.get(), IPPROTO_IP, IP_MULTICAST_ALL, &off, sizeof off);
+    }
     if (local.multicast) {
         int rc = 0;
         if (local.ipv6) {

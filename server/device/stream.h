@@ -93,6 +93,9 @@ struct Stream {
     std::string wanted_sink;     // where it belongs when that sink exists ("" = default)
     std::string rescued_from;    // the sink that went away under it, to go back to
     std::string reported_state;  // last state announced in an event
+    // A source player's record stream (engine/source_player.h): it stays on
+    // its source, never moved or rescued to a monitor.
+    bool pinned = false;
 
     StreamRing ring;
     UniqueFd wake_fd; // the server writes, the client polls

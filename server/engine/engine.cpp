@@ -44,23 +44,41 @@ Status Engine::start() {
         }
         add_sink(std::move(std::get<std::unique_ptr<Device>>(opened)), sink.type, sink.options);
     }
+    std::vector<std::pair<Device*, PlayRequest>> to_play;
     for (const SinkConfig& source : config_.sources) {
-        auto opened = open_sink(source.type, source.name, source.options, true);
+        auto options = source.options;
+        auto play = take_play_request(options);
+        if (auto* error = std::get_if<std::string>(&play)) {
+            return Status::failure("source '" + source.name + "': " + *error);
+        }
+        auto opened = open_sink(source.type, source.name, options, true);
         if (auto* error = std::get_if<std::string>(&opened)) {
             return Status::failure("source '" + source.name + "': " + *error);
         }
-        add_sink(std::move(std::get<std::unique_ptr<Device>>(opened)), source.type, source.options);
+        Device& added = *std::get<std::unique_ptr<Device>>(opened);
+        add_sink(std::move(std::get<std::unique_ptr<Device>>(opened)), source.type,
+                 std::move(options));
+        if (!std::get<PlayRequest>(play).sink.empty()) {
+            to_play.emplace_back(&added, std::get<PlayRequest>(play));
+        }
     }
     default_sink_ = config_.default_sink;
     // A default chosen at run time (set-default-sink) outlives restarts.
     if (!state_.default_sink().empty() && find_sink(state_.default_sink()) != nullptr) {
         default_sink_ = state_.default_sink();
     }
+    for (const auto& [source, request] : to_play) {
+        if (const Status playing = play_source(*source, request); !playing.ok()) {
+            return Status::failure("source '" + source->name() + "': " + playing.reason());
+        }
+    }
     started_at_ = std::chrono::steady_clock::now();
     return Status::success();
 }
 
 void Engine::stop() {
+    // Players first: their threads use streams that are about to go.
+    players_.clear();
     for (DeviceEntry& entry : devices_) {
         entry.device->stop();
     }

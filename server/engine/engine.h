@@ -27,6 +27,7 @@
 #include "device/stream.h"
 #include "engine/app_state.h"
 #include "engine/module_loader.h"
+#include "engine/source_player.h"
 #include "protocol/messages.h"
 
 #include <chrono>
@@ -166,6 +167,24 @@ private:
     void bring_back_streams(Device& arrived);
     void handle_sink_failure(Device& sink, int64_t error);
 
+    // engine_players.cpp
+    // Takes `sink` and `play-latency-ms` out of a source's options: where
+    // to play it, if anywhere. Sets *error on a bad value.
+    struct PlayRequest {
+        std::string sink;
+        uint32_t latency_ms = SourcePlayer::kDefaultLatencyMs;
+    };
+    [[nodiscard]] static std::variant<PlayRequest, std::string>
+    take_play_request(std::vector<std::pair<std::string, std::string>>& options);
+    // Starts playing `source` into the request's sink.
+    [[nodiscard]] Status play_source(Device& source, const PlayRequest& request);
+    // Stops the player of the source so named, if it has one, and closes
+    // its streams.
+    void stop_playing(const std::string& source);
+    [[nodiscard]] const SourcePlayer* player_of(const Device& source) const;
+    // "key=value" lines for `audioctl list sources`.
+    [[nodiscard]] static std::string player_details(const SourcePlayer& player);
+
     // engine_volume.cpp
     void apply_gain(Stream& stream);
     void apply_app(const std::string& app);
@@ -183,6 +202,7 @@ private:
     std::string default_sink_;
     std::map<uint32_t, std::unique_ptr<Stream>> streams_;
     std::vector<std::pair<Device*, RtCommand>> pending_;
+    std::vector<std::unique_ptr<SourcePlayer>> players_;
     uint32_t next_stream_id_ = 1;
     std::chrono::steady_clock::time_point started_at_ = std::chrono::steady_clock::now();
     uint64_t rt_time_demotions_seen_ = 0;

@@ -108,6 +108,12 @@ std::vector<proto::SourceInfo> Engine::list_sources() const {
         info.latency_frames = sink.is_source() ? sink.latency_frames() : 0;
         info.xruns = sink.is_source() ? sink.xruns() : 0;
         info.details = sink.is_source() ? sink.details() : "";
+        if (const SourcePlayer* player = sink.is_source() ? player_of(sink) : nullptr) {
+            if (!info.details.empty() && info.details.back() != '\n') {
+                info.details += '\n';
+            }
+            info.details += player_details(*player);
+        }
         for (const auto& [id, stream] : streams_) {
             info.streams += stream->record && !stream->detaching && stream->destination() == &sink;
         }

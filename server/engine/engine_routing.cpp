@@ -204,12 +204,35 @@ MaybeError Engine::load_sink(const std::string& type, const std::string& name,
     if (devices_.size() >= kMaxSinks) {
         return ClientError{AUDIOD_E_BUSY, "too many sinks and sources"};
     }
-    auto opened = open_sink(type, name, options, source);
+    auto device_options = options;
+    PlayRequest play;
+    if (source) {
+        auto taken = take_play_request(device_options);
+        if (auto* error = std::get_if<std::string>(&taken)) {
+            return ClientError{AUDIOD_E_INVALID, "cannot load source '" + name + "': " + *error};
+        }
+        play = std::get<PlayRequest>(taken);
+        if (!play.sink.empty() && find_sink(play.sink) == nullptr) {
+            return ClientError{AUDIOD_E_NOENTITY, "cannot load source '" + name +
+                                                      "': no sink named '" + play.sink + "'"};
+        }
+    }
+    auto opened = open_sink(type, name, device_options, source);
     if (auto* error = std::get_if<std::string>(&opened)) {
         return ClientError{AUDIOD_E_REFUSED,
                            std::string("cannot load ") + what + " '" + name + "': " + *error};
     }
-    add_sink(std::move(std::get<std::unique_ptr<Device>>(opened)), type, options);
+    Device& added = *std::get<std::unique_ptr<Device>>(opened);
+    add_sink(std::move(std::get<std::unique_ptr<Device>>(opened)), type, std::move(device_options));
+    if (!play.sink.empty()) {
+        if (const Status playing = play_source(added, play); !playing.ok()) {
+            log_error("engine",
+                      "source " + name + " is loaded but does not play: " + playing.reason());
+            return ClientError{AUDIOD_E_REFUSED,
+                               "source '" + name +
+                                   "' is loaded but does not play: " + playing.reason()};
+        }
+    }
     return std::nullopt;
 }
 
@@ -226,6 +249,9 @@ MaybeError Engine::unload_sink(const std::string& name, bool source) {
         if (sink == nullptr) {
             return ClientError{AUDIOD_E_NOENTITY, "no sink named '" + name + "'"};
         }
+    }
+    if (source) {
+        stop_playing(name);
     }
     Device* fallback = fallback_for(*sink);
     if (fallback == nullptr && sink->attached_streams > 0) {
@@ -303,10 +329,17 @@ MaybeError Engine::move(const proto::MoveStream& request) {
                                record ? "a playback stream moves to a sink, not a source"
                                       : "a record stream moves to a source (SINK.monitor)"};
         }
+        if (stream->pinned) {
+            return ClientError{AUDIOD_E_REFUSED,
+                               "stream " + std::to_string(stream->id) + " records source '" +
+                                   stream->device->name() +
+                                   "' for playing; move its playback stream instead"};
+        }
         streams.push_back(stream);
     } else if (static_cast<proto::VolumeTarget>(request.target) == proto::VolumeTarget::app) {
         for (const auto& [id, stream] : streams_) {
-            if (stream->app == request.app && !stream->detaching && stream->record == record) {
+            if (stream->app == request.app && !stream->detaching && stream->record == record &&
+                !stream->pinned) {
                 streams.push_back(stream.get());
             }
         }
@@ -398,6 +431,9 @@ void Engine::rehome_streams(Device& leaving) {
         if (stream.detaching) {
             closing.push_back(&stream);
             continue;
+        }
+        if (stream.pinned) {
+            continue; // a player's recording waits for its source to return
         }
         Device* destination = stream.moving_to != nullptr ? stream.moving_to : fallback;
         if (destination == nullptr) {

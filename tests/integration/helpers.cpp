@@ -10,10 +10,13 @@
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <fcntl.h>
 #include <filesystem>
 #include <fstream>
 #include <netinet/in.h>
+#include <random>
 #include <regex>
+#include <sys/file.h>
 #include <sys/socket.h>
 #include <thread>
 #include <unistd.h>
@@ -480,15 +483,39 @@ bool udp_port_free(int family, uint16_t port) {
 
 } // namespace
 
+namespace {
+
+// Test processes run side by side, and a port that is free when one picks
+// it may be picked by another before the server binds it (two sessions on
+// one port hear each other). Each pair is reserved by a lock file held
+// until the process exits.
+bool reserve_port_pair(uint16_t port) {
+    const std::filesystem::path dir = std::filesystem::temp_directory_path() / "audiod-test-ports";
+    std::error_code ignored;
+    std::filesystem::create_directories(dir, ignored);
+    const std::string path = (dir / std::to_string(port)).string();
+    const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+    if (fd < 0) {
+        return false;
+    }
+    if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+        ::close(fd);
+        return false;
+    }
+    return true; // the descriptor stays open: the reservation lasts the process
+}
+
+} // namespace
+
 uint16_t free_udp_port_pair() {
-    static uint16_t next = static_cast<uint16_t>(30000 + (::getpid() % 1000) * 20);
+    static uint16_t next = static_cast<uint16_t>(30000 + 2 * (std::random_device{}() % 15000));
     for (int tries = 0; tries < 1000; ++tries, next += 2) {
         if (next > 60000) {
             next = 30000;
         }
         const uint16_t p = next;
         if (udp_port_free(AF_INET, p) && udp_port_free(AF_INET, p + 1) &&
-            udp_port_free(AF_INET6, p) && udp_port_free(AF_INET6, p + 1)) {
+            udp_port_free(AF_INET6, p) && udp_port_free(AF_INET6, p + 1) && reserve_port_pair(p)) {
             next += 2;
             return p;
         }

@@ -3,7 +3,7 @@
 // rest) with the latency held to a 5 ms range near its target, and two
 // clocks that agree are left exactly alone whatever the packets' sawtooth
 // and jitter.
-#include "clock_follower.h"
+#include "common/clock_follower.h"
 
 #include <boost/test/unit_test.hpp>
 
@@ -12,7 +12,7 @@
 #include <random>
 #include <vector>
 
-using audiod::rtp::ClockFollower;
+using audiod::ClockFollower;
 
 namespace {
 

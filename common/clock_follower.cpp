@@ -1,9 +1,9 @@
-#include "clock_follower.h"
+#include "common/clock_follower.h"
 
 #include <algorithm>
 #include <cmath>
 
-namespace audiod::rtp {
+namespace audiod {
 
 namespace {
 
@@ -26,6 +26,11 @@ ClockFollower::ClockFollower(uint32_t rate, double target) noexcept
 void ClockFollower::set_packet(double frames) noexcept {
     center_ = nominal_center_ = target_ + frames / 2;
     max_shift_ = std::max(kDeadBandMs * rate_ / 1000, frames / 2);
+}
+
+void ClockFollower::set_uncertainty(double frames) noexcept {
+    dead_band_ = std::max(dead_band_, frames / 2);
+    max_shift_ = std::max(max_shift_, frames);
 }
 
 double ClockFollower::update(double fill, double elapsed) noexcept {
@@ -71,4 +76,4 @@ void ClockFollower::reset(bool forget) noexcept {
     }
 }
 
-} // namespace audiod::rtp
+} // namespace audiod

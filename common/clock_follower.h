@@ -20,12 +20,14 @@
 // and a drifting one is corrected once the fill leaves the band, by a loop
 // tuned slow (critically damped, about 30 s) and never by more than
 // kMaxCorrection.
+// Used by the RTP receiver's playout buffer and by a source played into a
+// sink (server/engine/source_player.h).
 // Thread: rt (one owner); nothing allocates.
 #pragma once
 
 #include <cstdint>
 
-namespace audiod::rtp {
+namespace audiod {
 
 class ClockFollower {
 public:
@@ -40,6 +42,12 @@ public:
     // Packets of `frames` make the fill a sawtooth that high: aim at its
     // middle, so that the fill just before a packet arrives is the target.
     void set_packet(double frames) noexcept;
+    // The fill is read to within `frames` only: two devices' cycles meet
+    // in an order that scheduling decides, so the reading jumps between
+    // two levels and its mean wanders between them. The dead band is at
+    // least half of that, and the warm-up keeps a level settled up to that
+    // far from the target.
+    void set_uncertainty(double frames) noexcept;
 
     // After `elapsed` of the sender's frames were consumed, with the buffer
     // holding `fill` frames: returns the ratio to consume at next (1 = the
@@ -71,4 +79,4 @@ private:
     double max_shift_ = 0; // how far the warm-up may move the centre
 };
 
-} // namespace audiod::rtp
+} // namespace audiod

@@ -1,0 +1,174 @@
+#include "engine/source_player.h"
+
+#include "device/stream.h"
+#include "os/rt_scope.h"
+#include "os/scheduling.h"
+
+#include <algorithm>
+#include <cstring>
+#include <poll.h>
+#include <pthread.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+namespace audiod {
+
+namespace {
+
+// How long the thread sleeps with nothing recorded: the bound on how long
+// stopping it takes.
+constexpr int kPollMs = 50;
+
+// The queue may stray this far above its target (in target lengths) before
+// the player gives up following and drops input to get back: a sink that
+// stopped taking (its stream between sinks, or its device gone).
+constexpr uint32_t kOverfillTargets = 4;
+
+void drain_eventfd(int fd) noexcept {
+    uint64_t count = 0;
+    [[maybe_unused]] const ssize_t r = ::read(fd, &count, sizeof count);
+}
+
+} // namespace
+
+SourcePlayer::SourcePlayer(std::string name, Stream& record, Stream& playback,
+                           uint32_t target_frames, uint32_t source_quantum, uint32_t sink_quantum)
+    : name_(std::move(name))
+    , record_(record)
+    , playback_(playback)
+    , channels_(record.channels)
+    , target_(target_frames)
+    , sink_quantum_(sink_quantum)
+    , chunk_(std::max<uint32_t>(source_quantum, 64))
+    , in_(size_t{chunk_} * channels_)
+    // A ratio at most 1.005 below 1 makes a chunk at most that much longer.
+    , out_(size_t{chunk_ + chunk_ / 100 + 8} * channels_)
+    , resampler_(channels_, 2 * chunk_ + 8)
+    , follower_(record.rate, target_frames)
+    , stop_fd_(::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)) {
+    // The queue is read between the source's cycles and the sink's, in an
+    // order that scheduling decides: it is known to a cycle of each.
+    follower_.set_uncertainty(source_quantum + sink_quantum);
+}
+
+std::unique_ptr<SourcePlayer> SourcePlayer::start(std::string name, Stream& record,
+                                                  Stream& playback, uint32_t target_frames,
+                                                  uint32_t source_quantum, uint32_t sink_quantum,
+                                                  int rt_priority) {
+    std::unique_ptr<SourcePlayer> player(new SourcePlayer(
+        std::move(name), record, playback, target_frames, source_quantum, sink_quantum));
+    // Woken once a source cycle's worth is recorded.
+    record.ring.header()->wake_threshold.store(source_quantum, std::memory_order_relaxed);
+    player->thread_ = std::thread([p = player.get(), rt_priority] { p->run(rt_priority); });
+    return player;
+}
+
+SourcePlayer::~SourcePlayer() {
+    stop_.store(true, std::memory_order_release);
+    const uint64_t one = 1;
+    [[maybe_unused]] const ssize_t r = ::write(stop_fd_.get(), &one, sizeof one);
+    if (thread_.joinable()) {
+        thread_.join();
+    }
+}
+
+void SourcePlayer::run(int rt_priority) noexcept {
+    char thread_name[16] = {};
+    std::snprintf(thread_name, sizeof thread_name, "play:%s", name_.c_str());
+    pthread_setname_np(pthread_self(), thread_name);
+    (void)raise_current_thread_priority(rt_priority);
+
+    RingHeader* recorded = record_.ring.header();
+    const RingView ring = record_.ring.view();
+    pollfd fds[2] = {{record_.wake_fd.get(), POLLIN, 0}, {stop_fd_.get(), POLLIN, 0}};
+    while (!stop_.load(std::memory_order_acquire)) {
+        ::poll(fds, 2, kPollMs);
+        RtScope in_cycle; // the RT-safety test checks this thread too
+        drain_eventfd(record_.wake_fd.get());
+        // The server's own stream: its position needs no checking.
+        const uint64_t end = recorded->server_pos.load(std::memory_order_acquire);
+        while (read_ < end && !stop_.load(std::memory_order_relaxed)) {
+            const auto count = static_cast<uint32_t>(std::min<uint64_t>(end - read_, chunk_));
+            ring.copy_out(read_, reinterpret_cast<uint8_t*>(in_.data()), count);
+            read_ += count;
+            recorded->client_pos.store(read_, std::memory_order_release);
+            deliver(in_.data(), count);
+        }
+    }
+}
+
+void SourcePlayer::deliver(const float* frames, uint32_t count) noexcept {
+    RingHeader* playing = playback_.ring.header();
+    const uint64_t capacity = playback_.ring.capacity();
+    uint64_t queued = written_ - playing->server_pos.load(std::memory_order_acquire);
+
+    if (started_ && queued == 0) {
+        refill();
+        queued = target_;
+    }
+    // A sink that took nothing for longer than its cycle (the stream was
+    // between sinks, or its sink was away) comes back to a fuller queue:
+    // the loop starts over from there, rather than bending the pitch to
+    // drain what the pause added.
+    const uint64_t consumed = playing->server_pos.load(std::memory_order_relaxed);
+    if (consumed == last_consumed_) {
+        unconsumed_ += count;
+    } else {
+        if (started_ && unconsumed_ > sink_quantum_) {
+            follower_.reset(false);
+        }
+        unconsumed_ = 0;
+        last_consumed_ = consumed;
+    }
+    if (started_ && queued > uint64_t{kOverfillTargets} * target_) {
+        skipping_ = true;
+    }
+    if (skipping_) {
+        if (queued > target_) {
+            return; // dropped: the queue drains back to the target
+        }
+        skipping_ = false;
+        follower_.reset(false);
+        resyncs_.fetch_add(1, std::memory_order_relaxed);
+    }
+
+    const uint32_t taken = resampler_.push(frames, count);
+    const double ratio = started_ ? follower_.update(static_cast<double>(queued), taken) : 1.0;
+    ratio_.store(ratio, std::memory_order_relaxed);
+    queued_.store(started_ ? follower_.latency() : static_cast<double>(queued),
+                  std::memory_order_relaxed);
+    const uint64_t room = capacity - std::min(queued, capacity);
+    const uint32_t max_out = static_cast<uint32_t>(out_.size() / channels_);
+    const uint32_t produced = resampler_.pull(
+        out_.data(), static_cast<uint32_t>(std::min<uint64_t>(room, max_out)), ratio);
+    playback_.ring.view().copy_in(written_, reinterpret_cast<const uint8_t*>(out_.data()),
+                                  produced);
+    written_ += produced;
+    playing->client_pos.store(written_, std::memory_order_release);
+    // The sink takes a cycle's worth at once: a queue of target + that
+    // holds the target between its cycles.
+    if (!started_ && queued + produced >= uint64_t{target_} + sink_quantum_) {
+        started_ = true;
+        playing->client_flags.fetch_or(kClientFlagStarted, std::memory_order_release);
+    }
+}
+
+void SourcePlayer::refill() noexcept {
+    // The sink took everything: this thread was held up, or the source
+    // stopped delivering. Start again a target ahead, as at the start.
+    std::fill(out_.begin(), out_.end(), 0.0f);
+    uint64_t missing = target_;
+    const uint32_t max_out = static_cast<uint32_t>(out_.size() / channels_);
+    while (missing > 0) {
+        const auto n = static_cast<uint32_t>(std::min<uint64_t>(missing, max_out));
+        playback_.ring.view().copy_in(written_, reinterpret_cast<const uint8_t*>(out_.data()), n);
+        written_ += n;
+        missing -= n;
+    }
+    playback_.ring.header()->client_pos.store(written_, std::memory_order_release);
+    resampler_.clear();
+    follower_.reset(false);
+    resyncs_.fetch_add(1, std::memory_order_relaxed);
+}
+
+} // namespace audiod
