@@ -19,10 +19,12 @@ namespace {
 // stopping it takes.
 constexpr int kPollMs = 50;
 
-// The queue may stray this far above its target (in target lengths) before
-// the player gives up following and drops input to get back: a sink that
-// stopped taking (its stream between sinks, or its device gone).
-constexpr uint32_t kOverfillTargets = 4;
+// Clock drift moves the queue by at most 0.5 % of the time passing (the
+// loop's range) and slowly; a queue this far above the uncertainty of its
+// reading comes from a sink that stopped taking for a while (its stream
+// between sinks, its device gone or late): the player drops input to get
+// back to the target at once rather than bend the pitch for seconds.
+constexpr uint32_t kOverfillMs = 10;
 
 void drain_eventfd(int fd) noexcept {
     uint64_t count = 0;
@@ -39,6 +41,8 @@ SourcePlayer::SourcePlayer(std::string name, Stream& record, Stream& playback,
     , channels_(record.channels)
     , target_(target_frames)
     , sink_quantum_(sink_quantum)
+    , overfilled_(target_frames + 2 * (source_quantum + sink_quantum) +
+                  kOverfillMs * record.rate / 1000)
     , chunk_(std::max<uint32_t>(source_quantum, 64))
     , in_(size_t{chunk_} * channels_)
     // A ratio at most 1.005 below 1 makes a chunk at most that much longer.
@@ -92,19 +96,19 @@ void SourcePlayer::run(int rt_priority) noexcept {
             ring.copy_out(read_, reinterpret_cast<uint8_t*>(in_.data()), count);
             read_ += count;
             recorded->client_pos.store(read_, std::memory_order_release);
-            deliver(in_.data(), count);
+            deliver(in_.data(), count, end - read_);
         }
     }
 }
 
-void SourcePlayer::deliver(const float* frames, uint32_t count) noexcept {
+void SourcePlayer::deliver(const float* frames, uint32_t count, uint64_t pending) noexcept {
     RingHeader* playing = playback_.ring.header();
     const uint64_t capacity = playback_.ring.capacity();
     uint64_t queued = written_ - playing->server_pos.load(std::memory_order_acquire);
 
     if (started_ && queued == 0) {
-        refill();
-        queued = target_;
+        // What is recorded and about to follow counts towards the target.
+        queued = refill(count + pending);
     }
     // A sink that took nothing for longer than its cycle (the stream was
     // between sinks, or its sink was away) comes back to a fuller queue:
@@ -120,7 +124,7 @@ void SourcePlayer::deliver(const float* frames, uint32_t count) noexcept {
         unconsumed_ = 0;
         last_consumed_ = consumed;
     }
-    if (started_ && queued > uint64_t{kOverfillTargets} * target_) {
+    if (started_ && queued > overfilled_) {
         skipping_ = true;
     }
     if (skipping_) {
@@ -133,10 +137,13 @@ void SourcePlayer::deliver(const float* frames, uint32_t count) noexcept {
     }
 
     const uint32_t taken = resampler_.push(frames, count);
-    const double ratio = started_ ? follower_.update(static_cast<double>(queued), taken) : 1.0;
+    // The latency is the queue plus what is recorded and not yet carried
+    // over: a thread woken late finds the queue low and as much waiting,
+    // and that is no news about the clocks.
+    const double latency = static_cast<double>(queued + pending);
+    const double ratio = started_ ? follower_.update(latency, taken) : 1.0;
     ratio_.store(ratio, std::memory_order_relaxed);
-    queued_.store(started_ ? follower_.latency() : static_cast<double>(queued),
-                  std::memory_order_relaxed);
+    queued_.store(started_ ? follower_.latency() : latency, std::memory_order_relaxed);
     const uint64_t room = capacity - std::min(queued, capacity);
     const uint32_t max_out = static_cast<uint32_t>(out_.size() / channels_);
     const uint32_t produced = resampler_.pull(
@@ -153,11 +160,13 @@ void SourcePlayer::deliver(const float* frames, uint32_t count) noexcept {
     }
 }
 
-void SourcePlayer::refill() noexcept {
+uint64_t SourcePlayer::refill(uint64_t coming) noexcept {
     // The sink took everything: this thread was held up, or the source
-    // stopped delivering. Start again a target ahead, as at the start.
+    // stopped delivering. Start again a target ahead, as at the start,
+    // counting what is recorded and on its way.
     std::fill(out_.begin(), out_.end(), 0.0f);
-    uint64_t missing = target_;
+    const uint64_t silence = target_ - std::min<uint64_t>(target_, coming);
+    uint64_t missing = silence;
     const uint32_t max_out = static_cast<uint32_t>(out_.size() / channels_);
     while (missing > 0) {
         const auto n = static_cast<uint32_t>(std::min<uint64_t>(missing, max_out));
@@ -169,6 +178,7 @@ void SourcePlayer::refill() noexcept {
     resampler_.clear();
     follower_.reset(false);
     resyncs_.fetch_add(1, std::memory_order_relaxed);
+    return silence;
 }
 
 } // namespace audiod

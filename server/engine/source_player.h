@@ -19,8 +19,9 @@
 // queued in the playback ring, so the queue stays at its target for as long
 // as the player runs. Clocks that agree (a null or file sink, on the system
 // clock like an RTP source) leave the ratio at exactly 1. Should the queue
-// run dry (this thread held up) or overfill (the sink stopped taking), the
-// player starts again from the target and counts a resync.
+// run dry (this thread held up) or overfill (the sink stopped taking for
+// longer than drift could explain), the player starts again from the
+// target and counts a resync.
 //
 // Thread: the player's own, at the server's RT priority (it is in the
 // audio path); it never allocates, locks or waits for the control thread.
@@ -79,10 +80,12 @@ private:
     SourcePlayer(std::string name, Stream& record, Stream& playback, uint32_t target_frames,
                  uint32_t source_quantum, uint32_t sink_quantum);
     void run(int rt_priority) noexcept;
-    // Resamples `count` recorded frames into the playback ring.
-    void deliver(const float* frames, uint32_t count) noexcept;
-    // Queues silence up to the target (the queue ran dry).
-    void refill() noexcept;
+    // Resamples `count` recorded frames into the playback ring; `pending`
+    // more are recorded and follow at once.
+    void deliver(const float* frames, uint32_t count, uint64_t pending) noexcept;
+    // The queue ran dry: queues silence up to the target, less the `coming`
+    // frames about to be delivered. Returns the silence queued.
+    uint64_t refill(uint64_t coming) noexcept;
 
     std::string name_;
     Stream& record_;
@@ -90,7 +93,8 @@ private:
     const uint32_t channels_;
     const uint32_t target_;
     const uint32_t sink_quantum_;
-    const uint32_t chunk_; // frames taken from the record ring at a time
+    const uint64_t overfilled_; // a queue above this is dropped back to the target
+    const uint32_t chunk_;      // frames taken from the record ring at a time
     std::vector<float> in_;
     std::vector<float> out_;
     DriftResampler resampler_;
