@@ -103,10 +103,11 @@ BOOST_AUTO_TEST_CASE(an_rtp_source_plays_into_its_sink_as_a_stream_with_a_volume
     send_tone(dir);
     wait_until_heard(id);
     const HeardTone first = heard_in(dir.file("out.wav"));
-    BOOST_CHECK_LE(std::fabs(first.seconds - 1.0) * 1000, 5);
-    BOOST_CHECK_LE(std::fabs(first.frequency - 1000.0), 0.5);
-    BOOST_CHECK_LE(std::fabs(20 * std::log10(first.tone.amplitude / 0.5)), 0.1);
+    BOOST_CHECK_LE(std::fabs(first.seconds - 1.0), 0.1);
     if (devices_kept_time({"out", "net"})) {
+        BOOST_CHECK_LE(std::fabs(first.seconds - 1.0) * 1000, 5);
+        BOOST_CHECK_LE(std::fabs(first.frequency - 1000.0), 0.5);
+        BOOST_CHECK_LE(std::fabs(20 * std::log10(first.tone.amplitude / 0.5)), 0.1);
         BOOST_CHECK_LT(first.tone.thd_n_db, -60);
         BOOST_CHECK_LE(first.longest_quiet, 4u);
         // Clocks that agree (the system's, on both sides) are left alone.
@@ -122,9 +123,10 @@ BOOST_AUTO_TEST_CASE(an_rtp_source_plays_into_its_sink_as_a_stream_with_a_volume
     send_tone(dir);
     wait_until_heard(id);
     const HeardTone moved = heard_in(dir.file("other.wav"));
-    BOOST_CHECK_LE(std::fabs(moved.seconds - 1.0) * 1000, 10);
-    BOOST_CHECK_LE(std::fabs(20 * std::log10(moved.tone.amplitude / 0.25)), 0.1);
+    BOOST_CHECK_LE(std::fabs(moved.seconds - 1.0), 0.1);
     if (devices_kept_time({"out", "other", "net"})) {
+        BOOST_CHECK_LE(std::fabs(moved.seconds - 1.0) * 1000, 10);
+        BOOST_CHECK_LE(std::fabs(20 * std::log10(moved.tone.amplitude / 0.25)), 0.1);
         BOOST_CHECK_LE(moved.longest_quiet, 4u);
         BOOST_CHECK_LT(moved.tone.thd_n_db, -60);
     }
@@ -178,8 +180,9 @@ BOOST_AUTO_TEST_CASE(a_source_loaded_with_a_sink_plays_until_it_is_unloaded) {
     send_tone(dir);
     wait_until_heard(id);
     const HeardTone heard = heard_in(dir.file("out.wav"));
-    BOOST_CHECK_LE(std::fabs(heard.seconds - 1.0) * 1000, 10);
+    BOOST_CHECK_LE(std::fabs(heard.seconds - 1.0), 0.1);
     if (devices_kept_time({"out", "net"})) {
+        BOOST_CHECK_LE(std::fabs(heard.seconds - 1.0) * 1000, 10);
         BOOST_CHECK_LE(heard.longest_quiet, 4u);
     }
 
