@@ -406,6 +406,38 @@ BOOST_AUTO_TEST_CASE(arecord_records_what_a_sink_plays_through_the_plugin) {
     BOOST_CHECK(recorded.values == played.values);
 }
 
+// An RTP source is a source like any other to ALSA programs: arecord
+// -D audiod:rx records the tone the server's own RTP sink sent it.
+BOOST_AUTO_TEST_CASE(arecord_records_an_rtp_source) {
+    TempDir dir;
+    const uint16_t port = free_udp_port_pair();
+    ServerProcess server(
+        "[server]\nrt-priority = 0\n[sinks.main]\ntype = \"null\"\n[sinks.net]\ntype = "
+        "\"rtp\"\ndestination = \"127.0.0.1\"\npayload = \"l16\"\nport = " +
+        std::to_string(port) +
+        "\n[sources.rx]\ntype = \"rtp\"\naddress = \"127.0.0.1\"\npayload = \"l16\"\nport = " +
+        std::to_string(port) + "\n");
+    BackgroundProgram arecord({installed("arecord"), "-q", "-D", "audiod:rx", "-f", "FLOAT_LE",
+                               "-r", "48000", "-c", "2", dir.file("recorded.wav")},
+                              alsa_env(server.socket()));
+    const auto id = wait_for_stream(30s);
+    BOOST_REQUIRE(id);
+    write_tone_wav(dir.file("tone.wav"), 48000, 1000.0, 1.0);
+    const ProgramResult played = run_tool(
+        "audioplay",
+        {"--quiet", "--sink", "net", "--latency-ms", kExactPlayerMs, dir.file("tone.wav")}, 60s);
+    BOOST_REQUIRE_MESSAGE(played.status == 0, played.err);
+    BOOST_REQUIRE(eventually([] { return source_field("rx", "session") == "idle"; }, 30s));
+    const ProgramResult r = stop_recording(arecord, *id, 48000);
+    BOOST_REQUIRE_MESSAGE(r.status == 1 && r.err.empty(), r.status << ": " << r.err);
+    const HeardTone heard = hear_tone(read_wav_f32(dir.file("recorded.wav")), 2, 48000, 1000.0);
+    BOOST_CHECK_LE(std::fabs(heard.seconds - 1.0) * 1000, 5);
+    BOOST_CHECK_LE(std::fabs(20 * std::log10(heard.tone.amplitude / 0.5)), 0.5);
+    BOOST_CHECK_LT(heard.tone.thd_n_db, -60);
+    BOOST_CHECK_LE(heard.longest_quiet, 4u);
+    BOOST_CHECK_EQUAL(server.stop(SIGTERM), 0);
+}
+
 BOOST_AUTO_TEST_CASE(without_a_server_opening_fails_at_once_with_a_reason) {
     TempDir dir;
     const ProgramResult r = run_program({installed("aplay"), "-q", "-D", "audiod", "/dev/null"},
