@@ -91,6 +91,11 @@ Configuration (TOML):
   sink = "speakers"      # any source may also play into a sink, as a stream
                          #   of application "TYPE:NAME" (rtp:studio)
 
+  [sources.lan]
+  type = "rtp"
+  discover = true        # a source per session announced by SAP, named
+  sink = "speakers"      #   after it, each playing into this sink
+
 A sink or source whose device fails (unplugged) hands its streams to the default sink
 (a source its recordings to the default sink's monitor) and is reopened
 every second until the device is back.

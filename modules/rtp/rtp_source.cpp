@@ -12,19 +12,28 @@
 // rtp_receiver.h says how packets become audio, playout_buffer.h how the
 // rt thread reads it, clock_follower.h how the sender's clock is followed.
 // The source's cycle is paced by a timer, like the null sink.
+//
+// With `discover = true` the source plays nothing itself: it listens to
+// SAP announcements (sap_discovery.h) and has the server open an RTP
+// source per session it hears of, passing on its `latency-ms` and `allow`
+// (and the server passes on its `sink`).
 #include "rtp_source.h"
 
 #include "audiod/audiod.h"
 #include "rtp_receive_options.h"
 #include "rtp_receiver.h"
+#include "sap.h"
+#include "sap_discovery.h"
 #include "sink_options.h"
 #include "timer_clock.h"
 
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <memory>
 #include <new>
+#include <optional>
 
 namespace audiod::rtp {
 
@@ -37,12 +46,77 @@ struct RtpSource {
     TimerClock clock;
     uint32_t channels;
     RtpReceiveOptions options;
-    std::unique_ptr<RtpReceiver> receiver;
+    std::unique_ptr<RtpReceiver> receiver;   // or, discovering:
+    std::unique_ptr<SapDiscovery> discovery; // silence, and sources found
 };
 
-int source_open(const audiod_host*, const audiod_sink_config* config, void** instance,
+// A discovering source's options: whether it discovers, and the settings
+// it passes on. nullopt (with *error empty) when it does not discover.
+std::optional<SapDiscovery::Settings> discovery_settings(const audiod_sink_config& config,
+                                                         std::string& error) {
+    const SinkOptions options(config);
+    bool discover = false;
+    if (const auto v = options.get("discover"); !v || !parse_bool(*v, discover)) {
+        if (v) {
+            error = "rtp source option discover: '" + *v + "' is not true or false";
+        }
+        return std::nullopt;
+    }
+    if (!discover) {
+        return std::nullopt;
+    }
+    if (const auto key = options.unknown_key({"discover", "latency-ms", "allow"})) {
+        error = "rtp source option " + *key +
+                ": a discovering source takes only latency-ms and allow (the sessions it finds "
+                "say the rest)";
+        return std::nullopt;
+    }
+    SapDiscovery::Settings settings;
+    settings.requester = config.name;
+    // Checked here as the sources found will check them.
+    std::vector<audiod_option> checked;
+    for (const char* key : {"latency-ms", "allow"}) {
+        if (const auto v = options.get(key)) {
+            settings.passed_on.emplace_back(key, *v);
+        }
+    }
+    for (const auto& [key, value] : settings.passed_on) {
+        checked.push_back({key.c_str(), value.c_str()});
+    }
+    audiod_sink_config probe = config;
+    probe.options = checked.data();
+    probe.option_count = checked.size();
+    const auto parsed = parse_receive_options(probe, error);
+    if (!parsed) {
+        return std::nullopt;
+    }
+    settings.allow = parsed->allow;
+    return settings;
+}
+
+int source_open(const audiod_host* host, const audiod_sink_config* config, void** instance,
                 audiod_sink_info* info, char* error, size_t error_size) {
     std::string message;
+    auto discovering = discovery_settings(*config, message);
+    if (!message.empty()) {
+        set_error(error, error_size, message);
+        return -EINVAL;
+    }
+    if (discovering) {
+        auto source = std::unique_ptr<RtpSource>(new (std::nothrow) RtpSource(*config));
+        if (source == nullptr) {
+            return -ENOMEM;
+        }
+        source->discovery = SapDiscovery::create(host, std::move(*discovering), message);
+        if (source->discovery == nullptr) {
+            set_error(error, error_size, message);
+            return -EIO;
+        }
+        info->format = AUDIOD_FORMAT_F32LE;
+        info->latency_frames = 0;
+        *instance = source.release();
+        return 0;
+    }
     const auto options = parse_receive_options(*config, message);
     if (!options) {
         set_error(error, error_size, message);
@@ -75,6 +149,10 @@ int source_wait(void* instance) {
 
 int source_read(void* instance, void* frames, uint32_t frame_count) {
     auto* source = static_cast<RtpSource*>(instance);
+    if (source->receiver == nullptr) {
+        std::memset(frames, 0, size_t{frame_count} * source->channels * sizeof(float));
+        return 0;
+    }
     source->receiver->buffer().read_rt(static_cast<float*>(frames), source->channels, frame_count);
     return 0;
 }
@@ -91,6 +169,17 @@ uint64_t source_xruns(void* instance) {
 
 size_t source_describe(void* instance, char* text, size_t size) {
     const auto* source = static_cast<const RtpSource*>(instance);
+    if (source->discovery != nullptr) {
+        const SapDiscovery::Stats d = source->discovery->stats();
+        const int n = std::snprintf(
+            text, size,
+            "discover=%s:%u\nannouncements=%llu\ndeletions=%llu\nignored=%llu\nfound=%s\n",
+            kSapGroupIpv4, kSapPort, static_cast<unsigned long long>(d.announcements),
+            static_cast<unsigned long long>(d.deletions),
+            static_cast<unsigned long long>(d.ignored),
+            d.sessions.empty() ? "none" : d.sessions.c_str());
+        return n < 0 ? 0 : std::min(static_cast<size_t>(n), size > 0 ? size - 1 : 0);
+    }
     const ReceiverStats s = source->receiver->stats();
     const UdpEndpoint& local = source->receiver->local();
     const bool v6 = local.ipv6;

@@ -30,6 +30,8 @@ Engine::Engine(ServerConfig config, ModuleLoader& modules, AppStateStore& state)
     , state_(state) {
     host_.abi_version = AUDIOD_MODULE_ABI_VERSION;
     host_.log = host_log;
+    host_.request_source = request_source;
+    host_.server = this;
 }
 
 Engine::~Engine() {
@@ -56,9 +58,12 @@ Status Engine::start() {
             return Status::failure("source '" + source.name + "': " + *error);
         }
         Device& added = *std::get<std::unique_ptr<Device>>(opened);
+        const bool finds = finds_sources(options);
         add_sink(std::move(std::get<std::unique_ptr<Device>>(opened)), source.type,
                  std::move(options));
-        if (!std::get<PlayRequest>(play).sink.empty()) {
+        if (finds) {
+            devices_.back().passes_on = std::get<PlayRequest>(play);
+        } else if (!std::get<PlayRequest>(play).sink.empty()) {
             to_play.emplace_back(&added, std::get<PlayRequest>(play));
         }
     }
@@ -284,6 +289,7 @@ void Engine::tick() {
     pending_.erase(pending_.begin(), pending_.begin() + static_cast<ptrdiff_t>(sent));
     watch_rt_threads();
     reopen_failed_sinks();
+    handle_source_requests();
     report_state_changes();
     if (const Status saved = state_.save_if_dirty(); !saved.ok()) {
         log_warning("engine", saved.reason());

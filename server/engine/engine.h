@@ -33,6 +33,7 @@
 #include <chrono>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <variant>
@@ -124,6 +125,11 @@ public:
     void tick();
 
 private:
+    // Where a source plays (engine/source_player.h), if anywhere.
+    struct PlayRequest {
+        std::string sink;
+        uint32_t latency_ms = SourcePlayer::kDefaultLatencyMs;
+    };
     struct DeviceEntry {
         std::unique_ptr<Device> device;
         std::string configured_type; // "auto" stays "auto" here
@@ -131,6 +137,18 @@ private:
         // A failed sink is reopened from then on, once a second, until its
         // device is back.
         std::chrono::steady_clock::time_point next_reopen{};
+        // A source that finds sources (discover = true) passes its `sink`
+        // on to them; a source it found names it here.
+        PlayRequest passes_on;
+        std::string found_by;
+    };
+    // A module's audiod_host::request_source, queued for the control thread.
+    struct SourceRequest {
+        std::string requester;
+        std::string type;
+        std::string name;
+        std::vector<std::pair<std::string, std::string>> options;
+        bool remove = false;
     };
 
     // engine.cpp
@@ -170,10 +188,6 @@ private:
     // engine_players.cpp
     // Takes `sink` and `play-latency-ms` out of a source's options: where
     // to play it, if anywhere. Sets *error on a bad value.
-    struct PlayRequest {
-        std::string sink;
-        uint32_t latency_ms = SourcePlayer::kDefaultLatencyMs;
-    };
     [[nodiscard]] static std::variant<PlayRequest, std::string>
     take_play_request(std::vector<std::pair<std::string, std::string>>& options);
     // Starts playing `source` into the request's sink.
@@ -184,6 +198,17 @@ private:
     [[nodiscard]] const SourcePlayer* player_of(const Device& source) const;
     // "key=value" lines for `audioctl list sources`.
     [[nodiscard]] static std::string player_details(const SourcePlayer& player);
+
+    // engine_found_sources.cpp
+    static void request_source(const audiod_host* host, const char* requester, const char* type,
+                               const char* name, const audiod_option* options, size_t option_count,
+                               int remove);
+    void handle_source_requests();
+    // Closes the sources a source found (it is going).
+    void close_found_sources(const std::string& requester);
+    // Whether a source's options say it finds sources (discover = true).
+    [[nodiscard]] static bool
+    finds_sources(const std::vector<std::pair<std::string, std::string>>& options);
 
     // engine_volume.cpp
     void apply_gain(Stream& stream);
@@ -203,6 +228,8 @@ private:
     std::map<uint32_t, std::unique_ptr<Stream>> streams_;
     std::vector<std::pair<Device*, RtCommand>> pending_;
     std::vector<std::unique_ptr<SourcePlayer>> players_;
+    std::mutex source_requests_mutex_;
+    std::vector<SourceRequest> source_requests_; // guarded by source_requests_mutex_
     uint32_t next_stream_id_ = 1;
     std::chrono::steady_clock::time_point started_at_ = std::chrono::steady_clock::now();
     uint64_t rt_time_demotions_seen_ = 0;

@@ -124,7 +124,8 @@ Engine::open_sink(const std::string& configured_type, const std::string& name,
 void Engine::add_sink(std::unique_ptr<Device> sink, std::string configured_type,
                       std::vector<std::pair<std::string, std::string>> options) {
     Device& added = *sink;
-    devices_.push_back({std::move(sink), std::move(configured_type), std::move(options), {}});
+    devices_.push_back(
+        {std::move(sink), std::move(configured_type), std::move(options), {}, {}, {}});
     if (observer_ != nullptr) {
         observer_->on_device_opened(added);
     }
@@ -223,8 +224,11 @@ MaybeError Engine::load_sink(const std::string& type, const std::string& name,
                            std::string("cannot load ") + what + " '" + name + "': " + *error};
     }
     Device& added = *std::get<std::unique_ptr<Device>>(opened);
+    const bool finds = source && finds_sources(device_options);
     add_sink(std::move(std::get<std::unique_ptr<Device>>(opened)), type, std::move(device_options));
-    if (!play.sink.empty()) {
+    if (finds) {
+        devices_.back().passes_on = play;
+    } else if (!play.sink.empty()) {
         if (const Status playing = play_source(added, play); !playing.ok()) {
             log_error("engine",
                       "source " + name + " is loaded but does not play: " + playing.reason());
@@ -252,6 +256,7 @@ MaybeError Engine::unload_sink(const std::string& name, bool source) {
     }
     if (source) {
         stop_playing(name);
+        close_found_sources(name);
     }
     Device* fallback = fallback_for(*sink);
     if (fallback == nullptr && sink->attached_streams > 0) {

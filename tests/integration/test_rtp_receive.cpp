@@ -2,7 +2,7 @@
 // sink: GStreamer and ffmpeg send a 1 kHz tone (Opus and L16), audiod
 // receives it and a recording of the source holds that tone — pitch, level,
 // length, no gap. Hostile datagrams among the real ones are counted and
-// dropped without a click.
+// dropped without a click. A discovering source finds sessions by SAP.
 #include "helpers.h"
 #include "rtp_packet.h"
 
@@ -246,6 +246,69 @@ BOOST_AUTO_TEST_CASE(a_source_loaded_at_run_time_reads_an_sdp_file) {
     BOOST_CHECK_EQUAL(bad.status, 1);
     BOOST_CHECK_MESSAGE(bad.err.find("latency-ms") != std::string::npos, bad.err);
     BOOST_CHECK_EQUAL(run_tool("audioctl", {"unload-source", "bad"}).status, 1);
+    BOOST_CHECK_EQUAL(server.stop(SIGTERM), 0);
+}
+
+// A discovering source (discover = true) hears a session's SAP
+// announcements and the server opens an RTP source named after the session,
+// with what the discoverer passes on (its latency, and the sink it plays
+// into); when the sender says goodbye, that source closes.
+BOOST_AUTO_TEST_CASE(a_discovering_source_opens_a_source_per_announced_session) {
+    TempDir dir;
+    const uint16_t port = free_udp_port_pair();
+    const std::string found = "kitchen-" + std::to_string(port);
+    ServerProcess server(
+        receiver_config("discover = true\nlatency-ms = 30\nsink = \"out\"\n",
+                        "[sinks.out]\ntype = \"file\"\nformat = \"f32le\"\npath = \"" +
+                            dir.file("out.wav") + "\"\n\n"));
+    BOOST_CHECK_EQUAL(source_field("rx", "play-stream"), ""); // it passes `sink` on
+    // The sender, loaded at run time, announces a multicast L16 session.
+    const ProgramResult loaded =
+        run_tool("audioctl", {"load-sink", "rtp", "net", "destination=239.255.77.3",
+                              "port=" + std::to_string(port), "payload=l16", "announce=true",
+                              "session-name=kitchen " + std::to_string(port)});
+    BOOST_REQUIRE_MESSAGE(loaded.status == 0, loaded.err);
+    BOOST_REQUIRE_MESSAGE(eventually([&] { return !source_field(found, "listen").empty(); }, 30s),
+                          run_tool("audioctl", {"list", "sources"}).out);
+    BOOST_CHECK_EQUAL(source_field(found, "listen"), "239.255.77.3:" + std::to_string(port));
+    BOOST_CHECK_EQUAL(source_field(found, "payload"), "L16");
+    BOOST_CHECK_EQUAL(source_field(found, "target-ms"), "30");
+    BOOST_CHECK_NE(source_field("rx", "found").find(found), std::string::npos);
+
+    // What the session carries plays into the discoverer's sink.
+    const uint32_t stream = static_cast<uint32_t>(source_number(found, "play-stream"));
+    BOOST_REQUIRE_NE(stream, 0u);
+    write_tone_wav(dir.file("tone.wav"), 48000, 1000.0, 1.0);
+    const ProgramResult played = run_tool(
+        "audioplay",
+        {"--quiet", "--sink", "net", "--latency-ms", kExactPlayerMs, dir.file("tone.wav")}, 60s);
+    BOOST_REQUIRE_MESSAGE(played.status == 0, played.err);
+    BOOST_REQUIRE(eventually([&] { return source_field(found, "session") == "idle"; }, 30s));
+    BOOST_REQUIRE(wait_for_more(stream, 9600));
+    const HeardTone heard = hear_tone(read_wav_f32(dir.file("out.wav")), 2, 48000, 1000.0);
+    BOOST_CHECK_LE(std::fabs(heard.seconds - 1.0), 0.1);
+    BOOST_CHECK_LE(std::fabs(heard.frequency - 1000.0), 5.0);
+
+    // The sender's goodbye (a SAP deletion as it closes) closes the source.
+    BOOST_REQUIRE_EQUAL(run_tool("audioctl", {"unload-sink", "net"}).status, 0);
+    BOOST_CHECK(eventually([&] { return source_field(found, "type").empty(); }, 30s));
+    BOOST_CHECK(eventually([&] { return stream_field(stream, "app").empty(); }, 10s));
+    // (Other tests' sessions may be found meanwhile: SAP is shared.)
+    BOOST_CHECK_EQUAL(source_field("rx", "found").find(found), std::string::npos);
+    BOOST_CHECK_GE(source_number("rx", "deletions"), 1u);
+    BOOST_CHECK_EQUAL(server.stop(SIGTERM), 0);
+}
+
+BOOST_AUTO_TEST_CASE(a_discovering_source_takes_only_what_it_passes_on) {
+    ServerProcess server(receiver_config("address = \"127.0.0.1\"\n"));
+    const ProgramResult bad =
+        run_tool("audioctl", {"load-source", "rtp", "lan", "discover=true", "port=5004"});
+    BOOST_CHECK_EQUAL(bad.status, 1);
+    BOOST_CHECK_MESSAGE(bad.err.find("takes only latency-ms and allow") != std::string::npos,
+                        bad.err);
+    const ProgramResult odd = run_tool("audioctl", {"load-source", "rtp", "lan", "discover=maybe"});
+    BOOST_CHECK_EQUAL(odd.status, 1);
+    BOOST_CHECK_MESSAGE(odd.err.find("discover") != std::string::npos, odd.err);
     BOOST_CHECK_EQUAL(server.stop(SIGTERM), 0);
 }
 

@@ -38,7 +38,7 @@
 extern "C" {
 #endif
 
-#define AUDIOD_MODULE_ABI_VERSION 3u
+#define AUDIOD_MODULE_ABI_VERSION 4u
 #define AUDIOD_MODULE_ENTRY_SYMBOL "audiod_module_entry"
 
 enum audiod_log_level {
@@ -48,18 +48,33 @@ enum audiod_log_level {
     AUDIOD_LOG_DEBUG = 3,
 };
 
-/** Services the server offers a module. */
-typedef struct audiod_host {
-    uint32_t abi_version;
-    /** Logs one line "component: message". Thread: any except rt. */
-    void (*log)(int level, const char* component, const char* message);
-} audiod_host;
-
 /** One `key = value` option from the sink's configuration table. */
 typedef struct audiod_option {
     const char* key;
     const char* value;
 } audiod_option;
+
+/** Services the server offers a module. */
+typedef struct audiod_host {
+    uint32_t abi_version;
+    /** Logs one line "component: message". Thread: any except rt. */
+    void (*log)(int level, const char* component, const char* message);
+    /**
+     * For a source that finds other sources by itself (an RTP source
+     * listening to session announcements): asks the server to open a source
+     * of the module's `type` named `name` with these options (`remove` = 0),
+     * or to close one that `requester` (the asking source's name) had opened
+     * this way (`remove` = 1; options ignored). The server copies
+     * everything, acts on its control thread shortly after, and logs the
+     * outcome; sources opened so close when their requester does.
+     * Thread: any except rt. Since ABI 4.
+     */
+    void (*request_source)(const struct audiod_host* host, const char* requester, const char* type,
+                           const char* name, const audiod_option* options, size_t option_count,
+                           int remove);
+    /** The server's own; modules pass the host back and leave this alone. */
+    void* server;
+} audiod_host;
 
 /** What the server asks of a new sink. */
 typedef struct audiod_sink_config {
