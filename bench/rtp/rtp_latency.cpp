@@ -1,0 +1,151 @@
+// End-to-end latency of an RTP link over loopback, tone onset in to onset
+// out: against a running server whose sink `net` sends RTP to its own
+// source `rx`, records net.monitor (what is sent) and rx (what arrives)
+// while a burst plays into net, and compares where the burst starts in
+// each. Both devices keep time from the server's start, so a record
+// stream's first frame, placed on its device's timeline (sink_start_frame),
+// puts both recordings on one clock; the two devices start within a
+// fraction of a millisecond of each other, which bounds the error.
+//   audiod-bench-rtp-latency [--runs N]     (prints the median and range, ms)
+#include "audiod/audiod.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace {
+
+constexpr uint32_t kRate = 48000;
+
+struct Recorder {
+    audiod_stream* stream = nullptr;
+    std::vector<float> samples; // stereo
+};
+
+bool open_record(audiod_context* ctx, const char* source, Recorder& r) {
+    audiod_stream_params p;
+    audiod_stream_params_init(&p);
+    p.format = AUDIOD_FORMAT_F32LE;
+    p.rate = kRate;
+    p.channels = 2;
+    p.latency_ms = 1000;
+    p.sink = source;
+    p.flags = AUDIOD_STREAM_RECORD;
+    return audiod_stream_create(ctx, &p, &r.stream) == 0;
+}
+
+void drain(Recorder& r) {
+    float chunk[2048 * 2];
+    for (;;) {
+        const long n = audiod_stream_read(r.stream, chunk, 2048, 0);
+        if (n <= 0) {
+            return;
+        }
+        r.samples.insert(r.samples.end(), chunk, chunk + n * 2);
+    }
+}
+
+std::optional<double> onset_frame(const Recorder& r) {
+    audiod_stream_timing t{};
+    if (audiod_stream_get_timing(r.stream, &t) != 0 || t.sink_start_frame == UINT64_MAX) {
+        return std::nullopt;
+    }
+    for (size_t i = 0; i < r.samples.size(); i += 2) {
+        if (std::fabs(r.samples[i]) > 0.05f) {
+            return static_cast<double>(t.sink_start_frame) + static_cast<double>(i / 2);
+        }
+    }
+    return std::nullopt;
+}
+
+std::optional<double> measure(audiod_context* ctx) {
+    Recorder sent;
+    Recorder arrived;
+    if (!open_record(ctx, "net.monitor", sent) || !open_record(ctx, "rx", arrived)) {
+        std::fprintf(stderr, "cannot record net.monitor and rx: %s\n", audiod_last_error(ctx));
+        return std::nullopt;
+    }
+    audiod_stream_params p;
+    audiod_stream_params_init(&p);
+    p.format = AUDIOD_FORMAT_F32LE;
+    p.rate = kRate;
+    p.channels = 2;
+    p.latency_ms = 50;
+    p.sink = "net";
+    audiod_stream* player = nullptr;
+    if (audiod_stream_create(ctx, &p, &player) != 0) {
+        std::fprintf(stderr, "cannot play into net: %s\n", audiod_last_error(ctx));
+        return std::nullopt;
+    }
+    // 300 ms of silence, a 200 ms burst, 700 ms of silence.
+    std::vector<float> signal(size_t{kRate} * 12 / 10 * 2, 0.0f);
+    for (size_t i = kRate * 3 / 10; i < kRate / 2; ++i) {
+        const auto v = static_cast<float>(0.5 * std::sin(2 * M_PI * 1000.0 * i / kRate));
+        signal[2 * i] = signal[2 * i + 1] = v;
+    }
+    size_t written = 0;
+    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(3);
+    while (std::chrono::steady_clock::now() < until) {
+        if (written < signal.size() / 2) {
+            const long n =
+                audiod_stream_write(player, signal.data() + written * 2,
+                                    std::min<size_t>(480, signal.size() / 2 - written), 0);
+            written += n > 0 ? static_cast<size_t>(n) : 0;
+        }
+        drain(sent);
+        drain(arrived);
+        std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    }
+    const auto in = onset_frame(sent);
+    const auto out = onset_frame(arrived);
+    if (std::getenv("RTP_LATENCY_DEBUG") != nullptr && in && out) {
+        std::fprintf(stderr, "sent: onset at device frame %.0f; arrived: %.0f\n", *in, *out);
+    }
+    audiod_stream_close(player);
+    audiod_stream_close(sent.stream);
+    audiod_stream_close(arrived.stream);
+    if (!in || !out) {
+        std::fprintf(stderr, "the burst was not heard on both sides\n");
+        return std::nullopt;
+    }
+    return (*out - *in) * 1000.0 / kRate;
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    int runs = 7;
+    for (int i = 1; i < argc; ++i) {
+        if (std::strcmp(argv[i], "--runs") == 0 && i + 1 < argc) {
+            runs = std::max(1, std::atoi(argv[++i]));
+        } else {
+            std::fprintf(stderr, "usage: audiod-bench-rtp-latency [--runs N]\n");
+            return 2;
+        }
+    }
+    audiod_context* ctx = nullptr;
+    if (audiod_connect("rtp-latency", 3000, &ctx) != 0) {
+        std::fprintf(stderr, "no server\n");
+        return 1;
+    }
+    std::vector<double> results;
+    for (int i = 0; i < runs; ++i) {
+        if (const auto ms = measure(ctx)) {
+            results.push_back(*ms);
+        }
+    }
+    audiod_disconnect(ctx);
+    if (results.empty()) {
+        return 1;
+    }
+    std::sort(results.begin(), results.end());
+    std::printf("%.1f,%.1f,%.1f\n", results[results.size() / 2], results.front(), results.back());
+    return 0;
+}
