@@ -302,15 +302,19 @@ BOOST_AUTO_TEST_CASE(a_sink_loaded_at_run_time_announces_itself_by_sap_and_says_
 // SAP and plays it: a private pulseaudio with a null sink whose monitor
 // parec records. Debian builds PulseAudio's RTP on GStreamer, whose
 // receiver accepts only payload type 127 for 48 kHz L16 (what its own
-// sender uses), so the sink says payload-type = 127.
+// sender uses), so the sink says payload-type = 127. PulseAudio's receiver
+// expects a steady stream: packets that start after a pause are trimmed to
+// its latency (the first 0.4 s of the tone were lost that way), so the
+// sink keeps sending through silence and the tone comes once it has settled.
 BOOST_AUTO_TEST_CASE(pulseaudio_finds_the_session_by_sap_and_plays_it) {
     TempDir dir;
     const uint16_t port = free_udp_port_pair();
     const std::string session = "audiod for pulseaudio " + std::to_string(port);
     ServerProcess server(rtp_server_config(
         "destination = \"224.0.0.56\"\nport = " + std::to_string(port) +
-        "\npayload = \"l16\"\npayload-type = 127\nannounce = true\nsession-name = \"" + session +
-        "\"\n"));
+        "\npayload = \"l16\"\npayload-type = 127\nsuppress-silence = false\nannounce = true\n"
+        "session-name = \"" +
+        session + "\"\n"));
     std::filesystem::create_directories(dir.file("run"));
     std::filesystem::permissions(dir.file("run"), std::filesystem::perms::owner_all);
     const std::string socket = dir.file("pulse.socket");
@@ -345,12 +349,13 @@ BOOST_AUTO_TEST_CASE(pulseaudio_finds_the_session_by_sap_and_plays_it) {
             return pactl({"list", "source-outputs"}).out.find("parec") != std::string::npos;
         },
         30s));
+    // A second of the steady (silent) stream recorded: PulseAudio has settled.
+    BOOST_REQUIRE(eventually([&] { return recording.output_so_far().size() >= 48000 * 8; }, 30s));
     write_tone_wav(dir.file("tone.wav"), 48000, 1000.0, 1.0);
     const ProgramResult played = run_tool(
         "audioplay",
         {"--quiet", "--sink", "net", "--latency-ms", kExactPlayerMs, dir.file("tone.wav")}, 60s);
     BOOST_REQUIRE_MESSAGE(played.status == 0, played.err);
-    BOOST_REQUIRE(eventually([] { return sink_field("net", "sending") == "no"; }, 30s));
     // PulseAudio plays it half a second later (its default latency): the
     // recording holds the tone and a second of what followed.
     const auto samples_of = [](const std::string& raw) {
@@ -372,7 +377,7 @@ BOOST_AUTO_TEST_CASE(pulseaudio_finds_the_session_by_sap_and_plays_it) {
     const HeardTone heard = hear_tone(samples_of(recording.finish(10s).out), 2, 48000, 1000.0);
     // PulseAudio's receiver bends its rate while it settles its latency
     // (seen: 998 Hz, 0.992 s); a wrong format or rate would be far off.
-    BOOST_CHECK_LE(std::fabs(heard.seconds - 1.0), 0.02);
+    BOOST_CHECK_LE(std::fabs(heard.seconds - 1.0), 0.05);
     BOOST_CHECK_LE(std::fabs(heard.frequency - 1000.0), 5.0);
     BOOST_CHECK_LE(std::fabs(20 * std::log10(heard.tone.amplitude / 0.5)), 0.5);
     BOOST_CHECK_LT(heard.tone.thd_n_db, -50);
