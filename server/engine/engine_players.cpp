@@ -94,8 +94,14 @@ Status Engine::play_source(Device& source, const PlayRequest& request) {
     }
     Stream& playback = *std::get<Stream*>(played);
     playback.wanted_sink = request.sink;
-    players_.push_back(SourcePlayer::start(source.name(), record, playback, target, format.quantum,
-                                           largest_quantum, config_.rt_priority));
+    auto player = SourcePlayer::start(source.name(), record, playback, target, format.quantum,
+                                      largest_quantum, config_.rt_priority);
+    if (player == nullptr) {
+        close_stream(playback);
+        close_stream(record);
+        return Status::failure("cannot start the thread that plays it");
+    }
+    players_.push_back(std::move(player));
     log_info("engine", "source " + source.name() + " plays into " + playing.params.sink +
                            " stream=" + std::to_string(playback.id) +
                            " queue=" + std::to_string(target) + " frames");

@@ -9,6 +9,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <sys/eventfd.h>
+#include <system_error>
 #include <unistd.h>
 
 namespace audiod {
@@ -63,7 +64,11 @@ std::unique_ptr<SourcePlayer> SourcePlayer::start(std::string name, Stream& reco
         std::move(name), record, playback, target_frames, source_quantum, sink_quantum));
     // Woken once a source cycle's worth is recorded.
     record.ring.header()->wake_threshold.store(source_quantum, std::memory_order_relaxed);
-    player->thread_ = std::thread([p = player.get(), rt_priority] { p->run(rt_priority); });
+    try {
+        player->thread_ = std::thread([p = player.get(), rt_priority] { p->run(rt_priority); });
+    } catch (const std::system_error&) {
+        return nullptr;
+    }
     return player;
 }
 

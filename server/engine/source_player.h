@@ -53,7 +53,7 @@ public:
     // the same rate and channel count. `target_frames`: the queue to hold;
     // `source_quantum`: the frames the source delivers a cycle;
     // `sink_quantum`: the most the sink takes a cycle (in the source's
-    // frames). Thread: control.
+    // frames). Returns null if no thread can be started. Thread: control.
     static std::unique_ptr<SourcePlayer> start(std::string name, Stream& record, Stream& playback,
                                                uint32_t target_frames, uint32_t source_quantum,
                                                uint32_t sink_quantum, int rt_priority);
