@@ -29,16 +29,25 @@ struct Recorder {
     std::vector<float> samples; // stereo
 };
 
-bool open_record(audiod_context* ctx, const char* source, Recorder& r) {
+// A stereo float stream at kRate on `endpoint` (a sink, or with
+// AUDIOD_STREAM_RECORD a source).
+audiod_stream* open_stream(audiod_context* ctx, const char* endpoint, uint32_t latency_ms,
+                           uint32_t flags) {
     audiod_stream_params p;
     audiod_stream_params_init(&p);
     p.format = AUDIOD_FORMAT_F32LE;
     p.rate = kRate;
     p.channels = 2;
-    p.latency_ms = 1000;
-    p.sink = source;
-    p.flags = AUDIOD_STREAM_RECORD;
-    return audiod_stream_create(ctx, &p, &r.stream) == 0;
+    p.latency_ms = latency_ms;
+    p.sink = endpoint;
+    p.flags = flags;
+    audiod_stream* stream = nullptr;
+    return audiod_stream_create(ctx, &p, &stream) == 0 ? stream : nullptr;
+}
+
+bool open_record(audiod_context* ctx, const char* source, Recorder& r) {
+    r.stream = open_stream(ctx, source, 1000, AUDIOD_STREAM_RECORD);
+    return r.stream != nullptr;
 }
 
 void drain(Recorder& r) {
@@ -72,15 +81,8 @@ std::optional<double> measure(audiod_context* ctx) {
         std::fprintf(stderr, "cannot record net.monitor and rx: %s\n", audiod_last_error(ctx));
         return std::nullopt;
     }
-    audiod_stream_params p;
-    audiod_stream_params_init(&p);
-    p.format = AUDIOD_FORMAT_F32LE;
-    p.rate = kRate;
-    p.channels = 2;
-    p.latency_ms = 50;
-    p.sink = "net";
-    audiod_stream* player = nullptr;
-    if (audiod_stream_create(ctx, &p, &player) != 0) {
+    audiod_stream* player = open_stream(ctx, "net", 50, 0);
+    if (player == nullptr) {
         std::fprintf(stderr, "cannot play into net: %s\n", audiod_last_error(ctx));
         return std::nullopt;
     }

@@ -197,21 +197,22 @@ void SapDiscovery::handle(const uint8_t* data, size_t size, const sockaddr_stora
     options.insert(options.end(), settings_.passed_on.begin(), settings_.passed_on.end());
     request(session, false, options);
     sessions_.push_back(std::move(session));
-    const std::lock_guard lock(stats_mutex_);
-    stats_.sessions.clear();
-    for (const Session& s : sessions_) {
-        stats_.sessions += (stats_.sessions.empty() ? "" : ",") + s.name;
-    }
+    publish_sessions();
 }
 
 void SapDiscovery::forget(size_t index) {
     request(sessions_[index], true, {});
     sessions_.erase(sessions_.begin() + static_cast<ptrdiff_t>(index));
-    const std::lock_guard lock(stats_mutex_);
-    stats_.sessions.clear();
+    publish_sessions();
+}
+
+void SapDiscovery::publish_sessions() {
+    std::string names;
     for (const Session& s : sessions_) {
-        stats_.sessions += (stats_.sessions.empty() ? "" : ",") + s.name;
+        names += (names.empty() ? "" : ",") + s.name;
     }
+    const std::lock_guard lock(stats_mutex_);
+    stats_.sessions = std::move(names);
 }
 
 void SapDiscovery::request(const Session& session, bool remove,

@@ -71,6 +71,8 @@ private:
     void run();
     void handle(const uint8_t* data, size_t size, const sockaddr_storage& from);
     void forget(size_t index);
+    // Names the followed sessions in stats().
+    void publish_sessions();
     void request(const Session& session, bool remove,
                  const std::vector<std::pair<std::string, std::string>>& options);
 

@@ -7,6 +7,7 @@
 #include "engine/engine.h"
 
 #include "log.h"
+#include "sink_options.h"
 
 #include <algorithm>
 
@@ -32,8 +33,8 @@ void Engine::request_source(const audiod_host* host, const char* requester, cons
 
 bool Engine::finds_sources(const std::vector<std::pair<std::string, std::string>>& options) {
     return std::any_of(options.begin(), options.end(), [](const auto& option) {
-        return option.first == "discover" &&
-               (option.second == "true" || option.second == "yes" || option.second == "1");
+        bool discover = false;
+        return option.first == "discover" && parse_bool(option.second, discover) && discover;
     });
 }
 

@@ -109,7 +109,8 @@ void SourcePlayer::run(int rt_priority) noexcept {
 void SourcePlayer::deliver(const float* frames, uint32_t count, uint64_t pending) noexcept {
     RingHeader* playing = playback_.ring.header();
     const uint64_t capacity = playback_.ring.capacity();
-    uint64_t queued = written_ - playing->server_pos.load(std::memory_order_acquire);
+    const uint64_t consumed = playing->server_pos.load(std::memory_order_acquire);
+    uint64_t queued = written_ - consumed;
 
     if (started_ && queued == 0) {
         // What is recorded and about to follow counts towards the target.
@@ -119,7 +120,6 @@ void SourcePlayer::deliver(const float* frames, uint32_t count, uint64_t pending
     // between sinks, or its sink was away) comes back to a fuller queue:
     // the loop starts over from there, rather than bending the pitch to
     // drain what the pause added.
-    const uint64_t consumed = playing->server_pos.load(std::memory_order_relaxed);
     if (consumed == last_consumed_) {
         unconsumed_ += count;
     } else {
