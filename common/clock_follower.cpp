@@ -62,7 +62,8 @@ double ClockFollower::update(double fill, double elapsed) noexcept {
     integral_ = std::clamp(integral_, -kMaxCorrection / ki, kMaxCorrection / ki);
     const double correction =
         std::clamp(kp * excess + ki * integral_, -kMaxCorrection, kMaxCorrection);
-    ratio_ = 1 + correction;
+    const double step = kMaxSlewPerSecond * dt;
+    ratio_ = std::clamp(1 + correction, ratio_ - step, ratio_ + step);
     return ratio_;
 }
 

@@ -19,7 +19,10 @@
 // clocks that agree play at exactly the nominal rate, with no pitch wander,
 // and a drifting one is corrected once the fill leaves the band, by a loop
 // tuned slow (critically damped, about 30 s) and never by more than
-// kMaxCorrection.
+// kMaxCorrection. The ratio is the pitch: it moves by at most
+// kMaxSlewPerSecond, so nothing the loop sees at once (a reset, a sink
+// cycle held up, a burst of packets) steps it. A pitch step is heard, and
+// measured, as distortion; a glide that slow is neither.
 // Used by the RTP receiver's playout buffer and by a source played into a
 // sink (server/engine/source_player.h).
 // Thread: rt (one owner); nothing allocates.
@@ -33,6 +36,9 @@ class ClockFollower {
 public:
     // The largest correction: 0.5 %, five times a 0.1 % clock error.
     static constexpr double kMaxCorrection = 0.005;
+    // 500 ppm a second: a 1 kHz tone glides by at most 0.05 Hz in 100 ms,
+    // while the loop's own pull on a 0.1 % error is slower than that.
+    static constexpr double kMaxSlewPerSecond = 0.0005;
     static constexpr double kDeadBandMs = 2;
     static constexpr double kWarmUpSeconds = 2;
 

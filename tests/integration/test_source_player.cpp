@@ -58,14 +58,15 @@ HeardTone heard_in(const std::string& wav) {
 }
 
 // Whether the machine kept real time: no timer-paced device woke a whole
-// cycle late (an xrun), and the RTP source, whose sender shares its clock,
-// saw no drift — a receiving thread held up more and more (a sanitizer
-// build on a loaded machine) reads as a slow sender to its clock loop.
+// cycle late (an xrun), the RTP source concealed no packet (its receiving
+// thread came too late for one), and it saw no drift, its sender sharing
+// its clock — a receiving thread held up more and more (a sanitizer build
+// on a loaded machine) reads as a slow sender to its clock loop.
 // Otherwise what a player makes of its two clocks is not the player's
 // doing, and a test checks only that the sound got through.
 bool devices_kept_time(const std::vector<std::string>& sinks) {
     const std::string rtp_drift = source_field("rx", "drift-ppm");
-    bool kept = source_number("rx", "xruns") == 0 &&
+    bool kept = source_number("rx", "xruns") == 0 && source_number("rx", "lost") == 0 &&
                 (rtp_drift.empty() || std::fabs(std::stod(rtp_drift)) < 100);
     for (const std::string& sink : sinks) {
         kept = kept && sink_number(sink, "xruns") == 0;

@@ -87,6 +87,34 @@ BOOST_AUTO_TEST_CASE(a_drifting_sender_is_learnt_and_the_latency_held) {
     }
 }
 
+// A sink held up, a burst of packets, a reset: the fill jumps, and the
+// ratio (the pitch) glides instead of stepping.
+BOOST_AUTO_TEST_CASE(the_ratio_glides_when_the_fill_jumps) {
+    ClockFollower follower(48000, 40 * 48);
+    const double cycle = 256;
+    const double most = ClockFollower::kMaxSlewPerSecond * cycle / 48000 * (1 + 1e-9);
+    double fill = 40 * 48;
+    double largest = 0;
+    double previous = 1;
+    auto run = [&](double seconds) {
+        for (double t = 0; t < seconds; t += cycle / 48000) {
+            const double ratio = follower.update(fill, cycle);
+            largest = std::max(largest, std::fabs(ratio - previous));
+            previous = ratio;
+        }
+    };
+    run(5);
+    fill += 20 * 48; // 20 ms more at once
+    run(5);
+    BOOST_CHECK_GT(follower.ratio(), 1.001); // it acts ...
+    follower.reset(false);
+    fill = 30 * 48;
+    run(10);
+    BOOST_CHECK_LT(follower.ratio(), 1.0); // ... both ways
+    BOOST_TEST_MESSAGE("largest step " << largest * 1e6 << " ppm, allowed " << most * 1e6);
+    BOOST_CHECK_LE(largest, most); // ... but never at once
+}
+
 BOOST_AUTO_TEST_CASE(the_correction_is_bounded) {
     // A clock 2 % off cannot be followed: the loop stops at its limit.
     const Run run = simulate(0.02, 0, 60, 10);
