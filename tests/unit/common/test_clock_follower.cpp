@@ -2,7 +2,7 @@
 // is learnt to within 100 ppm (inside its dead band the loop lets the ratio
 // rest) with the latency held to a 5 ms range near its target, and two
 // clocks that agree are left exactly alone whatever the packets' sawtooth
-// and jitter.
+// and jitter; a fill that jumps moves the ratio by a glide, never a step.
 #include "common/clock_follower.h"
 
 #include <boost/test/unit_test.hpp>
