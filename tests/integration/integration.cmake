@@ -43,7 +43,7 @@ if(AUDIOD_SANITIZE)
 endif()
 # One ctest entry per suite (and per fault-injection case), so that ctest -j
 # overlaps their real-time waits instead of running them one after another.
-foreach(suite playback lifecycle audioctl routing app_state events watchdog alsa alsa_plugin alsa_mixer conversion capture alsa_source modules files rtp rtp_receive rtp_network source_player
+foreach(suite playback lifecycle audioctl routing app_state events watchdog alsa alsa_plugin alsa_mixer conversion capture alsa_source modules files rtp rtp_receive source_player
         no_hang/a_client_killed_mid_write_disturbs_no_one
         no_hang/server_stopped_for_8_s_players_keep_their_clock_and_sound_returns
         no_hang/server_killed_and_replaced_players_carry_on

@@ -339,6 +339,9 @@ BOOST_AUTO_TEST_CASE(a_discovering_source_takes_only_what_it_passes_on) {
 
 BOOST_AUTO_TEST_SUITE_END()
 
+// Not a ctest entry: run by hand (--run_test=rtp_network) on an idle
+// machine. Beside the suite's other tests its latency, though no device
+// was late, strayed 5.6 ms above its median once (47.0 ms against 41.4).
 BOOST_AUTO_TEST_SUITE(rtp_network)
 
 // A minute of Opus with FEC from audiod to audiod through a bad network
