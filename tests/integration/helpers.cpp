@@ -251,6 +251,22 @@ uint64_t source_number(const std::string& source, const std::string& key) {
     return value.empty() ? 0 : std::stoull(value);
 }
 
+bool rtp_receiver_kept_time(const std::vector<std::string>& sinks) {
+    const std::string drift = source_field("rx", "drift-ppm");
+    bool kept = source_number("rx", "xruns") == 0 && source_number("rx", "lost") == 0 &&
+                (drift.empty() || std::fabs(std::stod(drift)) < 100);
+    for (const std::string& sink : sinks) {
+        kept = kept && sink_number(sink, "xruns") == 0;
+    }
+    if (!kept) {
+        BOOST_TEST_MESSAGE("devices were late (xruns, lost packets or drift): only the sound's "
+                           "arrival is checked\n"
+                           << run_tool("audioctl", {"list", "sinks"}).out
+                           << run_tool("audioctl", {"list", "sources"}).out);
+    }
+    return kept;
+}
+
 std::optional<uint64_t> stream_position(uint32_t id) {
     const std::string position = stream_field(id, "position");
     if (position.empty()) {

@@ -142,6 +142,16 @@ uint64_t sink_number(const std::string& sink, const std::string& key);
 std::string source_field(const std::string& source, const std::string& key);
 uint64_t source_number(const std::string& source, const std::string& key);
 
+// Whether the machine kept real time around the RTP source `rx`: neither it
+// nor any of `sinks` woke a whole cycle late (an xrun), it concealed no
+// packet (its thread came too late for one), and its clock loop saw no
+// drift from a sender on this machine's clock (a receiving thread held up
+// more and more — a sanitizer build on a loaded machine — reads as a slow
+// sender). Otherwise a click, a gap or a wandering pitch is the machine's
+// doing, not audiod's, and a test checks only that the sound got through;
+// the reason is logged.
+bool rtp_receiver_kept_time(const std::vector<std::string>& sinks);
+
 // Points this process (and so the servers and tools it starts) at the test
 // sound card (tests/fixtures/fake_card), with its fault files in DIR/card.
 // Returns that directory.

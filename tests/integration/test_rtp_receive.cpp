@@ -41,28 +41,11 @@ HeardTone record_while(const std::function<void()>& send) {
     return hear_tone(read_wav_f32(dir.file("heard.wav")), 2, 48000, 1000.0);
 }
 
-// Whether the receiving side kept real time: the source (and the RTP sink,
-// where audiod sends) never woke a cycle late, and the source's clock loop
-// saw no drift from a sender on this machine's clock — a receiving thread
-// held up more and more (a sanitizer build on a loaded machine) reads as a
-// slow sender. Otherwise a click or a gap is the machine's doing.
-bool receiver_kept_time() {
-    const std::string drift = source_field("rx", "drift-ppm");
-    const bool kept = source_number("rx", "xruns") == 0 && sink_number("net", "xruns") == 0 &&
-                      (drift.empty() || std::fabs(std::stod(drift)) < 100);
-    if (!kept) {
-        BOOST_TEST_MESSAGE("the receiver was late (xruns or drift): only the tone's pitch, level "
-                           "and rough length are checked\n"
-                           << run_tool("audioctl", {"list", "sources"}).out);
-    }
-    return kept;
-}
-
 void check_tone(const HeardTone& heard, double length_tolerance_ms, double max_thd_db) {
     BOOST_CHECK_LE(std::fabs(heard.seconds - 1.0), 0.1);
     BOOST_CHECK_LE(std::fabs(heard.frequency - 1000.0), 1.0); // 0.1 %
     BOOST_CHECK_LE(std::fabs(20 * std::log10(heard.tone.amplitude / 0.5)), 0.5);
-    if (receiver_kept_time()) {
+    if (rtp_receiver_kept_time({"net"})) {
         BOOST_CHECK_LE(std::fabs(heard.seconds - 1.0) * 1000, length_tolerance_ms);
         BOOST_CHECK_LT(heard.tone.thd_n_db, max_thd_db);
         BOOST_CHECK_LE(heard.longest_quiet, 4u);
