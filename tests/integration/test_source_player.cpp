@@ -197,12 +197,18 @@ BOOST_AUTO_TEST_CASE(a_sink_on_a_faster_clock_is_followed_without_a_gap) {
     BOOST_CHECK_LE(std::fabs(heard.seconds - 20.02), 0.02);
     // The loop is still closing in after 20 s (it is tuned slow, 30 s, and
     // acts only outside its dead band, so the ratio swings around -1000
-    // ppm as it learns), but the queue has stayed near its target.
+    // ppm as it learns), but the queue has stayed where the loop holds it.
+    // That is not the target exactly: the queue is read to within a cycle
+    // of the source and one of the sink (256 frames each here), so the
+    // warm-up may settle it up to those two cycles from the target, and
+    // the loop then leaves alone whatever lies within a cycle of that (its
+    // dead band). An unfollowed 0.1 % would have moved it 20 ms by now.
     const double ppm = std::stod(source_field("rx", "play-drift-ppm"));
     BOOST_CHECK_LT(ppm, -300);
     BOOST_CHECK_GT(ppm, -1700);
+    const double cycle_ms = 256 * 1000.0 / 48000;
     const double queue_ms = std::stod(source_field("rx", "play-queue-ms"));
-    BOOST_CHECK_LE(std::fabs(queue_ms - source_number("rx", "play-target-ms")), 5);
+    BOOST_CHECK_LE(std::fabs(queue_ms - source_number("rx", "play-target-ms")), 3 * cycle_ms + 1);
     BOOST_CHECK_EQUAL(source_number("rx", "play-resyncs"), 0u);
     // Clean throughout, in windows that each find their own pitch (it
     // moves from 1000 Hz to 999 Hz as the loop learns the sink's clock).
