@@ -4,6 +4,7 @@
 #include "control/control_server.h"
 #include "control/instance_lock.h"
 #include "engine/app_state.h"
+#include "engine/device_listing.h"
 #include "engine/engine.h"
 #include "engine/module_loader.h"
 #include "log.h"
@@ -49,6 +50,13 @@ Options:
                          ~/.local/state/audiod/state). A corrupt file is
                          moved to FILE.corrupt and defaults are used.
       --check-config     parse the configuration, report, and exit.
+      --list-devices     list the devices that a sink's or source's `device`
+                         option can name, as each module that opens them
+                         sees them (ALSA PCMs; PortAudio devices with their
+                         host API, channels, default rate and latency), and
+                         exit. With --json, as a JSON array. Exit status 1
+                         if a module could not list its devices.
+      --json             with --list-devices: print JSON.
   -v, --verbose          log debugging detail (per-client events).
   -q, --quiet            log only warnings and errors.
   -h, --help             show this help and exit.
@@ -70,6 +78,11 @@ Configuration (TOML):
   [sinks.speakers]
   type = "alsa"          # a sound card, driven by its own clock
   device = "hw:0,0"      # any ALSA PCM; periods = 3 quanta of buffer
+
+  [sinks.studio]
+  type = "portaudio"     # a device PortAudio reaches: ALSA, JACK, OSS
+  device = "system"      # a name or part of one (audiod --list-devices),
+  host-api = "jack"      #   or an index; latency-ms = 3 quanta queued
 
   [sinks.recorder]
   type = "file"          # writes the mix to a WAV file
@@ -114,16 +127,20 @@ struct Options {
     std::string module_dir;
     std::string state_path;
     bool check_only = false;
+    bool list_devices = false;
+    bool json = false;
 };
 
 int parse_options(int argc, char** argv, Options& options) {
-    enum { kCheckConfig = 1000, kState };
+    enum { kCheckConfig = 1000, kState, kListDevices, kJson };
     const option long_options[] = {
         {"config", required_argument, nullptr, 'c'},
         {"socket", required_argument, nullptr, 's'},
         {"module-dir", required_argument, nullptr, 'm'},
         {"check-config", no_argument, nullptr, kCheckConfig},
         {"state", required_argument, nullptr, kState},
+        {"list-devices", no_argument, nullptr, kListDevices},
+        {"json", no_argument, nullptr, kJson},
         {"verbose", no_argument, nullptr, 'v'},
         {"quiet", no_argument, nullptr, 'q'},
         {"help", no_argument, nullptr, 'h'},
@@ -151,6 +168,12 @@ int parse_options(int argc, char** argv, Options& options) {
         case kState:
             options.state_path = optarg;
             break;
+        case kListDevices:
+            options.list_devices = true;
+            break;
+        case kJson:
+            options.json = true;
+            break;
         case 'v':
             audiod::set_log_level(audiod::LogLevel::debug);
             break;
@@ -173,6 +196,12 @@ int parse_options(int argc, char** argv, Options& options) {
         std::fputs("Try 'audiod --help' for more information.\n", stderr);
         return 2;
     }
+    if (options.json && !options.list_devices) {
+        std::fputs("audiod: --json goes with --list-devices\n"
+                   "Try 'audiod --help' for more information.\n",
+                   stderr);
+        return 2;
+    }
     return -1;
 }
 
@@ -183,6 +212,21 @@ int main(int argc, char** argv) {
     Options options;
     if (const int rc = parse_options(argc, argv, options); rc >= 0) {
         return rc;
+    }
+
+    if (options.list_devices) {
+        ModuleLoader modules(options.module_dir.empty() ? default_module_directory()
+                                                        : options.module_dir);
+        const DeviceListing listing = list_devices(modules);
+        const std::string text = options.json ? devices_json(listing) : devices_table(listing);
+        std::fputs(text.c_str(), stdout);
+        for (const std::string& skipped : listing.skipped) {
+            std::fprintf(stderr, "audiod: skipped: %s\n", skipped.c_str());
+        }
+        for (const std::string& error : listing.errors) {
+            std::fprintf(stderr, "audiod: %s\n", error.c_str());
+        }
+        return listing.errors.empty() ? 0 : 1;
     }
 
     ServerConfig config;

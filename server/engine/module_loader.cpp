@@ -1,9 +1,12 @@
 #include "engine/module_loader.h"
 
+#include <algorithm>
 #include <cstdlib>
+#include <dirent.h>
 #include <dlfcn.h>
 #include <initializer_list>
 #include <limits.h>
+#include <string_view>
 #include <unistd.h>
 
 namespace audiod {
@@ -97,7 +100,10 @@ std::variant<const audiod_module*, std::string> ModuleLoader::load(const std::st
     if (::access(path.c_str(), R_OK) != 0) {
         return std::string("unknown sink type '") + type + "' (no module " + path + ")";
     }
-    void* handle = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    // Never unmapped, even by dlclose: a module's libraries (PortAudio, and
+    // libjack below it) may leave threads, atexit handlers or heap objects
+    // behind that would point into unmapped code, or read as leaks.
+    void* handle = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
     if (handle == nullptr) {
         return std::string("cannot load ") + path + ": " + ::dlerror();
     }
@@ -112,6 +118,36 @@ std::variant<const audiod_module*, std::string> ModuleLoader::load(const std::st
     }
     loaded_.emplace(type, std::make_pair(handle, module));
     return module;
+}
+
+std::vector<std::string> ModuleLoader::available_types() const {
+    std::vector<std::string> types;
+    DIR* dir = ::opendir(directory_.c_str());
+    if (dir == nullptr) {
+        return types;
+    }
+    while (const dirent* entry = ::readdir(dir)) {
+        const std::string name = entry->d_name;
+        constexpr std::string_view suffix = ".so";
+        if (name.size() > suffix.size() && name.ends_with(suffix)) {
+            const std::string type = name.substr(0, name.size() - suffix.size());
+            if (is_safe_type_name(type)) {
+                types.push_back(type);
+            }
+        }
+    }
+    ::closedir(dir);
+    std::sort(types.begin(), types.end());
+    return types;
+}
+
+audiod_module_devices_fn ModuleLoader::devices_function(const std::string& type) const {
+    const auto it = loaded_.find(type);
+    if (it == loaded_.end() || it->second.first == nullptr) {
+        return nullptr;
+    }
+    return reinterpret_cast<audiod_module_devices_fn>(
+        ::dlsym(it->second.first, AUDIOD_MODULE_DEVICES_SYMBOL));
 }
 
 std::string executable_directory() {

@@ -7,6 +7,7 @@
 #include <memory>
 #include <string>
 #include <variant>
+#include <vector>
 
 namespace audiod {
 
@@ -21,6 +22,13 @@ public:
     // Loads DIRECTORY/TYPE.so once and checks its descriptor. The module stays
     // loaded for the loader's lifetime. Thread: control.
     std::variant<const audiod_module*, std::string> load(const std::string& type);
+
+    // The types whose modules are in the directory (every TYPE.so), sorted.
+    [[nodiscard]] std::vector<std::string> available_types() const;
+
+    // The optional device listing of a module load() has loaded (see
+    // AUDIOD_MODULE_DEVICES_SYMBOL), or nullptr if it has none.
+    [[nodiscard]] audiod_module_devices_fn devices_function(const std::string& type) const;
 
     // Makes `module` available under `type` without a shared object (for
     // tests that drive the engine with an in-process device).

@@ -24,7 +24,8 @@ mv "$work/first" "$work/prefix"
 p="$work/prefix"
 for f in bin/audiod bin/audioctl bin/audioplay bin/audiorec lib/libaudiod.so include/audiod/audiod.h \
          include/audiod/module.h lib/pkgconfig/audiod.pc lib/audiod/modules/null.so \
-         lib/audiod/modules/file.so lib/audiod/modules/alsa.so share/audiod/audiod.conf \
+         lib/audiod/modules/file.so lib/audiod/modules/alsa.so lib/audiod/modules/portaudio.so \
+         share/audiod/audiod.conf \
          lib/alsa-lib/libasound_module_pcm_audiod.so lib/alsa-lib/libasound_module_ctl_audiod.so \
          share/alsa/alsa.conf.d/50-audiod.conf; do
     [ -e "$p/$f" ] || fail "missing $f"

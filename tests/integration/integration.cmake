@@ -10,13 +10,15 @@ audiod_add_test(test_integration
           integration/test_alsa_source.cpp integration/test_modules.cpp
           integration/test_files.cpp integration/test_rtp.cpp
           integration/test_rtp_receive.cpp integration/test_source_player.cpp
+          integration/test_portaudio.cpp
   LIBS audiod_protocol audiod_common audiod audiod_rtp
   NO_CTEST)
 # The programs it runs must be built first.
 add_dependencies(test_integration audiod_bin audioplay audiorec audioctl audiod-test-client
   audiod-evil-client audiod-event-client audiod_module_null audiod_module_file
   audiod_module_faulty audiod_module_alsa audiod_fake_card audiod_alsa_pcm audiod_alsa_ctl audiod-alsa-player
-  audiod-portaudio-player audiod-udp-relay audiod_module_rtp ${AUDIOD_BROKEN_MODULES})
+  audiod-portaudio-player audiod-udp-relay audiod_module_rtp audiod_module_portaudio
+  ${AUDIOD_BROKEN_MODULES})
 find_package(ALSA REQUIRED)
 target_link_libraries(test_integration PRIVATE ALSA::ALSA)
 # Uninstrumented programs (aplay, mpv...) that load our instrumented ALSA
@@ -43,7 +45,7 @@ if(AUDIOD_SANITIZE)
 endif()
 # One ctest entry per suite (and per fault-injection case), so that ctest -j
 # overlaps their real-time waits instead of running them one after another.
-foreach(suite playback lifecycle audioctl routing app_state events watchdog alsa alsa_plugin alsa_mixer conversion capture alsa_source modules files rtp rtp_receive source_player
+foreach(suite playback lifecycle audioctl routing app_state events watchdog alsa alsa_plugin alsa_mixer conversion capture alsa_source modules files rtp rtp_receive source_player portaudio
         no_hang/a_client_killed_mid_write_disturbs_no_one
         no_hang/server_stopped_for_8_s_players_keep_their_clock_and_sound_returns
         no_hang/server_killed_and_replaced_players_carry_on

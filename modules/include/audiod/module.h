@@ -176,6 +176,39 @@ typedef struct audiod_module {
 
 typedef const audiod_module* (*audiod_module_entry_fn)(void);
 
+/**
+ * Device discovery, for `audiod --list-devices`: a module that opens devices
+ * by name may also export
+ *
+ *   int audiod_module_devices(audiod_device_fn emit, void* context,
+ *                             char* error, size_t error_size);
+ *
+ * which calls `emit` once per device that its `device` option can name, and
+ * returns 0, or a negative errno with a message in `error` (NUL-terminated,
+ * at most error_size bytes). Optional: a module without it lists nothing.
+ * The strings passed to `emit` live only until it returns. Thread: control
+ * (never while the module's sinks run: the server calls it only when asked
+ * to list devices and exit). Since ABI 4.
+ */
+typedef struct audiod_device_info {
+    const char* api;            /**< how the module reaches it: "alsa", "jack", "oss" ... */
+    const char* name;           /**< what the `device` option takes */
+    const char* description;    /**< one line; may be "" */
+    int index;                  /**< another way to name it (`device = "3"`), or -1 */
+    int playback;               /**< 1 if it can play (a sink may open it) */
+    int capture;                /**< 1 if it can record (a source may open it) */
+    uint32_t playback_channels; /**< the most it takes; 0 if unknown */
+    uint32_t capture_channels;
+    uint32_t default_rate;      /**< Hz; 0 if unknown */
+    double playback_latency_ms; /**< the device's default low latency; 0 if unknown */
+    double capture_latency_ms;
+} audiod_device_info;
+
+typedef void (*audiod_device_fn)(void* context, const audiod_device_info* device);
+typedef int (*audiod_module_devices_fn)(audiod_device_fn emit, void* context, char* error,
+                                        size_t error_size);
+#define AUDIOD_MODULE_DEVICES_SYMBOL "audiod_module_devices"
+
 #ifdef __cplusplus
 }
 #endif

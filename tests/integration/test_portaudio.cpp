@@ -1,0 +1,202 @@
+// The portaudio sink through PortAudio's real ALSA host API, on the test
+// sound card (tests/fixtures/fake_card, which PortAudio lists as
+// "testcard"): what it plays, a device that is unplugged and comes back,
+// how a device is named and refused, and `audiod --list-devices`.
+#include "fixtures/fixture_signals.h"
+#include "helpers.h"
+
+#include <boost/test/unit_test.hpp>
+
+#include <csignal>
+#include <cstring>
+#include <fstream>
+#include <regex>
+#include <set>
+
+using namespace audiod;
+using namespace audiod::test;
+using namespace std::chrono_literals;
+
+namespace {
+
+// A server whose "card" sink is the test card reached through PortAudio,
+// with a file sink "spare" beside it. 85 ms of device buffer keeps this
+// machine's scheduling from causing xruns of its own.
+struct PortAudioServer {
+    explicit PortAudioServer(const TempDir& dir) {
+        card = use_test_card(dir);
+        server = std::make_unique<ServerProcess>(
+            "[server]\nrt-priority = 20\ndefault-sink = \"card\"\n\n[sinks.card]\ntype = "
+            "\"portaudio\"\ndevice = \"testcard\"\nlatency-ms = 85\n\n[sinks.spare]\ntype = "
+            "\"file\"\npath = \"" +
+            dir.file("spare.wav") + "\"\n");
+    }
+
+    std::string card;
+    std::unique_ptr<ServerProcess> server;
+};
+
+// The sequence frames the card played, from its s32 recording (the sink
+// hands PortAudio s32, and the card takes it as it is): frames whose low 16
+// bits are not zero are not s16 material played bit-exact, and are counted.
+struct Played {
+    std::vector<uint64_t> frames;
+    size_t inexact = 0;
+};
+
+Played played_s32(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    std::vector<int32_t> samples(bytes.size() / 4);
+    std::memcpy(samples.data(), bytes.data(), samples.size() * 4);
+    Played played;
+    for (size_t i = 0; i + 1 < samples.size(); i += 2) {
+        if (samples[i] == 0 && samples[i + 1] == 0) {
+            continue;
+        }
+        if ((samples[i] & 0xffff) != 0 || (samples[i + 1] & 0xffff) != 0) {
+            ++played.inexact;
+        }
+        played.frames.push_back(sequence_number(static_cast<int16_t>(samples[i] >> 16),
+                                                static_cast<int16_t>(samples[i + 1] >> 16)));
+    }
+    return played;
+}
+
+bool increasing(const std::vector<uint64_t>& values) {
+    return std::adjacent_find(values.begin(), values.end(), std::greater_equal<>()) == values.end();
+}
+
+} // namespace
+
+BOOST_AUTO_TEST_SUITE(portaudio)
+
+BOOST_AUTO_TEST_CASE(plays_bit_exact_through_portaudio_alsa) {
+    TempDir dir;
+    PortAudioServer card(dir);
+    BOOST_CHECK_EQUAL(sink_field("card", "type"), "portaudio");
+    const ProgramResult r =
+        run_tool("audiod-test-client", {"--signal", "sequence", "--frames", "96000"}, 60s);
+    BOOST_REQUIRE_MESSAGE(r.status == 0, r.err);
+    const std::string listed = run_tool("audioctl", {"list", "sinks"}).out;
+    BOOST_TEST_MESSAGE(listed);
+    // What PortAudio made of the device: its host API, name and latency.
+    BOOST_CHECK(listed.find("host-api=alsa device=testcard pa-latency-ms=") != std::string::npos);
+    // It keeps what was asked for queued: 85 ms, rounded up to 16 quanta.
+    BOOST_CHECK_EQUAL(sink_field("card", "latency_frames"), std::to_string(16 * 256));
+    const std::string xruns = sink_field("card", "xruns");
+    BOOST_REQUIRE_EQUAL(card.server->stop(SIGTERM), 0);
+    const Played played = played_s32(card.card + "/played.raw");
+    BOOST_CHECK_EQUAL(played.inexact, 0u);
+    if (xruns == "0") {
+        BOOST_REQUIRE_EQUAL(played.frames.size(), 96000u);
+        for (uint64_t i = 0; i < played.frames.size(); ++i) {
+            BOOST_REQUIRE_EQUAL(played.frames[i], i);
+        }
+    } else {
+        BOOST_TEST_MESSAGE("the card reported " << xruns << " xruns of its own");
+        BOOST_CHECK(increasing(played.frames));
+        BOOST_CHECK_GT(played.frames.size(), 90000u);
+    }
+}
+
+BOOST_AUTO_TEST_CASE(an_unplugged_device_hands_its_streams_over_and_takes_them_back) {
+    TempDir dir;
+    PortAudioServer card(dir);
+    PlayingClient client({"--signal", "sequence", "--sink", "card", "--app", "faithful"});
+    const auto id = wait_for_stream(30s);
+    BOOST_REQUIRE(id);
+    BOOST_REQUIRE(wait_for_position(*id, 24000));
+    touch(card.card + "/unplug");
+    BOOST_CHECK(eventually([&] { return sink_field("card", "state") == "failed"; }, 20s));
+    BOOST_CHECK(eventually([&] { return stream_field(*id, "sink") == "spare"; }, 20s));
+    BOOST_REQUIRE(wait_for_more(*id, 12000));
+    ::unlink((card.card + "/unplug").c_str());
+    // PortAudio finds the device again; the sink reopens and the stream returns.
+    BOOST_CHECK(eventually([&] { return sink_field("card", "state") == "running"; }, 30s));
+    BOOST_CHECK(eventually([&] { return stream_field(*id, "sink") == "card"; }, 20s));
+    BOOST_REQUIRE(wait_for_more(*id, 12000));
+    const ProgramResult r = client.stop();
+    BOOST_REQUIRE_MESSAGE(r.status == 0, r.err);
+    const uint64_t written = json_number(r.out, "written").value_or(0);
+    BOOST_REQUIRE_EQUAL(card.server->stop(SIGTERM), 0);
+
+    const Played on_card = played_s32(card.card + "/played.raw");
+    const auto on_spare = hear_sequence(dir.file("spare.wav"));
+    BOOST_CHECK(!on_spare.values.empty());
+    BOOST_CHECK(increasing(on_card.frames));
+    BOOST_CHECK(on_spare.increasing);
+    // No frame played twice; only the device buffer at the unplug is lost
+    // (85 ms, less than 4096 frames at 48 kHz).
+    std::set<uint64_t> all(on_card.frames.begin(), on_card.frames.end());
+    for (const uint64_t v : on_spare.values) {
+        BOOST_CHECK_MESSAGE(all.insert(v).second, "frame " << v << " played twice");
+    }
+    BOOST_CHECK_GT(all.size(), written - 2 * 4096);
+    BOOST_CHECK_EQUAL(on_card.frames.back(), written - 1);
+}
+
+BOOST_AUTO_TEST_CASE(devices_are_named_exactly_in_part_or_by_index_and_refused_clearly) {
+    TempDir dir;
+    PortAudioServer card(dir);
+    // PortAudio lists the test card's two PCMs: "testcard" and "default".
+    ProgramResult r = run_tool("audioctl", {"load-sink", "portaudio", "x", "device=nowhere"});
+    BOOST_CHECK_EQUAL(r.status, 1);
+    BOOST_CHECK_MESSAGE(r.err.find("no PortAudio device that can play is named 'nowhere'") !=
+                            std::string::npos,
+                        r.err);
+    BOOST_CHECK_MESSAGE(r.err.find("\"testcard\" (alsa)") != std::string::npos, r.err);
+    BOOST_CHECK_MESSAGE(r.err.find("\"default\" (alsa)") != std::string::npos, r.err);
+    r = run_tool("audioctl", {"load-sink", "portaudio", "x", "device=t"});
+    BOOST_CHECK_EQUAL(r.status, 1);
+    BOOST_CHECK_MESSAGE(r.err.find("'t' names 2 PortAudio devices") != std::string::npos, r.err);
+    r = run_tool("audioctl", {"load-sink", "portaudio", "x", "host-api=jackd"});
+    BOOST_CHECK_EQUAL(r.status, 1);
+    BOOST_CHECK_MESSAGE(r.err.find("no host API 'jackd'") != std::string::npos, r.err);
+    r = run_tool("audioctl", {"load-sink", "portaudio", "x", "colour=red"});
+    BOOST_CHECK_EQUAL(r.status, 1);
+    BOOST_CHECK(r.err.find("no option 'colour'") != std::string::npos);
+    // A unique part of a name, and an index, both open it.
+    r = run_tool("audioctl", {"load-sink", "portaudio", "part", "device=stcar", "host-api=alsa"});
+    BOOST_CHECK_MESSAGE(r.status == 0, r.err);
+    BOOST_CHECK(sink_field("part", "state") == "running");
+    const std::string json = run_tool("audiod", {"--list-devices", "--json"}).out;
+    const std::regex entry(
+        R"re("module":"portaudio","api":"alsa","index":([0-9]+),"name":"testcard")re");
+    std::smatch match;
+    BOOST_REQUIRE_MESSAGE(std::regex_search(json, match, entry), json);
+    r = run_tool("audioctl", {"load-sink", "portaudio", "indexed", "device=" + match[1].str()});
+    BOOST_CHECK_MESSAGE(r.status == 0, r.err);
+    BOOST_CHECK(run_tool("audioctl", {"list", "sinks"})
+                    .out.find("indexed: host-api=alsa "
+                              "device=testcard") != std::string::npos);
+    BOOST_CHECK_EQUAL(card.server->stop(SIGTERM), 0);
+}
+
+BOOST_AUTO_TEST_CASE(list_devices_shows_alsa_pcms_and_portaudio_devices) {
+    TempDir dir;
+    use_test_card(dir);
+    const ProgramResult table = run_tool("audiod", {"--list-devices"});
+    BOOST_CHECK_EQUAL(table.status, 0);
+    BOOST_TEST_MESSAGE(table.out);
+    // The ALSA PCM by its hint, and PortAudio's view of the same card: its
+    // channels each way, default rate and latencies.
+    BOOST_CHECK(std::regex_search(
+        table.out, std::regex(R"(\nalsa +alsa +- +testcard +yes +yes +- +- +audiod test card)")));
+    BOOST_CHECK_MESSAGE(
+        std::regex_search(table.out, std::regex(R"(\nportaudio +alsa +[0-9]+ +testcard +8 +8 +)"
+                                                R"([0-9]+ +[0-9.]+/[0-9.]+\n)")),
+        table.out);
+    const ProgramResult json = run_tool("audiod", {"--list-devices", "--json"});
+    BOOST_CHECK_EQUAL(json.status, 0);
+    BOOST_CHECK_MESSAGE(json.out.find(R"("module":"portaudio","api":"alsa")") != std::string::npos,
+                        json.out);
+    BOOST_CHECK(json.out.find(R"("playback_channels":8,"capture_channels":8,"default_rate":)") !=
+                std::string::npos);
+    BOOST_CHECK(json.out.find(
+                    R"x("name":"testcard","description":"audiod test card (paced by a clock)")x") !=
+                std::string::npos);
+    BOOST_CHECK_EQUAL(run_tool("audiod", {"--json"}).status, 2);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
