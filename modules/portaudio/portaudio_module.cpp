@@ -9,8 +9,9 @@ namespace {
 
 const audiod_module kModule = {
     AUDIOD_MODULE_ABI_VERSION, "portaudio",
-    "plays on devices PortAudio reaches (ALSA, JACK, OSS), driven by the device's clock",
-    audiod::portaudio::sink_ops(), nullptr};
+    "plays on and records from devices PortAudio reaches (ALSA, JACK, OSS), driven by the "
+    "device's clock",
+    audiod::portaudio::sink_ops(), audiod::portaudio::source_ops()};
 
 } // namespace
 

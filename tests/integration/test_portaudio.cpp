@@ -1,7 +1,8 @@
-// The portaudio sink through PortAudio's real ALSA host API, on the test
-// sound card (tests/fixtures/fake_card, which PortAudio lists as
-// "testcard"): what it plays, a device that is unplugged and comes back,
-// how a device is named and refused, and `audiod --list-devices`.
+// The portaudio sink and source through PortAudio's real ALSA host API, on
+// the test sound card (tests/fixtures/fake_card, which PortAudio lists as
+// "testcard"): what they play and record, a device that is unplugged and
+// comes back, how a device is named and refused, and `audiod
+// --list-devices`.
 #include "fixtures/fixture_signals.h"
 #include "helpers.h"
 
@@ -61,6 +62,31 @@ Played played_s32(const std::string& path) {
                                                 static_cast<int16_t>(samples[i + 1] >> 16)));
     }
     return played;
+}
+
+// A server recording from the test card through PortAudio: source "mic",
+// with a file sink "out" whose monitor takes recordings while it is gone.
+struct PortAudioMicServer {
+    explicit PortAudioMicServer(const TempDir& dir) {
+        card = use_test_card(dir);
+        server = std::make_unique<ServerProcess>(
+            "[server]\nrt-priority = 20\n\n[sinks.out]\ntype = \"file\"\npath = \"" +
+            dir.file("out.wav") +
+            "\"\n\n[sources.mic]\ntype = \"portaudio\"\ndevice = \"testcard\"\nlatency-ms = "
+            "85\n");
+    }
+
+    std::string card;
+    std::unique_ptr<ServerProcess> server;
+};
+
+// Frames of the card's sequence lost between two heard ones.
+size_t jumps(const Heard& heard) {
+    size_t n = 0;
+    for (size_t i = 1; i < heard.values.size(); ++i) {
+        n += heard.values[i] != heard.values[i - 1] + 1 ? 1 : 0;
+    }
+    return n;
 }
 
 bool increasing(const std::vector<uint64_t>& values) {
@@ -136,6 +162,48 @@ BOOST_AUTO_TEST_CASE(an_unplugged_device_hands_its_streams_over_and_takes_them_b
     BOOST_CHECK_EQUAL(on_card.frames.back(), written - 1);
 }
 
+BOOST_AUTO_TEST_CASE(a_recording_gets_every_frame_the_card_captured) {
+    TempDir dir;
+    PortAudioMicServer mic(dir);
+    const ProgramResult r = run_tool("audiorec",
+                                     {"--quiet", "--source", "mic", "--latency-ms",
+                                      kExactRecorderMs, "--duration", "3", dir.file("mic.wav")},
+                                     30s);
+    BOOST_REQUIRE_MESSAGE(r.status == 0, r.err);
+    const std::string listed = run_tool("audioctl", {"list", "sources"}).out;
+    BOOST_CHECK_MESSAGE(listed.find("mic: host-api=alsa device=testcard pa-latency-ms=") !=
+                            std::string::npos,
+                        listed);
+    const std::string sources = run_tool("audioctl", {"--json", "list", "sources"}).out;
+    BOOST_REQUIRE_EQUAL(mic.server->stop(SIGTERM), 0);
+    const Heard heard = hear_sequence(dir.file("mic.wav"));
+    // Every frame, in order: the card's own s32 samples, converted by the
+    // server to the recording's s16 without a bit lost.
+    BOOST_CHECK_EQUAL(heard.values.size(), 3u * 48000);
+    BOOST_CHECK(heard.increasing);
+    BOOST_CHECK_MESSAGE(jumps(heard) == 0, jumps(heard) << " jumps; sources: " << sources);
+}
+
+BOOST_AUTO_TEST_CASE(an_unplugged_source_hands_its_recordings_over_and_takes_them_back) {
+    TempDir dir;
+    PortAudioMicServer mic(dir);
+    Recording rec(dir.file("mic.wav"), {"--quiet", "--source", "mic"});
+    const auto id = rec.id();
+    BOOST_REQUIRE(wait_for_position(id, 48000));
+    touch(mic.card + "/unplug");
+    BOOST_CHECK(eventually([&] { return stream_field(id, "sink") == "out.monitor"; }, 20s));
+    BOOST_REQUIRE(wait_for_more(id, 48000));
+    ::unlink((mic.card + "/unplug").c_str());
+    BOOST_CHECK(eventually([&] { return stream_field(id, "sink") == "mic"; }, 30s));
+    BOOST_REQUIRE(wait_for_more(id, 120000));
+    const ProgramResult r = rec.stop();
+    BOOST_REQUIRE_MESSAGE(r.status == 0, r.err);
+    BOOST_REQUIRE_EQUAL(mic.server->stop(SIGTERM), 0);
+    // The reopened card starts its sequence again: the card before (1 s)
+    // and after (2.5 s), the monitor's silence between.
+    BOOST_CHECK_GT(hear_sequence(dir.file("mic.wav")).values.size(), 3u * 48000);
+}
+
 BOOST_AUTO_TEST_CASE(devices_are_named_exactly_in_part_or_by_index_and_refused_clearly) {
     TempDir dir;
     PortAudioServer card(dir);
@@ -153,6 +221,11 @@ BOOST_AUTO_TEST_CASE(devices_are_named_exactly_in_part_or_by_index_and_refused_c
     r = run_tool("audioctl", {"load-sink", "portaudio", "x", "host-api=jackd"});
     BOOST_CHECK_EQUAL(r.status, 1);
     BOOST_CHECK_MESSAGE(r.err.find("no host API 'jackd'") != std::string::npos, r.err);
+    r = run_tool("audioctl", {"load-source", "portaudio", "x", "device=nowhere"});
+    BOOST_CHECK_EQUAL(r.status, 1);
+    BOOST_CHECK_MESSAGE(r.err.find("no PortAudio device that can record is named 'nowhere'") !=
+                            std::string::npos,
+                        r.err);
     r = run_tool("audioctl", {"load-sink", "portaudio", "x", "colour=red"});
     BOOST_CHECK_EQUAL(r.status, 1);
     BOOST_CHECK(r.err.find("no option 'colour'") != std::string::npos);

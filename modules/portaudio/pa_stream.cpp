@@ -1,0 +1,207 @@
+#include "pa_stream.h"
+
+#include "audiod/audiod.h"
+#include "sink_options.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <ctime>
+
+namespace audiod::portaudio {
+
+namespace {
+
+struct Format {
+    const char* name;
+    PaSampleFormat pa;
+    int audiod;
+    uint32_t bytes;
+};
+
+constexpr Format kFormats[] = {{"s16", paInt16, AUDIOD_FORMAT_S16LE, 2},
+                               {"s32", paInt32, AUDIOD_FORMAT_S32LE, 4},
+                               {"f32", paFloat32, AUDIOD_FORMAT_F32LE, 4}};
+
+PaDevice* refuse(std::string* error, int* code, std::string message, int value) {
+    *error = std::move(message);
+    *code = value;
+    return nullptr;
+}
+
+int64_t now_ns() {
+    timespec t{};
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return int64_t{t.tv_sec} * 1'000'000'000 + t.tv_nsec;
+}
+
+void sleep_for_frames(uint64_t frames, uint32_t rate) {
+    // At least 0.25 ms: a device whose position moves by whole periods
+    // must not make this spin.
+    const int64_t ns =
+        std::max<int64_t>(250'000, static_cast<int64_t>(frames * 1'000'000'000 / rate));
+    timespec t{static_cast<time_t>(ns / 1'000'000'000), static_cast<long>(ns % 1'000'000'000)};
+    clock_nanosleep(CLOCK_MONOTONIC, 0, &t, nullptr);
+}
+
+} // namespace
+
+PaDevice* open_device(const audiod_sink_config& config, bool capture, audiod_sink_info* info,
+                      std::string* error, int* code) {
+    const SinkOptions options(config);
+    const std::string kind = capture ? "source" : "sink";
+    if (const auto key = options.unknown_key({"device", "host-api", "latency-ms", "format"})) {
+        return refuse(error, code,
+                      "the portaudio " + kind + " has no option '" + *key +
+                          "' (it takes device, host-api, latency-ms, format)",
+                      -EINVAL);
+    }
+    const std::string format_name = options.get("format").value_or("s32");
+    const Format* format = nullptr;
+    for (const Format& f : kFormats) {
+        format = format_name == f.name ? &f : format;
+    }
+    if (format == nullptr) {
+        return refuse(error, code, "format = " + format_name + " is not s16, s32 or f32", -EINVAL);
+    }
+    double latency_ms = 3.0 * config.quantum * 1000 / config.rate;
+    if (const auto text = options.get("latency-ms")) {
+        uint64_t ms = 0;
+        if (!parse_uint(*text, 2000, ms) || ms == 0) {
+            return refuse(error, code, "latency-ms = " + *text + " is not 1-2000", -EINVAL);
+        }
+        latency_ms = static_cast<double>(ms);
+    }
+
+    auto dev = std::make_unique<PaDevice>();
+    dev->library = std::make_unique<PaLibrary>();
+    if (!dev->library->ok()) {
+        return refuse(error, code, "cannot start PortAudio: " + error_text(dev->library->error()),
+                      -EIO);
+    }
+    DeviceRequest request;
+    request.device = options.get("device");
+    request.api = options.get("host-api");
+    request.capture = capture;
+    request.default_index = default_device(request.api, capture);
+    const auto chosen = match_device(candidates(capture), request);
+    if (const auto* why = std::get_if<std::string>(&chosen)) {
+        return refuse(error, code, *why, -ENODEV);
+    }
+    const int index = std::get<int>(chosen);
+    const PaDeviceInfo* device = Pa_GetDeviceInfo(index);
+    const int channels = capture ? device->maxInputChannels : device->maxOutputChannels;
+    if (channels < static_cast<int>(config.channels)) {
+        return refuse(error, code,
+                      "PortAudio device \"" + std::string(device->name) + "\" " +
+                          (capture ? "records" : "plays") + " at most " + std::to_string(channels) +
+                          " channels, not " + std::to_string(config.channels),
+                      -EINVAL);
+    }
+    PaStreamParameters params{};
+    params.device = index;
+    params.channelCount = static_cast<int>(config.channels);
+    params.sampleFormat = format->pa;
+    params.suggestedLatency = latency_ms / 1000;
+    const PaError opened =
+        Pa_OpenStream(&dev->stream, capture ? &params : nullptr, capture ? nullptr : &params,
+                      config.rate, config.quantum, paDitherOff | paClipOff, nullptr, nullptr);
+    if (opened != paNoError) {
+        return refuse(error, code,
+                      "cannot open PortAudio device \"" + std::string(device->name) + "\" (" +
+                          api_name(device->hostApi) + ") to " + (capture ? "record" : "play") +
+                          " at " + std::to_string(config.rate) + " Hz, " +
+                          std::to_string(config.channels) + " channels: " + error_text(opened),
+                      error_code(opened));
+    }
+    const PaStreamInfo* stream_info = Pa_GetStreamInfo(dev->stream);
+    dev->capture = capture;
+    dev->rate = config.rate;
+    dev->quantum = config.quantum;
+    dev->frame_bytes = format->bytes * config.channels;
+    dev->api = api_name(device->hostApi);
+    dev->device = device->name;
+    if (stream_info != nullptr) {
+        dev->reported_ms =
+            (capture ? stream_info->inputLatency : stream_info->outputLatency) * 1000;
+    }
+    const uint32_t wanted =
+        static_cast<uint32_t>(std::ceil(latency_ms * config.rate / 1000 / config.quantum)) *
+        config.quantum;
+    if (capture) {
+        // What was captured is read as soon as a quantum of it is there:
+        // the device's own latency is all a recording adds.
+        info->latency_frames =
+            static_cast<uint32_t>(std::lround(dev->reported_ms * config.rate / 1000));
+    } else {
+        // Before the start, all of the buffer is free. PortAudio's latency
+        // figure leaves some of it out (80 ms of a 107 ms ALSA buffer), and
+        // a blocking stream may fill all of it: the sink keeps only what was
+        // asked for queued, whole quanta, at least two.
+        const long free_frames = Pa_GetStreamWriteAvailable(dev->stream);
+        dev->buffer = free_frames > 0 ? static_cast<uint32_t>(free_frames) : wanted;
+        dev->keep = std::clamp(wanted, std::min(2 * config.quantum, dev->buffer), dev->buffer);
+        info->latency_frames = dev->keep;
+    }
+    info->format = format->audiod;
+    return dev.release();
+}
+
+void close_device(PaDevice* device) {
+    std::unique_ptr<PaDevice> owned(device);
+    Pa_CloseStream(owned->stream);
+}
+
+int start_device(PaDevice& device) {
+    const PaError err = Pa_StartStream(device.stream);
+    return err == paNoError ? 0 : error_code(err);
+}
+
+int wait_for_quantum(PaDevice& device) {
+    const int64_t deadline =
+        now_ns() + int64_t{2} * device.quantum * 1'000'000'000 / device.rate + 20'000'000;
+    for (;;) {
+        const long avail = device.capture ? Pa_GetStreamReadAvailable(device.stream)
+                                          : Pa_GetStreamWriteAvailable(device.stream);
+        if (avail < 0) {
+            return error_code(static_cast<PaError>(avail));
+        }
+        uint64_t short_by = 0; // frames still to be played or captured
+        if (device.capture) {
+            short_by = static_cast<uint64_t>(avail) >= device.quantum ? 0 : device.quantum - avail;
+        } else {
+            // Room for a quantum, and no more than `keep` queued once it is in.
+            const uint64_t queued =
+                device.buffer > static_cast<uint64_t>(avail) ? device.buffer - avail : 0;
+            short_by =
+                queued + device.quantum > device.keep ? queued + device.quantum - device.keep : 0;
+        }
+        if (short_by == 0) {
+            return 0;
+        }
+        if (now_ns() > deadline) {
+            return -ETIMEDOUT; // a device that stopped moving
+        }
+        sleep_for_frames(short_by, device.rate);
+    }
+}
+
+void stop_device(PaDevice& device) {
+    Pa_AbortStream(device.stream);
+}
+
+size_t describe_device(const PaDevice& device, char* text, size_t size) {
+    // (A capture stream's buffer cannot be read before it fills.)
+    const int n =
+        device.capture
+            ? std::snprintf(text, size, "host-api=%s\ndevice=%s\npa-latency-ms=%.1f\n",
+                            device.api.c_str(), device.device.c_str(), device.reported_ms)
+            : std::snprintf(text, size,
+                            "host-api=%s\ndevice=%s\npa-latency-ms=%.1f\nbuffer-ms=%.1f\n",
+                            device.api.c_str(), device.device.c_str(), device.reported_ms,
+                            device.buffer * 1000.0 / device.rate);
+    return n < 0 ? 0 : std::min(static_cast<size_t>(n), size > 0 ? size - 1 : 0);
+}
+
+} // namespace audiod::portaudio

@@ -1,0 +1,51 @@
+// What the portaudio sink and source share: one PortAudio blocking stream
+// on a device named by the options, how long to wait for the next quantum,
+// and what `audioctl list` shows of it. Opening and closing run on the
+// control thread; the rest on the device's RT thread.
+#pragma once
+
+#include "audiod/module.h"
+#include "pa_host.h"
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+namespace audiod::portaudio {
+
+struct PaDevice {
+    std::unique_ptr<PaLibrary> library;
+    PaStream* stream = nullptr;
+    bool capture = false;
+    uint32_t rate = 0;
+    uint32_t quantum = 0;
+    uint32_t frame_bytes = 0;
+    uint32_t buffer = 0; // frames the device (or PortAudio's ring) holds
+    uint32_t keep = 0;   // playback: frames kept queued, the sink's latency
+    std::string api;
+    std::string device;
+    double reported_ms = 0; // PortAudio's own latency figure
+    std::atomic<uint64_t> xruns{0};
+};
+
+// Opens the device the options (device, host-api, latency-ms, format) name
+// for playback or capture and fills `info`. Returns nullptr with a message
+// in `error` and a negative errno in `code` if it cannot. Thread: control.
+PaDevice* open_device(const audiod_sink_config& config, bool capture, audiod_sink_info* info,
+                      std::string* error, int* code);
+void close_device(PaDevice* device);
+
+// Starts the stream. Thread: rt.
+int start_device(PaDevice& device);
+// Sleeps until a quantum fits (playback: and no more than `keep` would be
+// queued) or has been captured; for at most about two quanta, then
+// -ETIMEDOUT. Thread: rt.
+int wait_for_quantum(PaDevice& device);
+// Drops what is queued and stops. Thread: rt.
+void stop_device(PaDevice& device);
+
+// "host-api=…\ndevice=…\npa-latency-ms=…\nbuffer-ms=…\n". Thread: any.
+size_t describe_device(const PaDevice& device, char* text, size_t size);
+
+} // namespace audiod::portaudio

@@ -1,0 +1,90 @@
+// The portaudio source: records from any device PortAudio reaches (ALSA,
+// JACK, OSS), driven by the device's clock; record streams take what it
+// captures.
+//
+//   [sources.mic]
+//   type = "portaudio"
+//   device = "USB"        # as for the sink: a name, a unique part, an index
+//   host-api = "alsa"
+//   latency-ms = 10       # PortAudio's suggested input latency (default: 3 quanta)
+//   format = "s32"        # what PortAudio delivers: s16, s32 (default), f32
+//
+// The same blocking stream on the source's RT thread as the sink
+// (portaudio_sink.cpp says why): `wait` sleeps until a quantum has been
+// captured (Pa_GetStreamReadAvailable), `read` takes it. An overflow that
+// PortAudio reports (it dropped input the source was too late for) counts
+// as an xrun; the frames read are still delivered. Any other error fails
+// the source: its record streams move to the default sink's monitor and
+// come back when the server has reopened it.
+#include "pa_stream.h"
+#include "portaudio_module.h"
+#include "sink_options.h"
+
+#include <cerrno>
+#include <cstring>
+
+namespace audiod::portaudio {
+
+namespace {
+
+int source_open(const audiod_host*, const audiod_sink_config* config, void** instance,
+                audiod_sink_info* info, char* error, size_t error_size) {
+    std::string why;
+    int code = 0;
+    PaDevice* device = open_device(*config, true, info, &why, &code);
+    if (device == nullptr) {
+        set_error(error, error_size, why);
+        return code;
+    }
+    *instance = device;
+    return 0;
+}
+
+int source_start(void* instance) {
+    return start_device(*static_cast<PaDevice*>(instance));
+}
+
+int source_wait(void* instance) {
+    return wait_for_quantum(*static_cast<PaDevice*>(instance));
+}
+
+int source_read(void* instance, void* frames, uint32_t count) {
+    auto& device = *static_cast<PaDevice*>(instance);
+    const PaError err = Pa_ReadStream(device.stream, frames, count);
+    if (err == paInputOverflowed) {
+        device.xruns.fetch_add(1, std::memory_order_relaxed);
+        return 0;
+    }
+    if (err != paNoError) {
+        std::memset(frames, 0, size_t{count} * device.frame_bytes);
+        return error_code(err);
+    }
+    return 0;
+}
+
+void source_stop(void* instance) {
+    stop_device(*static_cast<PaDevice*>(instance));
+}
+
+void source_close(void* instance) {
+    close_device(static_cast<PaDevice*>(instance));
+}
+
+uint64_t source_xruns(void* instance) {
+    return static_cast<PaDevice*>(instance)->xruns.load(std::memory_order_relaxed);
+}
+
+size_t source_describe(void* instance, char* text, size_t size) {
+    return describe_device(*static_cast<const PaDevice*>(instance), text, size);
+}
+
+constexpr audiod_source_ops kSourceOps = {source_open, source_start, source_wait,  source_read,
+                                          source_stop, source_close, source_xruns, source_describe};
+
+} // namespace
+
+const audiod_source_ops* source_ops() {
+    return &kSourceOps;
+}
+
+} // namespace audiod::portaudio
