@@ -5,9 +5,12 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <ctime>
+#include <future>
+#include <thread>
 
 namespace audiod::portaudio {
 
@@ -47,8 +50,8 @@ void sleep_for_frames(uint64_t frames, uint32_t rate) {
 
 } // namespace
 
-PaDevice* open_device(const audiod_sink_config& config, bool capture, audiod_sink_info* info,
-                      std::string* error, int* code) {
+PaDevice* open_device(const audiod_host* host, const audiod_sink_config& config, bool capture,
+                      audiod_sink_info* info, std::string* error, int* code) {
     const SinkOptions options(config);
     const std::string kind = capture ? "source" : "sink";
     if (const auto key = options.unknown_key({"device", "host-api", "latency-ms", "format"})) {
@@ -75,6 +78,7 @@ PaDevice* open_device(const audiod_sink_config& config, bool capture, audiod_sin
     }
 
     auto dev = std::make_unique<PaDevice>();
+    dev->host = host;
     dev->library = std::make_unique<PaLibrary>();
     if (!dev->library->ok()) {
         return refuse(error, code, "cannot start PortAudio: " + error_text(dev->library->error()),
@@ -149,8 +153,29 @@ PaDevice* open_device(const audiod_sink_config& config, bool capture, audiod_sin
 }
 
 void close_device(PaDevice* device) {
-    std::unique_ptr<PaDevice> owned(device);
-    Pa_CloseStream(owned->stream);
+    const std::string name = device->device;
+    const audiod_host* host = device->host;
+    std::promise<void> closed;
+    std::future<void> done = closed.get_future();
+    try {
+        std::thread([device, closed = std::move(closed)]() mutable {
+            std::unique_ptr<PaDevice> owned(device);
+            Pa_AbortStream(owned->stream);
+            Pa_CloseStream(owned->stream);
+            owned.reset(); // Pa_Terminate, if it was the last
+            closed.set_value();
+        }).detach();
+    } catch (const std::system_error&) {
+        return; // no thread: the device is left open rather than risk a hang
+    }
+    if (done.wait_for(std::chrono::milliseconds(300)) != std::future_status::ready &&
+        host != nullptr && host->log != nullptr) {
+        host->log(AUDIOD_LOG_WARNING, "portaudio",
+                  ("PortAudio did not close \"" + name +
+                   "\" within 300 ms; left to a thread of its own. PortAudio's device list "
+                   "stays as it was until the server restarts")
+                      .c_str());
+    }
 }
 
 int start_device(PaDevice& device) {
@@ -180,15 +205,14 @@ int wait_for_quantum(PaDevice& device) {
         if (short_by == 0) {
             return 0;
         }
+        if (Pa_IsStreamActive(device.stream) == 0) {
+            return -ENODEV; // it stopped by itself: the JACK server went away
+        }
         if (now_ns() > deadline) {
             return -ETIMEDOUT; // a device that stopped moving
         }
         sleep_for_frames(short_by, device.rate);
     }
-}
-
-void stop_device(PaDevice& device) {
-    Pa_AbortStream(device.stream);
 }
 
 size_t describe_device(const PaDevice& device, char* text, size_t size) {

@@ -15,6 +15,7 @@
 namespace audiod::portaudio {
 
 struct PaDevice {
+    const audiod_host* host = nullptr; // for a warning from close_device
     std::unique_ptr<PaLibrary> library;
     PaStream* stream = nullptr;
     bool capture = false;
@@ -32,18 +33,23 @@ struct PaDevice {
 // Opens the device the options (device, host-api, latency-ms, format) name
 // for playback or capture and fills `info`. Returns nullptr with a message
 // in `error` and a negative errno in `code` if it cannot. Thread: control.
-PaDevice* open_device(const audiod_sink_config& config, bool capture, audiod_sink_info* info,
-                      std::string* error, int* code);
+PaDevice* open_device(const audiod_host* host, const audiod_sink_config& config, bool capture,
+                      audiod_sink_info* info, std::string* error, int* code);
+// Stops and closes the stream and lets go of PortAudio, on a thread of its
+// own, waiting for it at most 300 ms: PortAudio 19.6 can block for ever
+// there (a JACK stream whose server died waits for JACK to drain it). A
+// stream that does not close in time is left to that thread and said so;
+// PortAudio then stays initialised, and its device list stale, until the
+// server restarts. Thread: control.
 void close_device(PaDevice* device);
 
 // Starts the stream. Thread: rt.
 int start_device(PaDevice& device);
 // Sleeps until a quantum fits (playback: and no more than `keep` would be
 // queued) or has been captured; for at most about two quanta, then
-// -ETIMEDOUT. Thread: rt.
+// -ETIMEDOUT; -ENODEV once PortAudio says the stream stopped by itself (the
+// JACK server shut down). Thread: rt.
 int wait_for_quantum(PaDevice& device);
-// Drops what is queued and stops. Thread: rt.
-void stop_device(PaDevice& device);
 
 // "host-api=…\ndevice=…\npa-latency-ms=…\nbuffer-ms=…\n". Thread: any.
 size_t describe_device(const PaDevice& device, char* text, size_t size);

@@ -34,7 +34,10 @@
 // to a 16-bit device is bit-exact). An underflow PortAudio reports counts
 // as an xrun; any other error fails the sink, whose streams then move to
 // another sink until the server reopens this one (once a second), which
-// asks PortAudio for its devices afresh.
+// asks PortAudio for its devices afresh. A JACK stream whose server went
+// away is seen at once (Pa_IsStreamActive) and fails the sink too. `stop`
+// leaves the stream alone, since stopping can block for ever (a dead
+// JACK); close_device (pa_stream.h) stops it, with a deadline.
 #include "pa_stream.h"
 #include "portaudio_module.h"
 #include "sink_options.h"
@@ -45,11 +48,11 @@ namespace audiod::portaudio {
 
 namespace {
 
-int sink_open(const audiod_host*, const audiod_sink_config* config, void** instance,
+int sink_open(const audiod_host* host, const audiod_sink_config* config, void** instance,
               audiod_sink_info* info, char* error, size_t error_size) {
     std::string why;
     int code = 0;
-    PaDevice* device = open_device(*config, false, info, &why, &code);
+    PaDevice* device = open_device(host, *config, false, info, &why, &code);
     if (device == nullptr) {
         set_error(error, error_size, why);
         return code;
@@ -76,9 +79,9 @@ int sink_write(void* instance, const void* frames, uint32_t count) {
     return err == paNoError ? 0 : error_code(err);
 }
 
-void sink_stop(void* instance) {
-    stop_device(*static_cast<PaDevice*>(instance));
-}
+// Nothing here: stopping a PortAudio stream can block (close_device says
+// when), and the RT thread must end. close_device stops it.
+void sink_stop(void*) {}
 
 void sink_close(void* instance) {
     close_device(static_cast<PaDevice*>(instance));

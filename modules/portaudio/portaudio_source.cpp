@@ -27,11 +27,11 @@ namespace audiod::portaudio {
 
 namespace {
 
-int source_open(const audiod_host*, const audiod_sink_config* config, void** instance,
+int source_open(const audiod_host* host, const audiod_sink_config* config, void** instance,
                 audiod_sink_info* info, char* error, size_t error_size) {
     std::string why;
     int code = 0;
-    PaDevice* device = open_device(*config, true, info, &why, &code);
+    PaDevice* device = open_device(host, *config, true, info, &why, &code);
     if (device == nullptr) {
         set_error(error, error_size, why);
         return code;
@@ -62,9 +62,9 @@ int source_read(void* instance, void* frames, uint32_t count) {
     return 0;
 }
 
-void source_stop(void* instance) {
-    stop_device(*static_cast<PaDevice*>(instance));
-}
+// Nothing here: stopping a PortAudio stream can block (close_device says
+// when), and the RT thread must end. close_device stops it.
+void source_stop(void*) {}
 
 void source_close(void* instance) {
     close_device(static_cast<PaDevice*>(instance));

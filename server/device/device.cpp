@@ -150,6 +150,16 @@ void Device::stop() {
     }
 }
 
+void Device::release() {
+    stop();
+    if (instance_ != nullptr) {
+        released_xruns_ = xruns();
+        released_details_ = details();
+        ops_.close(instance_);
+        instance_ = nullptr;
+    }
+}
+
 bool Device::send(const RtCommand& command) noexcept {
     return commands_.try_push(command);
 }
@@ -168,10 +178,16 @@ void Device::demote(const std::string& reason) {
 }
 
 uint64_t Device::xruns() const noexcept {
+    if (instance_ == nullptr) {
+        return released_xruns_;
+    }
     return ops_.xruns != nullptr ? ops_.xruns(instance_) : 0;
 }
 
 std::string Device::details() const {
+    if (instance_ == nullptr) {
+        return released_details_;
+    }
     if (ops_.describe == nullptr) {
         return "";
     }

@@ -85,6 +85,12 @@ public:
     Status start();
     // Asks the RT thread to finish its cycle and stop, and joins it. Thread: control.
     void stop();
+    // After a failure: stops the RT thread and closes the module's instance
+    // now, not when a reopened device replaces this one, so that the
+    // module can open the device afresh (PortAudio lists devices anew only
+    // once no stream holds it). Its last xrun count and details stay
+    // readable. Thread: control.
+    void release();
 
     // Queues a command for the RT thread; false if the queue is full (the RT
     // thread is not keeping up). Thread: control.
@@ -176,6 +182,8 @@ private:
         size_t (*describe)(void*, char*, size_t) = nullptr;
     } ops_;
     void* instance_ = nullptr;
+    uint64_t released_xruns_ = 0;  // what xruns() said when the instance was closed
+    std::string released_details_; // and details()
     audiod_sink_info info_{};
     SampleFormat sample_format_ = SampleFormat::invalid;
     uint32_t ramp_frames_ = 0;

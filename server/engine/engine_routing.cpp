@@ -520,7 +520,9 @@ void Engine::handle_sink_failure(Device& sink, int64_t error) {
     log_error("engine",
               "sink " + sink.name() + " failed: " + std::strerror(static_cast<int>(-error)));
     // The RT thread has left its loop; joining it makes its streams ours.
-    sink.stop();
+    // The device is closed now: the module may need it closed to find it
+    // again when the server reopens it.
+    sink.release();
     rehome_streams(sink);
     proto::Event event;
     event.kind = "sink-changed";
