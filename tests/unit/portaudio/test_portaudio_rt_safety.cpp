@@ -1,0 +1,126 @@
+// The real-time rule for the portaudio sink and source: their cycles
+// (`wait`, then `write` or `read`) through PortAudio's ALSA host API on the
+// test sound card, with every allocation, free and mutex lock made during
+// them counted by the RT-safety hooks — the module as the server loads it,
+// PortAudio and alsa-lib included.
+//
+// Two things are set aside, and why:
+// - alsa-lib's own mutex: it locks every call on a plugin PCM (such as the
+//   test card; not on hardware, where the kernel serialises) unless
+//   LIBASOUND_THREAD_SAFE=0. The server uses a PCM from one thread at a
+//   time, so that mutex is never contended, never waited on; the test turns
+//   it off to see that PortAudio and the module lock nothing themselves.
+// - the first cycle: PortAudio's ALSA host API allocates a bounce buffer on
+//   the first transfer to a device without mmap (plugins again; hardware
+//   maps), once per stream. The test runs that cycle uncounted.
+#define BOOST_TEST_MODULE portaudio_rt_safety
+#include <boost/test/unit_test.hpp>
+
+#include "audiod/module.h"
+#include "os/rt_scope.h"
+#include "unit/server/rt_hooks.h"
+
+#include <cstdlib>
+#include <dlfcn.h>
+#include <filesystem>
+#include <string>
+#include <unistd.h>
+#include <vector>
+
+using namespace audiod;
+using audiod::test::rt_violations;
+
+namespace {
+
+void log_line(int, const char* component, const char* message) {
+    BOOST_TEST_MESSAGE(component << ": " << message);
+}
+
+// The module, loaded as the server loads it, on the test card.
+struct Module {
+    Module() {
+        card =
+            std::filesystem::temp_directory_path() / ("audiod-pa-rt-" + std::to_string(getpid()));
+        std::filesystem::create_directories(card);
+        ::setenv("ALSA_CONFIG_PATH", AUDIOD_BUILD_DIR "/tests/alsa/asound.conf", 1);
+        ::setenv("AUDIOD_TESTCARD_DIR", card.c_str(), 1);
+        ::setenv("LIBASOUND_THREAD_SAFE", "0", 1);
+        handle = ::dlopen(AUDIOD_BUILD_DIR "/lib/audiod/modules/portaudio.so", RTLD_NOW);
+        BOOST_REQUIRE_MESSAGE(handle != nullptr, ::dlerror());
+        auto entry =
+            reinterpret_cast<audiod_module_entry_fn>(::dlsym(handle, "audiod_module_entry"));
+        BOOST_REQUIRE(entry != nullptr);
+        module = entry();
+    }
+    ~Module() { std::filesystem::remove_all(card); }
+
+    std::filesystem::path card;
+    void* handle = nullptr;
+    const audiod_module* module = nullptr;
+    audiod_host host{AUDIOD_MODULE_ABI_VERSION, log_line, nullptr, nullptr};
+};
+
+// 200 ms of buffer: a loaded machine must not make the device underrun,
+// whose recovery (alsa-lib's, PortAudio's) is not what is measured here.
+const audiod_option kOptions[] = {{"device", "testcard"}, {"latency-ms", "200"}};
+const audiod_sink_config kConfig{"rt", 48000, 2, 256, kOptions, 2};
+
+} // namespace
+
+BOOST_AUTO_TEST_CASE(a_sink_cycle_never_allocates_or_locks) {
+    Module m;
+    void* sink = nullptr;
+    audiod_sink_info info{};
+    char error[512] = {};
+    BOOST_REQUIRE_MESSAGE(
+        m.module->sink->open(&m.host, &kConfig, &sink, &info, error, sizeof error) == 0, error);
+    std::vector<int32_t> frames(256 * 2, 1 << 16);
+    BOOST_REQUIRE_EQUAL(m.module->sink->start(sink), 0);
+    BOOST_REQUIRE_EQUAL(m.module->sink->wait(sink), 0); // the uncounted first cycle
+    BOOST_REQUIRE_EQUAL(m.module->sink->write(sink, frames.data(), 256), 0);
+    rt_violations().reset();
+    int failed = 0; // (checked outside the cycle: Boost.Test may allocate)
+    for (int cycle = 0; cycle < 200 && failed == 0; ++cycle) { // about a second
+        RtScope scope;
+        failed = m.module->sink->wait(sink);
+        failed = failed != 0 ? failed : m.module->sink->write(sink, frames.data(), 256);
+    }
+    BOOST_REQUIRE_EQUAL(failed, 0);
+    {
+        RtScope scope;
+        m.module->sink->stop(sink);
+    }
+    BOOST_CHECK_EQUAL(rt_violations().allocations.load(), 0u);
+    BOOST_CHECK_EQUAL(rt_violations().frees.load(), 0u);
+    BOOST_CHECK_EQUAL(rt_violations().locks.load(), 0u);
+    m.module->sink->close(sink);
+}
+
+BOOST_AUTO_TEST_CASE(a_source_cycle_never_allocates_or_locks) {
+    Module m;
+    void* source = nullptr;
+    audiod_sink_info info{};
+    char error[512] = {};
+    BOOST_REQUIRE_MESSAGE(
+        m.module->source->open(&m.host, &kConfig, &source, &info, error, sizeof error) == 0, error);
+    std::vector<int32_t> frames(256 * 2);
+    BOOST_REQUIRE_EQUAL(m.module->source->start(source), 0);
+    BOOST_REQUIRE_EQUAL(m.module->source->wait(source), 0); // the uncounted first cycle
+    BOOST_REQUIRE_EQUAL(m.module->source->read(source, frames.data(), 256), 0);
+    rt_violations().reset();
+    int failed = 0;
+    for (int cycle = 0; cycle < 200 && failed == 0; ++cycle) {
+        RtScope scope;
+        failed = m.module->source->wait(source);
+        failed = failed != 0 ? failed : m.module->source->read(source, frames.data(), 256);
+    }
+    BOOST_REQUIRE_EQUAL(failed, 0);
+    {
+        RtScope scope;
+        m.module->source->stop(source);
+    }
+    BOOST_CHECK_EQUAL(rt_violations().allocations.load(), 0u);
+    BOOST_CHECK_EQUAL(rt_violations().frees.load(), 0u);
+    BOOST_CHECK_EQUAL(rt_violations().locks.load(), 0u);
+    m.module->source->close(source);
+}
