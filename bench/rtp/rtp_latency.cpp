@@ -6,7 +6,9 @@
 // stream's first frame, placed on its device's timeline (sink_start_frame),
 // puts both recordings on one clock; the two devices start within a
 // fraction of a millisecond of each other, which bounds the error.
-//   audiod-bench-rtp-latency [--runs N]     (prints the median and range, ms)
+//   audiod-bench-rtp-latency [--runs N] [--sink NAME] [--source NAME]
+// prints the median and range, ms. Any sink and source will do: the
+// PortAudio figures measure a sink and a source joined in a JACK graph.
 #include "audiod/audiod.h"
 
 #include <algorithm>
@@ -74,16 +76,19 @@ std::optional<double> onset_frame(const Recorder& r) {
     return std::nullopt;
 }
 
-std::optional<double> measure(audiod_context* ctx) {
+std::optional<double> measure(audiod_context* ctx, const std::string& sink,
+                              const std::string& source) {
     Recorder sent;
     Recorder arrived;
-    if (!open_record(ctx, "net.monitor", sent) || !open_record(ctx, "rx", arrived)) {
-        std::fprintf(stderr, "cannot record net.monitor and rx: %s\n", audiod_last_error(ctx));
+    const std::string monitor = sink + ".monitor";
+    if (!open_record(ctx, monitor.c_str(), sent) || !open_record(ctx, source.c_str(), arrived)) {
+        std::fprintf(stderr, "cannot record %s and %s: %s\n", monitor.c_str(), source.c_str(),
+                     audiod_last_error(ctx));
         return std::nullopt;
     }
-    audiod_stream* player = open_stream(ctx, "net", 50, 0);
+    audiod_stream* player = open_stream(ctx, sink.c_str(), 50, 0);
     if (player == nullptr) {
-        std::fprintf(stderr, "cannot play into net: %s\n", audiod_last_error(ctx));
+        std::fprintf(stderr, "cannot play into %s: %s\n", sink.c_str(), audiod_last_error(ctx));
         return std::nullopt;
     }
     // 300 ms of silence, a 200 ms burst, 700 ms of silence.
@@ -124,11 +129,19 @@ std::optional<double> measure(audiod_context* ctx) {
 
 int main(int argc, char** argv) {
     int runs = 7;
+    std::string sink = "net";
+    std::string source = "rx";
     for (int i = 1; i < argc; ++i) {
         if (std::strcmp(argv[i], "--runs") == 0 && i + 1 < argc) {
             runs = std::max(1, std::atoi(argv[++i]));
+        } else if (std::strcmp(argv[i], "--sink") == 0 && i + 1 < argc) {
+            sink = argv[++i];
+        } else if (std::strcmp(argv[i], "--source") == 0 && i + 1 < argc) {
+            source = argv[++i];
         } else {
-            std::fprintf(stderr, "usage: audiod-bench-rtp-latency [--runs N]\n");
+            std::fprintf(
+                stderr,
+                "usage: audiod-bench-rtp-latency [--runs N] [--sink NAME] [--source NAME]\n");
             return 2;
         }
     }
@@ -139,7 +152,7 @@ int main(int argc, char** argv) {
     }
     std::vector<double> results;
     for (int i = 0; i < runs; ++i) {
-        if (const auto ms = measure(ctx)) {
+        if (const auto ms = measure(ctx, sink, source)) {
             results.push_back(*ms);
         }
     }

@@ -184,8 +184,11 @@ int start_device(PaDevice& device) {
 }
 
 int wait_for_quantum(PaDevice& device) {
+    // Generous: a dead JACK is seen by Pa_IsStreamActive at once, and a
+    // JACK server without real-time rights (or a loaded machine) hands a
+    // blocking stream its periods tens of milliseconds late.
     const int64_t deadline =
-        now_ns() + int64_t{2} * device.quantum * 1'000'000'000 / device.rate + 20'000'000;
+        now_ns() + int64_t{2} * device.quantum * 1'000'000'000 / device.rate + 200'000'000;
     for (;;) {
         const long avail = device.capture ? Pa_GetStreamReadAvailable(device.stream)
                                           : Pa_GetStreamWriteAvailable(device.stream);

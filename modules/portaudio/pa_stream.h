@@ -46,7 +46,7 @@ void close_device(PaDevice* device);
 // Starts the stream. Thread: rt.
 int start_device(PaDevice& device);
 // Sleeps until a quantum fits (playback: and no more than `keep` would be
-// queued) or has been captured; for at most about two quanta, then
+// queued) or has been captured; for at most two quanta and 200 ms, then
 // -ETIMEDOUT; -ENODEV once PortAudio says the stream stopped by itself (the
 // JACK server shut down). Thread: rt.
 int wait_for_quantum(PaDevice& device);
