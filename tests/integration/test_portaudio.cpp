@@ -193,7 +193,12 @@ BOOST_AUTO_TEST_CASE(an_unplugged_source_hands_its_recordings_over_and_takes_the
     const auto id = rec.id();
     BOOST_REQUIRE(wait_for_position(id, 48000));
     touch(mic.card + "/unplug");
-    BOOST_CHECK(eventually([&] { return stream_field(id, "sink") == "out.monitor"; }, 20s));
+    // (Once, under ASan beside stress-ng, the recording had not moved after
+    // 20 s, with nothing to say why: 60 s, and the server's account.)
+    BOOST_CHECK_MESSAGE(eventually([&] { return stream_field(id, "sink") == "out.monitor"; }, 60s),
+                        "the recording never moved; sources:\n"
+                            << run_tool("audioctl", {"list", "sources"}).out << "server log:\n"
+                            << mic.server->log());
     BOOST_REQUIRE(wait_for_more(id, 48000));
     ::unlink((mic.card + "/unplug").c_str());
     BOOST_CHECK(eventually([&] { return stream_field(id, "sink") == "mic"; }, 30s));
