@@ -5,6 +5,7 @@
 
 #include <boost/test/unit_test.hpp>
 
+#include <algorithm>
 #include <arpa/inet.h>
 #include <cmath>
 #include <csignal>
@@ -361,6 +362,18 @@ Heard hear_sequence(const std::string& wav) {
         gap = 0;
     }
     return heard;
+}
+
+bool only_increasing(const std::vector<uint64_t>& frames) {
+    return std::adjacent_find(frames.begin(), frames.end(), std::greater_equal<>()) == frames.end();
+}
+
+size_t sequence_jumps(const Heard& heard) {
+    size_t jumps = 0;
+    for (size_t i = 1; i < heard.values.size(); ++i) {
+        jumps += heard.values[i] != heard.values[i - 1] + 1 ? 1 : 0;
+    }
+    return jumps;
 }
 
 std::string use_test_card(const TempDir& dir) {

@@ -166,6 +166,11 @@ struct Heard {
     bool increasing = true;
 };
 Heard hear_sequence(const std::string& wav);
+// Whether frame numbers only ever increase: none played twice or out of
+// order (frames may be missing).
+bool only_increasing(const std::vector<uint64_t>& frames);
+// How often a heard sequence skips frames between two heard ones.
+size_t sequence_jumps(const Heard& heard);
 
 // A tone heard in a float recording: where it sounded (first channel above
 // 0.05), for how long, its frequency (the best fit within 1 % of the one

@@ -47,9 +47,7 @@ Continuity continuity(const Heard& heard) {
     Continuity c;
     c.frames = heard.values.size();
     c.increasing = heard.increasing;
-    for (size_t i = 1; i < heard.values.size(); ++i) {
-        c.jumps += heard.values[i] != heard.values[i - 1] + 1 ? 1 : 0;
-    }
+    c.jumps = sequence_jumps(heard);
     return c;
 }
 

@@ -82,19 +82,6 @@ struct PortAudioMicServer {
     std::unique_ptr<ServerProcess> server;
 };
 
-// Frames of the card's sequence lost between two heard ones.
-size_t jumps(const Heard& heard) {
-    size_t n = 0;
-    for (size_t i = 1; i < heard.values.size(); ++i) {
-        n += heard.values[i] != heard.values[i - 1] + 1 ? 1 : 0;
-    }
-    return n;
-}
-
-bool increasing(const std::vector<uint64_t>& values) {
-    return std::adjacent_find(values.begin(), values.end(), std::greater_equal<>()) == values.end();
-}
-
 } // namespace
 
 BOOST_AUTO_TEST_SUITE(portaudio)
@@ -123,7 +110,7 @@ BOOST_AUTO_TEST_CASE(plays_bit_exact_through_portaudio_alsa) {
         }
     } else {
         BOOST_TEST_MESSAGE("the card reported " << xruns << " xruns of its own");
-        BOOST_CHECK(increasing(played.frames));
+        BOOST_CHECK(only_increasing(played.frames));
         BOOST_CHECK_GT(played.frames.size(), 90000u);
     }
 }
@@ -152,7 +139,7 @@ BOOST_AUTO_TEST_CASE(an_unplugged_device_hands_its_streams_over_and_takes_them_b
     const Played on_card = played_s32(card.card + "/played.raw");
     const auto on_spare = hear_sequence(dir.file("spare.wav"));
     BOOST_CHECK(!on_spare.values.empty());
-    BOOST_CHECK(increasing(on_card.frames));
+    BOOST_CHECK(only_increasing(on_card.frames));
     BOOST_CHECK(on_spare.increasing);
     // No frame played twice; only the device buffer at the unplug is lost
     // (85 ms, less than 4096 frames at 48 kHz).
@@ -183,7 +170,8 @@ BOOST_AUTO_TEST_CASE(a_recording_gets_every_frame_the_card_captured) {
     // server to the recording's s16 without a bit lost.
     BOOST_CHECK_EQUAL(heard.values.size(), 3u * 48000);
     BOOST_CHECK(heard.increasing);
-    BOOST_CHECK_MESSAGE(jumps(heard) == 0, jumps(heard) << " jumps; sources: " << sources);
+    BOOST_CHECK_MESSAGE(sequence_jumps(heard) == 0, sequence_jumps(heard)
+                                                        << " jumps; sources: " << sources);
 }
 
 BOOST_AUTO_TEST_CASE(an_unplugged_source_hands_its_recordings_over_and_takes_them_back) {
