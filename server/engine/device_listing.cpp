@@ -19,7 +19,9 @@ std::string text_or_empty(const char* text) {
     return text != nullptr ? text : "";
 }
 
-void collect(void* context, const audiod_device_info* info) {
+// Called by a module (through the C ABI): nothing may be thrown back
+// through it, so a device that cannot be stored is dropped.
+void collect(void* context, const audiod_device_info* info) noexcept try {
     auto& collector = *static_cast<Collector*>(context);
     if (info == nullptr || info->name == nullptr) {
         return;
@@ -38,6 +40,7 @@ void collect(void* context, const audiod_device_info* info) {
     device.playback_latency_ms = info->playback_latency_ms;
     device.capture_latency_ms = info->capture_latency_ms;
     collector.devices->push_back(std::move(device));
+} catch (...) {
 }
 
 // A direction's cell: its channels if known, "yes" if it goes that way, "-".
