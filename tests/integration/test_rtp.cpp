@@ -320,9 +320,13 @@ BOOST_AUTO_TEST_CASE(pulseaudio_finds_the_session_by_sap_and_plays_it) {
     const std::string socket = dir.file("pulse.socket");
     const std::map<std::string, std::string> env{
         {"XDG_RUNTIME_DIR", dir.file("run")}, {"HOME", dir.path()}, {"PULSE_SERVER", socket}};
+    // --no-cpu-limit: PulseAudio otherwise ends itself when it thinks it
+    // uses too much CPU. A stress run saw parec's connection terminated
+    // mid-recording, which that would explain; if it happens again, the
+    // failure prints pulseaudio's own log.
     BackgroundProgram pulse({installed("pulseaudio"), "-n", "--daemonize=no", "--exit-idle-time=-1",
-                             "--use-pid-file=no", "--disable-shm=yes", "--log-target=stderr",
-                             "--log-level=info", "-L",
+                             "--no-cpu-limit=yes", "--use-pid-file=no", "--disable-shm=yes",
+                             "--log-target=stderr", "--log-level=info", "-L",
                              "module-native-protocol-unix auth-anonymous=1 socket=" + socket, "-L",
                              "module-null-sink sink_name=out rate=48000", "-L",
                              "module-rtp-recv sap_address=224.0.0.56 sink=out"},
@@ -361,9 +365,12 @@ BOOST_AUTO_TEST_CASE(pulseaudio_finds_the_session_by_sap_and_plays_it) {
         const std::string outputs = pactl({"list", "source-outputs"}).out;
         ::kill(recording.pid(), SIGTERM);
         const std::string parec = recording.finish(10s).err;
+        ::kill(pulse.pid(), SIGTERM);
+        const std::string log = pulse.finish(10s).err;
         BOOST_FAIL("parec recorded " << recorded << " bytes in 60 s; its errors:\n"
                                      << parec << "\nPulseAudio's source outputs:\n"
-                                     << outputs);
+                                     << outputs << "\npulseaudio's log, its end:\n"
+                                     << log.substr(log.size() > 6000 ? log.size() - 6000 : 0));
     }
     write_tone_wav(dir.file("tone.wav"), 48000, 1000.0, 1.0);
     const ProgramResult played = run_tool(
