@@ -347,7 +347,14 @@ BOOST_AUTO_TEST_CASE(an_alsa_program_is_an_application_that_can_be_moved) {
     BOOST_CHECK_EQUAL(first.values.front(), 0u);
     BOOST_CHECK_EQUAL(second.values.front(), first.values.back() + 1);
     BOOST_CHECK_EQUAL(second.values.back(), frames - 1);
-    BOOST_CHECK_EQUAL(first.values.size() + second.values.size(), frames);
+    // Every frame, if aplay kept up: an aplay that underran (a stress run,
+    // TSan) re-prepares the PCM, and ALSA drops what was queued then; aplay
+    // says "underrun!!!" on standard error, quiet or not.
+    if (r.err.find("underrun") == std::string::npos) {
+        BOOST_CHECK_EQUAL(first.values.size() + second.values.size(), frames);
+    } else {
+        BOOST_TEST_MESSAGE("aplay underran: " << r.err);
+    }
 }
 
 BOOST_AUTO_TEST_CASE(aplay_keeps_playing_when_the_server_dies_and_sound_returns) {
