@@ -49,7 +49,7 @@ std::optional<RtpSendOptions> parse_send_options(const audiod_sink_config& confi
     if (const auto key =
             options.unknown_key({"destination", "port", "payload", "payload-type", "ptime",
                                  "bitrate", "fec", "expected-loss", "ttl", "mtu", "sdp-file",
-                                 "announce", "session-name", "suppress-silence"})) {
+                                 "announce", "sap-address", "session-name", "suppress-silence"})) {
         error = "the rtp sink has no option '" + *key + "'";
         return std::nullopt;
     }
@@ -183,6 +183,16 @@ std::optional<RtpSendOptions> parse_send_options(const audiod_sink_config& confi
     }
     if (const auto v = options.get("announce"); v && !parse_bool(*v, o.announce)) {
         return bad("announce", "'" + *v + "' is not true or false");
+    }
+    if (const auto v = options.get("sap-address")) {
+        // Checked as an address when the sink starts, as destination is.
+        if (v->empty()) {
+            return bad("sap-address", "is empty");
+        }
+        if (!o.announce) {
+            return bad("sap-address", "is set but announce is not true");
+        }
+        o.sap_address = *v;
     }
     if (const auto v = options.get("suppress-silence"); v && !parse_bool(*v, o.suppress_silence)) {
         return bad("suppress-silence", "'" + *v + "' is not true or false");

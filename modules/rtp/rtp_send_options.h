@@ -32,6 +32,8 @@ struct RtpSendOptions {
     uint32_t mtu = kDefaultMtu;
     std::string sdp_file;
     bool announce = false;
+    // Where announcements go; empty: SAP's group for the session's family.
+    std::string sap_address;
     std::string session_name;
     bool suppress_silence = true;
     // The RTP clock the stream claims: the sink's rate, or for Opus 48000.

@@ -112,7 +112,8 @@ int rtp_open(const audiod_host*, const audiod_sink_config* config, void** instan
         return -EIO;
     }
     if (options->announce) {
-        sink->announcer = SapAnnouncer::start(*destination, options->ttl, sdp, message);
+        sink->announcer =
+            SapAnnouncer::start(*destination, options->sap_address, options->ttl, sdp, message);
         if (sink->announcer == nullptr) {
             set_error(error, error_size, "cannot announce by SAP: " + message);
             return -EIO;

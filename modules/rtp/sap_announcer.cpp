@@ -20,11 +20,13 @@ uint16_t message_hash(const std::string& sdp) {
 
 } // namespace
 
-std::unique_ptr<SapAnnouncer> SapAnnouncer::start(const UdpEndpoint& session, int ttl,
+std::unique_ptr<SapAnnouncer> SapAnnouncer::start(const UdpEndpoint& session,
+                                                  const std::string& sap_address, int ttl,
                                                   const std::string& sdp, std::string& error) {
     std::unique_ptr<SapAnnouncer> a(new SapAnnouncer());
-    const auto group =
-        resolve_endpoint(session.ipv6 ? kSapGroupIpv6 : kSapGroupIpv4, kSapPort, error);
+    const std::string address =
+        !sap_address.empty() ? sap_address : (session.ipv6 ? kSapGroupIpv6 : kSapGroupIpv4);
+    const auto group = resolve_endpoint(address, kSapPort, error);
     if (!group) {
         return nullptr;
     }

@@ -19,9 +19,11 @@ namespace audiod::rtp {
 
 class SapAnnouncer {
 public:
-    // Starts announcing `sdp` for a session sent to `session` (whose family
-    // picks the SAP group). Returns nullptr with a message on failure.
-    static std::unique_ptr<SapAnnouncer> start(const UdpEndpoint& session, int ttl,
+    // Starts announcing `sdp` for a session sent to `session`, to
+    // `sap_address` (port 9875) or, if that is empty, to SAP's group for the
+    // session's family. Returns nullptr with a message on failure.
+    static std::unique_ptr<SapAnnouncer> start(const UdpEndpoint& session,
+                                               const std::string& sap_address, int ttl,
                                                const std::string& sdp, std::string& error);
     // Sends the deletion and stops.
     ~SapAnnouncer();

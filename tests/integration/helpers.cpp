@@ -17,6 +17,7 @@
 #include <netinet/in.h>
 #include <random>
 #include <regex>
+#include <sstream>
 #include <sys/file.h>
 #include <sys/socket.h>
 #include <thread>
@@ -481,6 +482,34 @@ TrackedTone track_tone(const std::vector<float>& samples, uint32_t channels, uin
     BOOST_REQUIRE(tone > 0);
     tracked.thd_n_db = 10 * std::log10(residual / tone);
     return tracked;
+}
+
+std::vector<ToneWindow> measure_tone_windows(const std::vector<float>& samples, uint32_t channels,
+                                             uint32_t rate, double hz, size_t first, size_t last) {
+    const size_t window = rate / 10;
+    last = std::min(last, samples.size() / channels);
+    std::vector<ToneWindow> windows;
+    for (size_t at = first; at + window <= last; at += window) {
+        const float* from = samples.data() + channels * at;
+        const auto thd = [&](double f) {
+            return measure_tone(from, window, channels, f, rate).thd_n_db;
+        };
+        ToneWindow w;
+        w.at = double(at - first) / rate;
+        w.frequency = best_frequency(thd, hz * 0.95, hz * 1.05, 0.5);
+        w.tone = measure_tone(from, window, channels, w.frequency, rate);
+        windows.push_back(w);
+    }
+    return windows;
+}
+
+std::string describe(const std::vector<ToneWindow>& windows) {
+    std::ostringstream out;
+    for (const ToneWindow& w : windows) {
+        out << w.at << " s: " << w.frequency << " Hz, amplitude " << w.tone.amplitude << ", THD+N "
+            << w.tone.thd_n_db << " dB\n";
+    }
+    return out.str();
 }
 
 namespace {

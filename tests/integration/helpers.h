@@ -196,6 +196,19 @@ struct TrackedTone {
 };
 TrackedTone track_tone(const std::vector<float>& samples, uint32_t channels, uint32_t rate,
                        double hz, size_t first, size_t last);
+// Each whole 100 ms window of frames [first, last) fitted at its own
+// frequency (within 5 % of `hz`): a tone whose pitch steps (a receiver
+// that changes its resampling rate) is clean in each window, where a gap
+// or noise is not.
+struct ToneWindow {
+    double at = 0; // seconds after `first`
+    double frequency = 0;
+    ToneMeasure tone;
+};
+std::vector<ToneWindow> measure_tone_windows(const std::vector<float>& samples, uint32_t channels,
+                                             uint32_t rate, double hz, size_t first, size_t last);
+// A line per window, for a failure's message.
+std::string describe(const std::vector<ToneWindow>& windows);
 
 // An even UDP port whose next port is free too, on IPv4 and IPv6 (RTP and
 // its RTCP), different for each test process.

@@ -40,6 +40,7 @@ BOOST_AUTO_TEST_CASE(defaults) {
     BOOST_CHECK(!o->fec);
     BOOST_CHECK_EQUAL(o->ttl, 1);
     BOOST_CHECK(!o->announce);
+    BOOST_CHECK(o->sap_address.empty()); // SAP's own group for the session's family
     BOOST_CHECK(o->session_name.find("net") != std::string::npos);
 }
 
@@ -87,6 +88,14 @@ BOOST_AUTO_TEST_CASE(opus_ptimes_rates_and_channels) {
     BOOST_CHECK_EQUAL(mono->expected_loss, 20u);
 }
 
+BOOST_AUTO_TEST_CASE(announcements_may_go_to_a_chosen_group) {
+    std::string error;
+    const auto o = parse({{"announce", "true"}, {"sap-address", "239.255.1.2"}}, error);
+    BOOST_REQUIRE_MESSAGE(o, error);
+    BOOST_CHECK(o->announce);
+    BOOST_CHECK_EQUAL(o->sap_address, "239.255.1.2");
+}
+
 BOOST_AUTO_TEST_CASE(bad_options_are_named) {
     const std::pair<std::map<std::string, std::string>, std::string> cases[] = {
         {{{"volume", "1"}}, "no option 'volume'"},
@@ -102,6 +111,8 @@ BOOST_AUTO_TEST_CASE(bad_options_are_named) {
         {{{"ttl", "256"}}, "ttl"},
         {{{"mtu", "100"}}, "mtu"},
         {{{"announce", "sometimes"}}, "announce"},
+        {{{"sap-address", "239.1.2.3"}}, "announce is not true"},
+        {{{"announce", "true"}, {"sap-address", ""}}, "sap-address"},
         {{{"ptime", "-1"}}, "ptime"},
         {{{"session-name", "two\nlines"}}, "session-name"},
     };
