@@ -192,6 +192,7 @@ void RtpReceiver::on_rtcp(const uint8_t* data, size_t size) {
 void RtpReceiver::begin_session(const RtpPacket& packet, const sockaddr_storage& from) {
     in_session_ = true;
     bye_ = false;
+    behind_since_ns_ = 0;
     ssrc_ = packet.header.ssrc;
     current_ssrc_.store(ssrc_, std::memory_order_relaxed);
     sessions_.fetch_add(1, std::memory_order_relaxed);
@@ -330,17 +331,33 @@ void RtpReceiver::play(const Waiting& packet) {
     }
     const int64_t reader = buffer_->read_position();
     const auto capacity = static_cast<int64_t>(buffer_->capacity());
-    if (at + int64_t{buffer_->latency()} < reader || at + kMaxPacketFrames >= reader + capacity) {
+    const int64_t now = now_ns();
+    if (at + int64_t{packet_frames_} > reader) {
+        behind_since_ns_ = 0;
+    } else if (behind_since_ns_ == 0) {
+        behind_since_ns_ = now;
+    }
+    const bool behind_for_good =
+        behind_since_ns_ != 0 && now - behind_since_ns_ > int64_t{options_.latency_ms} * 1'000'000;
+    if (at + int64_t{buffer_->latency()} < reader || at + kMaxPacketFrames >= reader + capacity ||
+        behind_for_good) {
         // The reader is a whole latency past it (the sender paused and lost
-        // its timeline) or it is too far ahead: re-align the reader to this
-        // audio. A packet only a little late is written as far as it is
-        // still ahead of the reader.
+        // its timeline), or has been past every packet for a latency's
+        // time, or it is too far ahead: re-align the reader to this audio.
+        // A packet only a little late is written as far as it is still
+        // ahead of the reader.
         buffer_->start_epoch(at, false);
         decoded_end_ = at;
         fade_in_ = true;
+        behind_since_ns_ = 0;
         resyncs_.fetch_add(1, std::memory_order_relaxed);
-    } else if (at > decoded_end_) {
-        buffer_->clear(decoded_end_, static_cast<uint32_t>(at - decoded_end_)); // a pause
+    } else {
+        if (at < reader) {
+            overdue_.fetch_add(1, std::memory_order_relaxed);
+        }
+        if (at > decoded_end_) {
+            buffer_->clear(decoded_end_, static_cast<uint32_t>(at - decoded_end_)); // a pause
+        }
     }
     const uint32_t channels = options_.channels;
     int32_t frames = 0;
@@ -427,6 +444,7 @@ ReceiverStats RtpReceiver::stats() const {
     s.lost = lost_.load(std::memory_order_relaxed);
     s.recovered = recovered_.load(std::memory_order_relaxed);
     s.late = late_.load(std::memory_order_relaxed);
+    s.overdue = overdue_.load(std::memory_order_relaxed);
     s.duplicate = duplicate_.load(std::memory_order_relaxed);
     s.malformed = malformed_.load(std::memory_order_relaxed);
     s.wrong_type = wrong_type_.load(std::memory_order_relaxed);

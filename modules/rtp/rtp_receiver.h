@@ -11,7 +11,14 @@
 // that packet is here, else with Opus's packet-loss concealment; L16/L24
 // repeat the previous packet fading out, and fade the next one in. A packet
 // that arrives after it was concealed is late; one already decoded or
-// waiting is a duplicate. Both are counted and dropped.
+// waiting is a duplicate. Both are counted and dropped. A packet decoded
+// when the reader has already passed its start (nothing else came first
+// to conceal it: this thread, or the sender, was held up) is overdue: the
+// reader played silence there, and the rest of it is played. A sender that
+// was held up catches up and its packets are soon ahead again; if they are
+// still wholly behind the reader after a latency's time, the path's delay
+// has grown for good, and the reader is re-aligned — else it would play
+// silence for as long as the sender sends.
 //
 // Sessions. The first packet starts a session (its SSRC, its timestamp as
 // position 0). Another SSRC takes over only when the current sender has
@@ -48,6 +55,7 @@ struct ReceiverStats {
     uint64_t lost = 0;      // concealed (never there in time)
     uint64_t recovered = 0; // of those, rebuilt from the next packet's FEC
     uint64_t late = 0;      // arrived after being concealed
+    uint64_t overdue = 0;   // decoded after the reader passed its start
     uint64_t duplicate = 0;
     uint64_t malformed = 0;  // not RTP, lengths that lie, undecodable
     uint64_t wrong_type = 0; // another payload type
@@ -134,12 +142,15 @@ private:
     int64_t decoded_end_ = 0; // audio complete below this position
     int64_t offset_ = 0;      // added to packets' positions (see play())
     uint32_t packet_frames_ = 0;
+    // When packets began to come wholly behind the reader (0: they do not).
+    int64_t behind_since_ns_ = 0;
     uint64_t decoded_history_ = 0; // bit i: seq next_seq_-1-i was decoded, not concealed
     double transit_ = 0;
     bool have_transit_ = false;
 
-    std::atomic<uint64_t> received_{0}, lost_{0}, recovered_{0}, late_{0}, duplicate_{0},
-        malformed_{0}, wrong_type_{0}, refused_{0}, foreign_{0}, sessions_{0}, resyncs_{0};
+    std::atomic<uint64_t> received_{0}, lost_{0}, recovered_{0}, late_{0}, overdue_{0},
+        duplicate_{0}, malformed_{0}, wrong_type_{0}, refused_{0}, foreign_{0}, sessions_{0},
+        resyncs_{0};
     std::atomic<uint32_t> current_ssrc_{0};
     std::atomic<int64_t> last_packet_ns_{0};
     std::atomic<double> jitter_{0};

@@ -186,7 +186,7 @@ size_t source_describe(void* instance, char* text, size_t size) {
     const int n = std::snprintf(
         text, size,
         "listen=%s%s%s:%u\npayload=%s\nsession=%s\nsender=%s\nssrc=%u\nreceived=%llu\nlost=%llu\n"
-        "recovered=%llu\nlate=%llu\nduplicate=%llu\nmalformed=%llu\nwrong-type=%llu\n"
+        "recovered=%llu\nlate=%llu\noverdue=%llu\nduplicate=%llu\nmalformed=%llu\nwrong-type=%llu\n"
         "refused=%llu\nforeign=%llu\nsessions=%llu\nresyncs=%llu\njitter-ms=%.2f\nlatency-ms=%.2f\n"
         "target-ms=%u\ndrift-ppm=%.1f\n",
         v6 ? "[" : "", local.host.c_str(), v6 ? "]" : "", local.port,
@@ -194,11 +194,11 @@ size_t source_describe(void* instance, char* text, size_t size) {
         s.sender.empty() ? "none" : s.sender.c_str(), s.ssrc,
         static_cast<unsigned long long>(s.received), static_cast<unsigned long long>(s.lost),
         static_cast<unsigned long long>(s.recovered), static_cast<unsigned long long>(s.late),
-        static_cast<unsigned long long>(s.duplicate), static_cast<unsigned long long>(s.malformed),
-        static_cast<unsigned long long>(s.wrong_type), static_cast<unsigned long long>(s.refused),
-        static_cast<unsigned long long>(s.foreign), static_cast<unsigned long long>(s.sessions),
-        static_cast<unsigned long long>(s.resyncs), s.jitter_ms, s.latency_ms,
-        source->options.latency_ms, s.drift_ppm);
+        static_cast<unsigned long long>(s.overdue), static_cast<unsigned long long>(s.duplicate),
+        static_cast<unsigned long long>(s.malformed), static_cast<unsigned long long>(s.wrong_type),
+        static_cast<unsigned long long>(s.refused), static_cast<unsigned long long>(s.foreign),
+        static_cast<unsigned long long>(s.sessions), static_cast<unsigned long long>(s.resyncs),
+        s.jitter_ms, s.latency_ms, source->options.latency_ms, s.drift_ppm);
     return n < 0 ? 0 : std::min(static_cast<size_t>(n), size > 0 ? size - 1 : 0);
 }
 

@@ -219,6 +219,74 @@ BOOST_AUTO_TEST_CASE(hostile_datagrams_are_counted_and_dropped_without_a_click) 
     BOOST_CHECK_EQUAL(server.stop(SIGTERM), 0);
 }
 
+// A sender held up longer than the source's latency (but not a whole
+// latency longer) delivers audio the reader has already played past: the
+// reader played silence there, and those packets are counted as overdue —
+// what tests read, with xruns and losses, to tell whether the machine kept
+// time. A sender that catches up plays on at the same latency; one whose
+// packets stay behind the reader (the path's delay grew for good) has the
+// reader re-aligned after a latency's time, and is heard again. The test
+// sends L16 by hand, 5 ms a packet, on a real-time schedule, against a
+// 100 ms latency: 1.5 s, held up 150 ms and catching up; 1.5 s more, held
+// up 150 ms for good.
+BOOST_AUTO_TEST_CASE(packets_held_up_past_their_time_are_counted_and_followed) {
+    const uint16_t port = free_udp_port_pair();
+    ServerProcess server(receiver_config("address = \"127.0.0.1\"\nport = " + std::to_string(port) +
+                                         "\npayload = \"l16\"\nlatency-ms = 100\n"));
+    TempDir dir;
+    Recording recording(dir.file("heard.wav"), {"--source", "rx", "--format", "f32le"});
+    constexpr uint32_t kFrames = 240;
+    std::vector<uint8_t> packet(12 + kFrames * 2 * 2);
+    for (size_t i = 12; i < packet.size(); i += 2) {
+        packet[i] = 0x20; // 0x2000 big-endian: a quarter of full scale
+    }
+    const int fd = ::socket(AF_INET, SOCK_DGRAM, 0);
+    sockaddr_in to{};
+    to.sin_family = AF_INET;
+    to.sin_port = htons(port);
+    to.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    // Packet k is due at k × 5 ms; held up at 0.75 s, packets 150..180 go
+    // out at once at 0.9 s and the rest on time; held up again at 2.25 s,
+    // every packet from 450 on goes 150 ms after its time.
+    const auto start = std::chrono::steady_clock::now();
+    const auto at = [&](int k) { return start + std::chrono::microseconds(5000) * k; };
+    for (uint16_t k = 0; k < 600; ++k) {
+        auto due = at(k);
+        if (k >= 150 && k < 450) {
+            due = std::max(due, at(150) + 150ms);
+        } else if (k >= 450) {
+            due += 150ms;
+        }
+        std::this_thread::sleep_until(due);
+        wire::write_header({k == 0, 96, k, uint32_t{k} * kFrames, 0x5eed}, packet.data());
+        ::sendto(fd, packet.data(), packet.size(), 0, reinterpret_cast<sockaddr*>(&to), sizeof to);
+    }
+    ::close(fd);
+    BOOST_REQUIRE(eventually([] { return source_field("rx", "session") == "idle"; }, 30s));
+    const std::string sources = run_tool("audioctl", {"--json", "list", "sources"}).out;
+    recording.stop();
+    BOOST_CHECK_EQUAL(source_number("rx", "received"), 600u);
+    BOOST_CHECK_EQUAL(source_number("rx", "lost"), 0u);
+    // The first hold: the ten packets of its first 50 ms had been played
+    // past. The second: 50 ms played past, then 100 ms (twenty packets) of
+    // packets wholly behind the reader, then one re-alignment.
+    BOOST_CHECK_MESSAGE(source_number("rx", "resyncs") == 1, sources);
+    BOOST_CHECK_MESSAGE(
+        source_number("rx", "overdue") >= 20 && source_number("rx", "overdue") <= 50, sources);
+    // Heard to the end: of the 3 s sent, each hold costs what was played
+    // past (50 ms, then 150 ms); without the re-alignment, everything after
+    // the second hold would be silence.
+    const std::vector<float> heard = read_wav_f32(dir.file("heard.wav"));
+    size_t loud = 0;
+    for (size_t f = 0; f < heard.size() / 2; ++f) {
+        loud += std::fabs(heard[2 * f] - 0.25f) < 0.01f ? 1 : 0;
+    }
+    BOOST_CHECK_MESSAGE(loud >= 48000 * 26 / 10 && loud <= 48000 * 3,
+                        loud / 48000.0 << " s heard at the packets' level\n"
+                                       << sources);
+    BOOST_CHECK_EQUAL(server.stop(SIGTERM), 0);
+}
+
 BOOST_AUTO_TEST_CASE(a_source_loaded_at_run_time_reads_an_sdp_file) {
     TempDir dir;
     const uint16_t port = free_udp_port_pair();
