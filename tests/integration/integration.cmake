@@ -45,7 +45,12 @@ if(AUDIOD_SANITIZE)
 endif()
 # One ctest entry per suite (and per fault-injection case), so that ctest -j
 # overlaps their real-time waits instead of running them one after another.
-foreach(suite playback lifecycle audioctl routing app_state events watchdog alsa alsa_plugin alsa_mixer conversion capture alsa_source modules files rtp rtp_receive source_player portaudio
+# The longest first: on a clean clone ctest has no timings of its own, so
+# a falling COST starts them in this order (before the short unit tests),
+# and a step lasts as long as the last test it started.
+set(cost 100)
+foreach(suite rtp source_player rtp_receive alsa_plugin capture watchdog portaudio alsa_source
+        playback lifecycle audioctl routing app_state events alsa alsa_mixer conversion modules files
         no_hang/a_client_killed_mid_write_disturbs_no_one
         no_hang/server_stopped_for_8_s_players_keep_their_clock_and_sound_returns
         no_hang/server_killed_and_replaced_players_carry_on
@@ -53,7 +58,9 @@ foreach(suite playback lifecycle audioctl routing app_state events watchdog alsa
   string(REGEX REPLACE "/.*" "" group ${suite})
   string(REGEX REPLACE "^no_hang/(.*)" "no_hang.\\1" entry ${suite})
   add_test(NAME integration.${entry} COMMAND test_integration --run_test=${suite} --report_level=short)
-  set_tests_properties(integration.${entry} PROPERTIES LABELS "integration" TIMEOUT 600)
+  set_tests_properties(integration.${entry} PROPERTIES LABELS "integration" TIMEOUT 600
+    COST ${cost})
+  math(EXPR cost "${cost} - 1")
 endforeach()
 
 add_test(NAME install_tree
