@@ -116,8 +116,8 @@ BOOST_AUTO_TEST_CASE(an_rtp_source_plays_into_its_sink_as_a_stream_with_a_volume
         BOOST_CHECK_MESSAGE(moved.tone.thd_n_db < -60,
                             "THD+N " << moved.tone.thd_n_db << " dB after the move\n"
                                      << windows_of(dir.file("other.wav"), moved)
-                                     << run_tool("audioctl", {"list", "sources"}).out
-                                     << run_tool("audioctl", {"list", "sinks"}).out);
+                                     << run_tool("audioctl", {"--json", "list", "sources"}).out
+                                     << run_tool("audioctl", {"--json", "list", "sinks"}).out);
     }
     // ... and not on the first (its file holds the first tone only).
     BOOST_CHECK_LE(std::fabs(heard_in(dir.file("out.wav")).seconds - 1.0) * 1000, 5);
