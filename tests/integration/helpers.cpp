@@ -568,12 +568,22 @@ bool reserve_port_pair(uint16_t port) {
 } // namespace
 
 uint16_t free_udp_port_pair() {
-    static uint16_t next = static_cast<uint16_t>(30000 + 2 * (std::random_device{}() % 15000));
+    // Below the kernel's ephemeral range: a port in it may be given to any
+    // process's socket between the check here and the test's bind (a
+    // stress run lost a port so to "Address already in use").
+    static const auto [low, high] = [] {
+        unsigned ephemeral_low = 32768;
+        unsigned ephemeral_high = 60999;
+        std::ifstream("/proc/sys/net/ipv4/ip_local_port_range") >> ephemeral_low >> ephemeral_high;
+        return ephemeral_low >= 12000 ? std::pair<unsigned, unsigned>{10000, ephemeral_low - 2}
+                                      : std::pair<unsigned, unsigned>{ephemeral_high + 1, 65532};
+    }();
+    static unsigned next = low + 2 * (std::random_device{}() % ((high - low) / 2));
     for (int tries = 0; tries < 1000; ++tries, next += 2) {
-        if (next > 60000) {
-            next = 30000;
+        if (next > high) {
+            next = low;
         }
-        const uint16_t p = next;
+        const auto p = static_cast<uint16_t>(next);
         if (udp_port_free(AF_INET, p) && udp_port_free(AF_INET, p + 1) &&
             udp_port_free(AF_INET6, p) && udp_port_free(AF_INET6, p + 1) && reserve_port_pair(p)) {
             next += 2;
