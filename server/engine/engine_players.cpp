@@ -138,7 +138,8 @@ std::string Engine::player_details(const SourcePlayer& player) {
            "\nplay-target-ms=" + std::to_string(player.target_frames() * 1000 / playback.rate) +
            "\nplay-queue-ms=" + queue_ms +
            "\nplay-drift-ppm=" + std::to_string(std::lround((player.ratio() - 1) * 1e6)) +
-           "\nplay-resyncs=" + std::to_string(player.resyncs()) + "\n";
+           "\nplay-resyncs=" + std::to_string(player.resyncs()) +
+           "\nplay-refills=" + std::to_string(player.refills()) + "\n";
 }
 
 } // namespace audiod

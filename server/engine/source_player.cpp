@@ -182,7 +182,7 @@ uint64_t SourcePlayer::refill(uint64_t coming) noexcept {
     playback_.ring.header()->client_pos.store(written_, std::memory_order_release);
     resampler_.clear();
     follower_.reset(false);
-    resyncs_.fetch_add(1, std::memory_order_relaxed);
+    refills_.fetch_add(1, std::memory_order_relaxed);
     return silence;
 }
 

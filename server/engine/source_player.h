@@ -19,9 +19,11 @@
 // queued in the playback ring, so the queue stays at its target for as long
 // as the player runs. Clocks that agree (a null or file sink, on the system
 // clock like an RTP source) leave the ratio at exactly 1. Should the queue
-// run dry (this thread held up) or overfill (the sink stopped taking for
-// longer than drift could explain), the player starts again from the
-// target and counts a resync.
+// run dry (this thread held up, or the source) the player starts again from
+// the target and counts a refill; should it overfill (the sink stopped
+// taking for longer than drift could explain), it drops back to the target
+// and counts a resync. A refill is the machine's doing; a resync with
+// devices that kept time would be the loop's.
 //
 // Thread: the player's own, at the server's RT priority (it is in the
 // audio path); it never allocates, locks or waits for the control thread.
@@ -70,6 +72,9 @@ public:
     [[nodiscard]] uint64_t resyncs() const noexcept {
         return resyncs_.load(std::memory_order_relaxed);
     }
+    [[nodiscard]] uint64_t refills() const noexcept {
+        return refills_.load(std::memory_order_relaxed);
+    }
     [[nodiscard]] uint32_t target_frames() const noexcept { return target_; }
     // The queue, filtered as the clock loop sees it, in frames.
     [[nodiscard]] double queued_frames() const noexcept {
@@ -111,6 +116,7 @@ private:
     std::atomic<double> ratio_{1};
     std::atomic<double> queued_{0};
     std::atomic<uint64_t> resyncs_{0};
+    std::atomic<uint64_t> refills_{0};
     std::thread thread_;
 };
 

@@ -257,7 +257,7 @@ bool rtp_receiver_kept_time(const std::vector<std::string>& sinks) {
     const std::string drift = source_field("rx", "drift-ppm");
     bool kept = source_number("rx", "xruns") == 0 && source_number("rx", "lost") == 0 &&
                 source_number("rx", "late") == 0 && source_number("rx", "overdue") == 0 &&
-                source_number("rx", "resyncs") == 0 &&
+                source_number("rx", "resyncs") == 0 && source_number("rx", "play-refills") == 0 &&
                 (drift.empty() || std::fabs(std::stod(drift)) < 100);
     for (const std::string& sink : sinks) {
         kept = kept && sink_number(sink, "xruns") == 0;

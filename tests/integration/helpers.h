@@ -145,10 +145,11 @@ uint64_t source_number(const std::string& source, const std::string& key);
 // Whether the machine kept real time around the RTP source `rx`: neither it
 // nor any of `sinks` woke a whole cycle late (an xrun), it concealed no
 // packet and none came after its time (late, overdue: its thread, or the
-// sender's, was held up), its reader never had to re-align, and its clock
-// loop saw no drift from a sender on this machine's clock (a receiving
-// thread held up more and more — a sanitizer build on a loaded machine —
-// reads as a slow sender). Otherwise a click, a gap or a wandering pitch
+// sender's, was held up), its reader never had to re-align nor its player
+// (if it has one) refill a queue that ran dry, and its clock loop saw no
+// drift from a sender on this machine's clock (a receiving thread held up
+// more and more — a sanitizer build on a loaded machine — reads as a slow
+// sender). Otherwise a click, a gap or a wandering pitch
 // is the machine's doing, not audiod's, and a test checks only that the
 // sound got through; the reason is logged.
 bool rtp_receiver_kept_time(const std::vector<std::string>& sinks);
