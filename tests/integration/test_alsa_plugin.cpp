@@ -106,9 +106,10 @@ BOOST_AUTO_TEST_CASE(aplay_plays_a_wav_bit_exact_and_drains_it_to_the_end) {
                                         alsa_env(server.socket()));
     BOOST_REQUIRE_MESSAGE(r.status == 0, r.err);
     // Played in real time, and drain returned once it had all been played
-    // (and did not hang: the upper bound allows for a loaded machine).
+    // (and did not hang: the upper bound allows for a loaded machine — a
+    // stress run under TSan took 8.3 s for these 2 s).
     BOOST_CHECK_GE(r.seconds, 1.9);
-    BOOST_CHECK_LE(r.seconds, 8.0);
+    BOOST_CHECK_LE(r.seconds, 20.0);
     BOOST_REQUIRE_EQUAL(server.stop(SIGTERM), 0);
     check_whole_sequence(hear_sequence(dir.file("out.wav")), kTwoSeconds, "aplay");
 }

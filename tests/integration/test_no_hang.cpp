@@ -47,26 +47,22 @@ void check_player(const ProgramResult& r, const char* what) {
 }
 
 // Waits until the paced player and audioplay both play, a second into the
-// player's stream; returns when audioplay's stream was first seen.
-std::optional<std::chrono::steady_clock::time_point> both_playing() {
+// player's stream.
+bool both_playing() {
     const auto audioplay = wait_for_app_stream("audioplay");
-    const auto seen = std::chrono::steady_clock::now();
     const auto player = wait_for_app_stream("player");
-    if (!audioplay || !player || !wait_for_position(*player, 48000)) {
-        return std::nullopt;
-    }
-    return seen;
+    return audioplay && player && wait_for_position(*player, 48000);
 }
 
-// audioplay's 10 s took about 10 s from when its stream appeared: its clock
-// never stopped (the upper bound allows for a loaded machine).
-void check_audioplay(BackgroundProgram& play, std::chrono::steady_clock::time_point listed) {
+// audioplay's 10 s took about 10 s from its launch: its clock never
+// stopped. Timed from the launch, not from when the test saw its stream
+// (under load that comes up to a second late: a CI run measured 9.23 s
+// so); the upper bound allows for start-up on a loaded machine.
+void check_audioplay(BackgroundProgram& play) {
     const ProgramResult r = play.finish(30s);
     BOOST_REQUIRE_MESSAGE(r.status == 0, r.err);
-    const double seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - listed).count();
-    BOOST_CHECK_MESSAGE(seconds >= 9.5 && seconds <= 12.0,
-                        "audioplay of 10 s took " << seconds << " s");
+    BOOST_CHECK_MESSAGE(r.seconds >= 9.5 && r.seconds <= 14.0,
+                        "audioplay of 10 s took " << r.seconds << " s");
     // It waited for its clock while the server was away, rather than spin
     // on it (which once cost a whole core for as long).
     BOOST_CHECK_MESSAGE(r.cpu_seconds < 3.0, "audioplay used " << r.cpu_seconds << " s of CPU");
@@ -122,12 +118,11 @@ BOOST_AUTO_TEST_CASE(server_stopped_for_8_s_players_keep_their_clock_and_sound_r
                               std::to_string(kTenSeconds), "--paced", "--latency-ms", "200",
                               "--app", "player"});
     BackgroundProgram play({bin("audioplay"), "--quiet", "--sink", "other", ten});
-    const auto listed = both_playing();
-    BOOST_REQUIRE(listed);
+    BOOST_REQUIRE(both_playing());
     ::kill(server.pid(), SIGSTOP);
     std::this_thread::sleep_for(8s);
     ::kill(server.pid(), SIGCONT);
-    check_audioplay(play, *listed);
+    check_audioplay(play);
     check_player(player.finish(30s), "paced player");
     BOOST_REQUIRE_EQUAL(server.stop(SIGTERM), 0);
 
@@ -149,15 +144,14 @@ BOOST_AUTO_TEST_CASE(server_killed_and_replaced_players_carry_on) {
                               std::to_string(kTenSeconds), "--paced", "--latency-ms", "200",
                               "--app", "player"});
     BackgroundProgram play({bin("audioplay"), "--quiet", "--sink", "other", ten});
-    const auto listed = both_playing();
-    BOOST_REQUIRE(listed);
+    BOOST_REQUIRE(both_playing());
     BOOST_CHECK_EQUAL(first->stop(SIGKILL), 128 + SIGKILL);
     first.reset();
     std::this_thread::sleep_for(1500ms);
     // A new server on the same socket; the players find it by themselves.
     std::ofstream(dir.file("audiod.conf")) << one_file_sink(dir.file("second.wav"));
     ServerProcess second(one_file_sink(dir.file("second.wav")), dir.path());
-    check_audioplay(play, *listed);
+    check_audioplay(play);
     check_player(player.finish(30s), "paced player");
     BOOST_REQUIRE_EQUAL(second.stop(SIGTERM), 0);
 
