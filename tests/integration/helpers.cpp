@@ -429,17 +429,24 @@ double best_frequency(const std::function<double(double)>& thd, double low, doub
 
 } // namespace
 
+LoudSpan loud_span(const std::vector<float>& samples, uint32_t channels) {
+    LoudSpan span{samples.size() / channels, 0};
+    for (size_t f = 0; f < samples.size() / channels; ++f) {
+        if (std::fabs(samples[channels * f]) > 0.05f) {
+            span.first = std::min(span.first, f);
+            span.last = f;
+        }
+    }
+    return span;
+}
+
 HeardTone hear_tone(const std::vector<float>& samples, uint32_t channels, uint32_t rate,
                     double hz) {
     HeardTone heard;
-    heard.first = samples.size();
-    for (size_t f = 0; f < samples.size() / channels; ++f) {
-        if (std::fabs(samples[channels * f]) > 0.05f) {
-            heard.first = std::min(heard.first, f);
-            heard.last = f;
-        }
-    }
-    BOOST_REQUIRE_MESSAGE(heard.first < heard.last, "no tone was heard");
+    const LoudSpan span = loud_span(samples, channels);
+    heard.first = span.first;
+    heard.last = span.last;
+    BOOST_REQUIRE_MESSAGE(span.sounded(), "no tone was heard");
     heard.seconds = double(heard.last - heard.first + 1) / rate;
     size_t quiet = 0;
     for (size_t f = heard.first; f <= heard.last; ++f) {
@@ -463,23 +470,17 @@ HeardTone hear_tone(const std::vector<float>& samples, uint32_t channels, uint32
 
 TrackedTone track_tone(const std::vector<float>& samples, uint32_t channels, uint32_t rate,
                        double hz, size_t first, size_t last) {
-    const size_t window = rate / 10;
+    // A window is too short to tell 0.1 Hz apart: a 0.5 Hz grid over
+    // ±0.5 %, then the best neighbourhood.
     double residual = 0;
     double tone = 0;
     TrackedTone tracked;
-    for (size_t at = first; at + window <= last; at += window) {
-        const float* from = samples.data() + channels * at;
-        const auto thd = [&](double f) {
-            return measure_tone(from, window, channels, f, rate).thd_n_db;
-        };
-        // A window is too short to tell 0.1 Hz apart: a 0.5 Hz grid over
-        // ±0.5 %, then the best neighbourhood.
-        const ToneMeasure m = measure_tone(from, window, channels,
-                                           best_frequency(thd, hz * 0.995, hz * 1.005, 0.5), rate);
-        const double power = m.amplitude * m.amplitude / 2;
+    for (const ToneWindow& w :
+         measure_tone_windows(samples, channels, rate, hz, first, last, 0.005)) {
+        const double power = w.tone.amplitude * w.tone.amplitude / 2;
         tone += power;
-        residual += power * std::pow(10.0, m.thd_n_db / 10);
-        tracked.worst_window_db = std::max(tracked.worst_window_db, m.thd_n_db);
+        residual += power * std::pow(10.0, w.tone.thd_n_db / 10);
+        tracked.worst_window_db = std::max(tracked.worst_window_db, w.tone.thd_n_db);
     }
     BOOST_REQUIRE(tone > 0);
     tracked.thd_n_db = 10 * std::log10(residual / tone);
@@ -487,7 +488,8 @@ TrackedTone track_tone(const std::vector<float>& samples, uint32_t channels, uin
 }
 
 std::vector<ToneWindow> measure_tone_windows(const std::vector<float>& samples, uint32_t channels,
-                                             uint32_t rate, double hz, size_t first, size_t last) {
+                                             uint32_t rate, double hz, size_t first, size_t last,
+                                             double spread) {
     const size_t window = rate / 10;
     last = std::min(last, samples.size() / channels);
     std::vector<ToneWindow> windows;
@@ -498,7 +500,7 @@ std::vector<ToneWindow> measure_tone_windows(const std::vector<float>& samples, 
         };
         ToneWindow w;
         w.at = double(at - first) / rate;
-        w.frequency = best_frequency(thd, hz * 0.95, hz * 1.05, 0.5);
+        w.frequency = best_frequency(thd, hz * (1 - spread), hz * (1 + spread), 0.5);
         w.tone = measure_tone(from, window, channels, w.frequency, rate);
         windows.push_back(w);
     }

@@ -178,6 +178,15 @@ size_t sequence_jumps(const Heard& heard);
 // 0.05), for how long, its frequency (the best fit within 1 % of the one
 // expected: a receiver following another clock plays a little off), and
 // its level and THD+N there, measured away from its edges.
+// The first and last frame whose first channel is louder than 0.05; first
+// is past the end (and last 0) when nothing is.
+struct LoudSpan {
+    size_t first = 0;
+    size_t last = 0;
+    [[nodiscard]] bool sounded() const { return first < last; }
+};
+LoudSpan loud_span(const std::vector<float>& samples, uint32_t channels);
+
 struct HeardTone {
     size_t first = 0; // frames
     size_t last = 0;
@@ -199,16 +208,17 @@ struct TrackedTone {
 TrackedTone track_tone(const std::vector<float>& samples, uint32_t channels, uint32_t rate,
                        double hz, size_t first, size_t last);
 // Each whole 100 ms window of frames [first, last) fitted at its own
-// frequency (within 5 % of `hz`): a tone whose pitch steps (a receiver
-// that changes its resampling rate) is clean in each window, where a gap
-// or noise is not.
+// frequency (within `spread` of `hz`, 5 % by default): a tone whose pitch
+// steps (a receiver that changes its resampling rate) is clean in each
+// window, where a gap or noise is not.
 struct ToneWindow {
     double at = 0; // seconds after `first`
     double frequency = 0;
     ToneMeasure tone;
 };
 std::vector<ToneWindow> measure_tone_windows(const std::vector<float>& samples, uint32_t channels,
-                                             uint32_t rate, double hz, size_t first, size_t last);
+                                             uint32_t rate, double hz, size_t first, size_t last,
+                                             double spread = 0.05);
 // A line per window, for a failure's message.
 std::string describe(const std::vector<ToneWindow>& windows);
 

@@ -318,15 +318,6 @@ std::vector<float> float_samples(const std::string& raw) {
     return samples;
 }
 
-// The last frame of a stereo recording louder than a quiet floor, or 0.
-size_t last_loud_frame(const std::vector<float>& samples) {
-    size_t last = 0;
-    for (size_t i = 0; i < samples.size(); i += 2) {
-        last = std::fabs(samples[i]) > 0.05f ? i / 2 : last;
-    }
-    return last;
-}
-
 std::string without_clients(const std::string& log) {
     std::ostringstream out;
     std::istringstream lines(log);
@@ -415,8 +406,8 @@ PulseTry play_through_pulseaudio(const TempDir& dir, const std::string& sap_grou
     const bool followed = eventually(
         [&] {
             const std::vector<float> samples = float_samples(recording.output_so_far());
-            const size_t last = last_loud_frame(samples);
-            return last > 0 && samples.size() / 2 > last + 48000;
+            const LoudSpan span = loud_span(samples, 2);
+            return span.sounded() && samples.size() / 2 > span.last + 48000;
         },
         30s);
     return finish(&recording,
@@ -458,13 +449,9 @@ BOOST_AUTO_TEST_CASE(pulseaudio_finds_the_session_by_sap_and_plays_it) {
         heard = play_through_pulseaudio(dir, sap_group, session);
     }
     const std::vector<float>& recorded = heard.recorded;
-    size_t first = recorded.size() / 2;
-    for (size_t f = 0; f < recorded.size() / 2; ++f) {
-        if (std::fabs(recorded[2 * f]) > 0.05f) {
-            first = std::min(first, f);
-        }
-    }
-    const size_t last = last_loud_frame(recorded);
+    const LoudSpan span = loud_span(recorded, 2);
+    const size_t first = span.first;
+    const size_t last = span.last;
     const std::vector<ToneWindow> windows =
         first < last ? measure_tone_windows(recorded, 2, 48000, 1000.0, first, last + 1)
                      : std::vector<ToneWindow>{};
