@@ -151,6 +151,15 @@ std::string BackgroundProgram::output_so_far() const {
     return file_contents(out_path_);
 }
 
+bool BackgroundProgram::has_exited() const {
+    if (finished_) {
+        return true;
+    }
+    siginfo_t info{};
+    return ::waitid(P_PID, static_cast<id_t>(pid_), &info, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+           info.si_pid == pid_;
+}
+
 TempDir::TempDir() {
     char path[] = "/tmp/audiod-test-XXXXXX";
     BOOST_REQUIRE(::mkdtemp(path) != nullptr);

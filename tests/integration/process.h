@@ -41,6 +41,9 @@ public:
     pid_t pid() const { return pid_; }
     // What it has written to standard output so far.
     std::string output_so_far() const;
+    // Whether it has ended (it is reaped only by finish, so finish still
+    // reports how).
+    bool has_exited() const;
     ProgramResult finish(std::chrono::milliseconds limit = std::chrono::seconds(30));
 
 private:

@@ -374,14 +374,21 @@ PulseTry play_through_pulseaudio(const TempDir& dir, const std::string& sap_grou
     };
     // It has found the session when the session's stream is on its sink.
     // SAP repeats every 5 s; a TSan server beside stress-ng may need several.
+    // Each wait ends early if pulseaudio has ended (it aborts now and then,
+    // below): a dead PulseAudio records nothing, and waiting is wasted time.
+    const auto pulse_ended = [&] {
+        return std::string(pulse.has_exited() ? "pulseaudio ended; " : "");
+    };
     if (!eventually(
             [&] {
-                return pactl({"list", "sink-inputs"}).out.find(session) != std::string::npos;
+                return pulse.has_exited() ||
+                       pactl({"list", "sink-inputs"}).out.find(session) != std::string::npos;
             },
-            60s)) {
-        return finish(nullptr,
-                      "pulseaudio never found the session: " + pactl({"list", "sink-inputs"}).out +
-                          "\naudiod: " + run_tool("audioctl", {"list", "sinks"}).out);
+            60s) ||
+        pulse.has_exited()) {
+        return finish(nullptr, pulse_ended() + "pulseaudio never found the session: " +
+                                   pactl({"list", "sink-inputs"}).out +
+                                   "\naudiod: " + run_tool("audioctl", {"list", "sinks"}).out);
     }
     BackgroundProgram recording({installed("parec"), "--device=out.monitor", "--raw",
                                  "--format=float32le", "--rate=48000", "--channels=2",
@@ -389,8 +396,11 @@ PulseTry play_through_pulseaudio(const TempDir& dir, const std::string& sap_grou
                                 env);
     // A second of the steady (silent) stream recorded: parec is connected
     // and PulseAudio has settled.
-    if (!eventually([&] { return recording.output_so_far().size() >= 48000 * 8; }, 60s)) {
-        return finish(&recording, "parec recorded " +
+    if (!eventually(
+            [&] { return pulse.has_exited() || recording.output_so_far().size() >= 48000 * 8; },
+            60s) ||
+        pulse.has_exited()) {
+        return finish(&recording, pulse_ended() + "parec recorded " +
                                       std::to_string(recording.output_so_far().size()) +
                                       " bytes in 60 s; PulseAudio's source outputs:\n" +
                                       pactl({"list", "source-outputs"}).out);
@@ -405,11 +415,18 @@ PulseTry play_through_pulseaudio(const TempDir& dir, const std::string& sap_grou
     // PulseAudio plays it half a second later (its default latency).
     const bool followed = eventually(
         [&] {
+            if (pulse.has_exited()) {
+                return true;
+            }
             const std::vector<float> samples = float_samples(recording.output_so_far());
             const LoudSpan span = loud_span(samples, 2);
             return span.sounded() && samples.size() / 2 > span.last + 48000;
         },
         30s);
+    if (pulse.has_exited()) {
+        return finish(&recording, "pulseaudio ended before the tone and a second after it "
+                                  "were recorded");
+    }
     return finish(&recording,
                   followed ? "" : "the tone and a second after it were not recorded in 30 s");
 }
