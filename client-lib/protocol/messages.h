@@ -38,6 +38,7 @@ enum class MsgType : uint32_t {
     stream_created = 11,
     stream_command = 12,
     set_volume = 13,
+    flush_stream = 14,
     list_sinks = 20,
     sink_list = 21,
     list_streams = 22,
@@ -117,6 +118,16 @@ struct StreamCommand {
     static constexpr MsgType kType = MsgType::stream_command;
     uint32_t stream_id = 0;
     uint32_t op = 0; // StreamOp
+};
+
+// Discards what a playback stream has queued before `position` (a position
+// in the stream's current ring: where the client stopped writing when it
+// asked); frames written after it stay. The stream then waits to be started
+// again, as a new one does. A media player does this on every seek.
+struct FlushStream {
+    static constexpr MsgType kType = MsgType::flush_stream;
+    uint32_t stream_id = 0;
+    uint64_t position = 0;
 };
 
 // What a volume, mute or move request addresses: one stream (by id), every
@@ -390,6 +401,12 @@ template <class V, class M>
 void visit(V& v, M& m) requires std::is_same_v<std::remove_const_t<M>, StreamCommand> {
     v.u32("stream_id", m.stream_id);
     v.u32("op", m.op);
+}
+
+template <class V, class M>
+void visit(V& v, M& m) requires std::is_same_v<std::remove_const_t<M>, FlushStream> {
+    v.u32("stream_id", m.stream_id);
+    v.u64("position", m.position);
 }
 
 template <class V, class M>

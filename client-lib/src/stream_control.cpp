@@ -1,10 +1,11 @@
-// Requests a player makes on a stream: start, pause and resume, volume,
-// close. Each gives up soon (kStreamRequestMs), so a stalled server cannot
+// Requests a player makes on a stream: start, pause and resume, flush,
+// volume, close. Each gives up soon (kStreamRequestMs), so a stalled server cannot
 // freeze a player's pause button; with keep-clock, a request the server did
 // not answer applies when the stream is bound to a server again.
 #include "client_internal.h"
 
 #include <cmath>
+#include <thread>
 
 using audiod::Deadline;
 using audiod::MonoClock;
@@ -89,6 +90,56 @@ int audiod_stream_pause(audiod_stream* stream, int timeout_ms) {
 
 int audiod_stream_resume(audiod_stream* stream, int timeout_ms) {
     return set_paused(stream, false, timeout_ms);
+}
+
+int audiod_stream_flush(audiod_stream* stream, int timeout_ms) {
+    if (stream == nullptr) {
+        return AUDIOD_E_INVALID;
+    }
+    StreamCore& core = *stream->core;
+    proto::FlushStream request;
+    {
+        std::lock_guard lock(core.mutex);
+        if (core.broken) {
+            return core.broken_code;
+        }
+        if (core.record) {
+            return AUDIOD_E_BADSTATE;
+        }
+        core.started = false;
+        if (core.keeping_clock) {
+            // Nothing is queued but in the clock's count: it has all played.
+            core.clock = audiod::client::KeepClock(MonoClock::now(), core.client_pos, core.rate,
+                                                   core.paused);
+            return 0;
+        }
+        if (!core.ring.bound()) {
+            return 0;
+        }
+        core.ring.set_flags(0, audiod::kClientFlagStarted | audiod::kClientFlagDraining);
+        request.stream_id = core.server_id;
+        request.position = core.client_pos - core.ring_base;
+    }
+    const Deadline deadline = Deadline::after_ms(timeout_ms < 0 ? kStreamRequestMs : timeout_ms);
+    const int rc = core.context->call(request, proto::MsgType::ok, nullptr, deadline);
+    if (rc != 0) {
+        return tolerate_lost_server(core, rc);
+    }
+    // The server drops the frames on its next cycle; the player's next write
+    // should find the room there. A few cycles at most, so a short poll.
+    while (true) {
+        {
+            std::lock_guard lock(core.mutex);
+            if (core.keeping_clock || !core.ring.bound() || core.server_id != request.stream_id ||
+                core.ring.queued(request.position) == 0) {
+                return 0;
+            }
+        }
+        if (deadline.expired()) {
+            return tolerate_lost_server(core, AUDIOD_E_TIMEOUT);
+        }
+        std::this_thread::sleep_for(std::chrono::microseconds(500));
+    }
 }
 
 int audiod_stream_set_volume(audiod_stream* stream, float volume, int timeout_ms) {

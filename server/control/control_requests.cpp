@@ -54,6 +54,8 @@ bool ControlServer::handle_packet(Client& client, const proto::Packet& packet) {
         return handle_create_stream(client, seq, body);
     case proto::MsgType::stream_command:
         return handle_stream_command(client, seq, body);
+    case proto::MsgType::flush_stream:
+        return handle_flush_stream(client, seq, body);
     case proto::MsgType::set_volume:
         return answer<proto::SetVolume>(client, seq, body,
                                         [&](const auto& r) { return engine_.set_volume(r); });
@@ -213,6 +215,24 @@ bool ControlServer::handle_stream_command(Client& client, uint32_t seq, Body bod
                            "unknown stream operation " + std::to_string(command.op));
     }
     if (error) {
+        return reply_error(client, seq, error->code, error->message);
+    }
+    return reply(client, seq, proto::Ok{});
+}
+
+bool ControlServer::handle_flush_stream(Client& client, uint32_t seq, Body body) {
+    proto::FlushStream request;
+    if (!proto::decode(body, request)) {
+        reply_error(client, seq, AUDIOD_E_PROTOCOL, "malformed FlushStream");
+        return false;
+    }
+    Stream* stream = engine_.find_stream(request.stream_id);
+    if (stream == nullptr || stream->client_id != client.id) {
+        return reply_error(client, seq, AUDIOD_E_NOENTITY,
+                           "no stream " + std::to_string(request.stream_id) +
+                               " on this connection");
+    }
+    if (const MaybeError error = engine_.flush(*stream, request.position)) {
         return reply_error(client, seq, error->code, error->message);
     }
     return reply(client, seq, proto::Ok{});

@@ -62,6 +62,7 @@ private:
     bool handle_hello(Client& client, uint32_t seq, Body body);
     bool handle_create_stream(Client& client, uint32_t seq, Body body);
     bool handle_stream_command(Client& client, uint32_t seq, Body body);
+    bool handle_flush_stream(Client& client, uint32_t seq, Body body);
     bool handle_list_clients(Client& client, uint32_t seq, Body body);
     // Decodes a request of type M and answers Ok or Error with `action`'s result.
     template <class M, class Action>

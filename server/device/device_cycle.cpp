@@ -170,6 +170,10 @@ void Device::apply_commands_rt() noexcept {
         case RtCommand::Kind::device_gain:
             device_gain_.set_target(command.gain, ramp_frames_);
             break;
+        case RtCommand::Kind::flush:
+            flush_stream(*stream, command.position);
+            wake(stream->wake_fd.get()); // the room the client waits for is there
+            break;
         }
     }
 }

@@ -19,10 +19,12 @@ struct RtCommand {
         pause,       // stop taking frames from `stream`
         resume,      // take frames again
         device_gain, // ramp the whole sink to `gain`
+        flush,       // drop `stream`'s frames before `position`; wait for a start again
     };
     Kind kind{};
     Stream* stream = nullptr;
     float gain = 1.0f;
+    uint64_t position = 0;
 };
 
 // RT -> control.

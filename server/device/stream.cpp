@@ -76,4 +76,23 @@ StreamRing::~StreamRing() {
     }
 }
 
+void flush_stream(Stream& stream, uint64_t position) noexcept {
+    Stream::Rt& rt = stream.rt;
+    RingHeader* header = stream.ring.header();
+    const uint64_t client_pos = header->client_pos.load(std::memory_order_acquire);
+    const uint64_t queued = client_pos - rt.server_pos;
+    // Unsigned: a position behind server_pos or past client_pos is huge.
+    if (queued <= stream.ring.capacity() && position - rt.server_pos <= queued) {
+        rt.server_pos = position;
+        header->server_pos.store(rt.server_pos, std::memory_order_release);
+        stream.consumed.store(rt.server_pos, std::memory_order_relaxed);
+    }
+    rt.started = false;
+    stream.starved_cycles.store(0, std::memory_order_relaxed);
+    stream.rt_status.store(RtStreamStatus::prebuffering, std::memory_order_relaxed);
+    if (stream.conversion.resampler) {
+        stream.conversion.resampler->reset(); // no tail of the dropped audio
+    }
+}
+
 } // namespace audiod

@@ -96,6 +96,9 @@ struct Stream {
     // A source player's record stream (engine/source_player.h): it stays on
     // its source, never moved or rescued to a monitor.
     bool pinned = false;
+    // A flush asked for while no RT thread held the stream (kNoFrame: none);
+    // it applies when the stream lands.
+    uint64_t pending_flush = kNoFrame;
 
     StreamRing ring;
     UniqueFd wake_fd; // the server writes, the client polls
@@ -131,5 +134,11 @@ struct Stream {
     // No RT thread holds it: between sinks, or closing. Thread: control.
     [[nodiscard]] bool in_transit() const noexcept { return moving_to != nullptr || detaching; }
 };
+
+// Drops a playback stream's frames before ring position `position`, as far
+// as they are there (a position outside what the client has written is
+// ignored: the client's word is not trusted), and makes it wait for a start
+// again. Thread: whichever holds the stream (never allocates).
+void flush_stream(Stream& stream, uint64_t position) noexcept;
 
 } // namespace audiod

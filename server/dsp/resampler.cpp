@@ -44,4 +44,8 @@ uint32_t Resampler::latency_frames() const noexcept {
     return static_cast<uint32_t>(speex_resampler_get_output_latency(state_));
 }
 
+void Resampler::reset() noexcept {
+    speex_resampler_reset_mem(state_);
+}
+
 } // namespace audiod

@@ -32,6 +32,9 @@ public:
     // allocates or locks).
     void process(const float* in, uint32_t* in_frames, float* out, uint32_t* out_frames) noexcept;
 
+    // Forgets the audio it has seen (the filter's history). Thread: rt.
+    void reset() noexcept;
+
     // Input frames that produce about `out_frames` output frames (rounded up).
     [[nodiscard]] uint32_t input_for(uint32_t out_frames) const noexcept;
     // Latency the filter adds, in output frames.

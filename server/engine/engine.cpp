@@ -236,6 +236,24 @@ MaybeError Engine::set_paused(Stream& stream, bool paused) {
     return std::nullopt;
 }
 
+MaybeError Engine::flush(Stream& stream, uint64_t position) {
+    if (stream.record) {
+        return ClientError{AUDIOD_E_BADSTATE, "stream " + std::to_string(stream.id) +
+                                                  " records; only a playback stream is flushed"};
+    }
+    if (stream.detaching) {
+        return std::nullopt; // closing: nothing will play anyway
+    }
+    if (stream.moving_to != nullptr) {
+        stream.pending_flush = position; // applied when it lands
+    } else if (stream.device->failed()) {
+        flush_stream(stream, position); // no RT thread holds it
+    } else {
+        send_or_queue(*stream.device, {RtCommand::Kind::flush, &stream, 1.0f, position});
+    }
+    return std::nullopt;
+}
+
 void Engine::close_stream(Stream& stream) {
     if (stream.detaching) {
         return;

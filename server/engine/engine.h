@@ -90,6 +90,9 @@ public:
     [[nodiscard]] std::variant<Stream*, ClientError> create_stream(const StreamRequest& request);
     [[nodiscard]] Stream* find_stream(uint32_t id) const;
     [[nodiscard]] MaybeError set_paused(Stream& stream, bool paused);
+    // Drops what a playback stream queued before ring position `position`
+    // (device/stream.h: flush_stream), wherever the stream is.
+    [[nodiscard]] MaybeError flush(Stream& stream, uint64_t position);
     // Detaches the stream; it is freed once its RT thread lets go of it.
     void close_stream(Stream& stream);
 

@@ -401,6 +401,10 @@ void Engine::land(Stream& stream, Device& destination) {
     }
     // What changed while no RT thread held the stream applies now.
     stream.rt.paused = stream.paused;
+    if (stream.pending_flush != kNoFrame) {
+        flush_stream(stream, stream.pending_flush);
+        stream.pending_flush = kNoFrame;
+    }
     const float gain = gain_command(stream).gain;
     if (stream.rt.started) {
         stream.rt.gain.set_target(gain, destination.ramp_frames());

@@ -31,7 +31,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         return 0;
     }
     const std::span<const uint8_t> body(data + 1, size - 1);
-    switch (data[0] % 14) {
+    switch (data[0] % 15) {
     case 0:
         check<Hello>(body);
         break;
@@ -70,6 +70,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         break;
     case 12:
         check<StreamList>(body);
+        break;
+    case 13:
+        check<FlushStream>(body);
         break;
     default:
         // Whole packets, as the server receives them.

@@ -154,6 +154,46 @@ BOOST_AUTO_TEST_CASE(pause_and_resume_lose_and_alter_nothing) {
     BOOST_CHECK_GE(longest_gap, 48000u * 300 / 1000);
 }
 
+// A flush (a player's seek) drops what was queued when it was asked for,
+// and nothing written after it: the sink hears the counter from 0 to where
+// the server had got, then from the flush on to the end, each frame once.
+BOOST_AUTO_TEST_CASE(a_flush_drops_what_was_queued_and_nothing_written_after) {
+    TempDir dir;
+    const std::string wav = dir.file("out.wav");
+    ServerProcess server(file_sink_config(wav));
+    constexpr uint64_t kFrames = 28000; // under the counter's period (30000)
+    constexpr uint64_t kFlushAt = 14400;
+    const ProgramResult r = play({"--signal", "counter", "--frames", std::to_string(kFrames),
+                                  "--latency-ms", "200", "--flush-at", std::to_string(kFlushAt)});
+    check_client_ok(r);
+    BOOST_REQUIRE_EQUAL(server.stop(SIGTERM), 0);
+    const auto out = read_wav_s16(wav);
+    std::vector<uint64_t> heard;
+    for (size_t f = 0; f < out.size() / kChannels; ++f) {
+        if (out[f * kChannels] != 0) {
+            heard.push_back(static_cast<uint64_t>(out[f * kChannels]) - 1);
+        }
+    }
+    BOOST_REQUIRE(!heard.empty());
+    BOOST_CHECK_EQUAL(heard.front(), 0u);
+    BOOST_CHECK_EQUAL(heard.back(), kFrames - 1);
+    BOOST_REQUIRE(only_increasing(heard));
+    // One jump, to exactly the flush point.
+    const auto jump = std::adjacent_find(heard.begin(), heard.end(),
+                                         [](uint64_t a, uint64_t b) { return b != a + 1; });
+    BOOST_REQUIRE_MESSAGE(jump != heard.end(), "nothing was dropped");
+    BOOST_CHECK_EQUAL(*(jump + 1), kFlushAt);
+    BOOST_CHECK(std::adjacent_find(jump + 1, heard.end(), [](uint64_t a, uint64_t b) {
+                    return b != a + 1;
+                }) == heard.end());
+    // What was dropped had been queued: at most what the client had written
+    // and the server not yet taken when it asked.
+    const uint64_t dropped = kFlushAt - *jump - 1;
+    const uint64_t queued = json_number(r.out, "queued_at_flush").value_or(0);
+    BOOST_TEST_MESSAGE("flush: " << queued << " frames queued, " << dropped << " dropped");
+    BOOST_CHECK_LE(dropped, queued);
+}
+
 BOOST_AUTO_TEST_CASE(audioplay_plays_a_wav_file_bit_exact_in_real_time) {
     TempDir dir;
     const std::string wav = dir.file("out.wav");

@@ -277,6 +277,19 @@ int audiod_stream_pause(audiod_stream* stream, int timeout_ms);
 /** Resumes a paused stream. Blocks like audiod_stream_pause(). */
 int audiod_stream_resume(audiod_stream* stream, int timeout_ms);
 
+/**
+ * Discards everything written to a playback stream and not played yet, and
+ * keeps the stream: its id, sink, volume and pause state stay, and its
+ * counters go on from where they were (what was discarded counts as
+ * consumed). The stream then starts again as a new one does: once enough is
+ * queued, or at audiod_stream_start() with AUDIOD_STREAM_MANUAL_START. For a
+ * player's seek. Must not be called while another thread writes the stream.
+ * Blocks up to timeout_ms (negative: 500 ms), until the room is free to
+ * write; with keep-clock a server that does not answer is not an error.
+ * AUDIOD_E_BADSTATE on a record stream.
+ */
+int audiod_stream_flush(audiod_stream* stream, int timeout_ms);
+
 /** Sets the stream's own linear gain (1.0 = unity). Blocks like audiod_stream_pause(). */
 int audiod_stream_set_volume(audiod_stream* stream, float volume, int timeout_ms);
 

@@ -44,6 +44,7 @@ int main(void) {
     check(audiod_connect("c-check", 1000, &ctx) == AUDIOD_E_NOSERVER, "no server");
     check(ctx == NULL, "no context on failure");
     check(audiod_stream_write(NULL, NULL, 0, 0) == AUDIOD_E_INVALID, "NULL stream");
+    check(audiod_stream_flush(NULL, 0) == AUDIOD_E_INVALID, "flush NULL");
     check(audiod_stream_close(NULL) == 0, "close NULL");
     audiod_disconnect(NULL);
 

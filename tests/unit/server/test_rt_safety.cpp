@@ -50,7 +50,7 @@ BOOST_AUTO_TEST_CASE(rt_cycle_never_allocates_or_locks_under_churn) {
     std::vector<int16_t> chunk(size_t{256} * 2, 1234);
     std::vector<Stream*> live;
     for (int round = 0; round < 300; ++round) {
-        const auto action = rng() % 8;
+        const auto action = rng() % 9;
         if (action == 0 || live.size() < 2) {
             // Direct streams, and converted ones: other formats, channel
             // counts and rates (resampled on the RT thread).
@@ -110,6 +110,11 @@ BOOST_AUTO_TEST_CASE(rt_cycle_never_allocates_or_locks_under_churn) {
                 rig.send({RtCommand::Kind::attach, &s, 1.0f});
                 break;
             }
+            case 7: // a seek: the queue dropped, sometimes at a position made up
+                rig.send({RtCommand::Kind::flush, &s, 1.0f,
+                          s.ring.header()->client_pos.load() + (rng() % 4 == 0 ? rng() : 0)});
+                rig.set_client_flags(s, kClientFlagStarted);
+                break;
             default:
                 rig.send({RtCommand::Kind::device_gain, nullptr, float(rng() % 100) / 100.0f});
                 break;

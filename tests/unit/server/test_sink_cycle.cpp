@@ -188,6 +188,41 @@ BOOST_AUTO_TEST_CASE(prebuffering_until_started_or_full) {
     BOOST_CHECK_EQUAL(start, 2u * kQuantum);
 }
 
+// A flush drops the frames before its position and keeps those after it,
+// then waits for a start again; a position the client never wrote to (or
+// one already played) drops nothing.
+BOOST_AUTO_TEST_CASE(a_flush_drops_frames_before_its_position_and_waits_for_a_start) {
+    SinkRig rig;
+    Stream& s = rig.add_stream(SampleFormat::s16le, 4096);
+    std::vector<int16_t> old_frames(size_t{4} * kQuantum * kChannels, 11);
+    std::vector<int16_t> new_frames(size_t{2} * kQuantum * kChannels, 22);
+    rig.write(s, old_frames.data(), 4 * kQuantum);
+    rig.set_client_flags(s, kClientFlagStarted);
+    rig.run_cycles(1); // one quantum of the old frames played
+    rig.set_client_flags(s, 0);
+    rig.send({RtCommand::Kind::flush, &s, 1.0f, 9 * kQuantum}); // never written: ignored
+    rig.run_cycles(1);
+    BOOST_CHECK_EQUAL(s.ring.header()->server_pos.load(), kQuantum);
+    BOOST_CHECK(s.rt_status.load() == RtStreamStatus::prebuffering);
+    rig.send({RtCommand::Kind::flush, &s, 1.0f, 4 * kQuantum});
+    rig.write(s, new_frames.data(), 2 * kQuantum);
+    rig.run_cycles(2); // the flush applies; the stream waits for its start
+    BOOST_CHECK_EQUAL(s.ring.header()->server_pos.load(), 4u * kQuantum);
+    BOOST_CHECK_EQUAL(s.consumed.load(), 4u * kQuantum);
+    BOOST_CHECK_EQUAL(s.xruns.load(), 0u);
+    rig.send({RtCommand::Kind::flush, &s, 1.0f, 2 * kQuantum}); // behind: ignored
+    rig.set_client_flags(s, kClientFlagStarted);
+    rig.run_cycles(2);
+    const auto out = rig.output<int16_t>();
+    BOOST_REQUIRE_GE(out.size(), size_t{6} * kQuantum * kChannels);
+    for (size_t f = 0; f < 6 * kQuantum; ++f) {
+        const int16_t expected = f < kQuantum ? 11 : (f < 4 * kQuantum ? 0 : 22);
+        BOOST_REQUIRE_MESSAGE(out[f * kChannels] == expected,
+                              "frame " << f << ": " << out[f * kChannels]);
+    }
+    BOOST_CHECK_EQUAL(s.ring.header()->server_pos.load(), 6u * kQuantum);
+}
+
 BOOST_AUTO_TEST_CASE(corrupt_positions_drop_only_that_stream) {
     SinkRig rig;
     Stream& good = rig.add_stream(SampleFormat::s16le, 4096);
