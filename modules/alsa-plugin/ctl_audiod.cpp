@@ -354,7 +354,7 @@ const snd_ctl_ext_callback_t kCallbacks = [] {
 }();
 
 int open_ctl(snd_ctl_t** handlep, const char* name, snd_config_t* conf, int mode) {
-    if (const int err = audiod::alsa_plugin::read_string_fields(conf, {}); err < 0) {
+    if (const int err = audiod::alsa_plugin::read_fields(conf, {}); err < 0) {
         return err;
     }
     auto* ctl = new (std::nothrow) AudiodCtl;

@@ -6,11 +6,14 @@
 //
 // Mapping ALSA onto a libaudiod stream:
 //   - prepare creates the stream (MANUAL_START, so ALSA's start threshold
-//     decides when sound starts); start starts it; drop (stop) closes it,
-//     discarding what was queued, and the next prepare creates a new one.
-//   - ALSA's hardware pointer is the stream's `consumed` count, which keeps
-//     advancing at the nominal rate while libaudiod keeps the clock for a
-//     stalled or lost server: a player never freezes.
+//     decides when sound starts); start starts it; drop (stop), and a
+//     prepare after an xrun, flush it: what was queued is discarded and the
+//     stream stays, with its id and volume (a player drops on every seek, so
+//     `audioctl set-volume ID` must survive it).
+//   - ALSA's hardware pointer is the stream's `consumed` count since the
+//     last prepare, which keeps advancing at the nominal rate while
+//     libaudiod keeps the clock for a stalled or lost server: a player never
+//     freezes.
 //   - delay is the stream's delay_frames: queued frames plus the sink's own
 //     device latency.
 //   - Capture is a record stream, created at start (so nothing recorded
@@ -30,7 +33,8 @@
 //
 // Configuration fields: `sink` (a sink name, or for capture a source name
 // such as "speakers.monitor"; default: the server's default sink, or its
-// monitor) and `app` (the application name; default: the program's name).
+// monitor), `app` (the application name; default: the program's name) and
+// `max_buffer_ms` (the longest buffer offered, 10-10000; default 2000).
 #include "audiod/audiod.h"
 #include "plugin_config.h"
 #include "plugin_errors.h"
@@ -58,6 +62,13 @@ using audiod::alsa_plugin::to_errno;
 constexpr uint64_t kTimerSlackNs = 10'000'000;
 // The largest buffer the server accepts, in milliseconds.
 constexpr uint64_t kMaxLatencyMs = AUDIOD_MAX_LATENCY_MS;
+// The longest buffer offered by default (max_buffer_ms), as a sound card
+// offers one: programs that take the largest buffer on offer (speaker-test)
+// then play for seconds, not minutes. ALSA bounds a plugin's buffer in
+// bytes, so this is the time for 48 kHz stereo 16-bit frames (4 bytes);
+// larger frames get less time, smaller ones more.
+constexpr long kDefaultMaxBufferMs = 2000;
+constexpr uint64_t kReferenceBytesPerMs = 48 * 4;
 
 struct AudiodPcm {
     snd_pcm_ioplug_t io{};
@@ -71,8 +82,11 @@ struct AudiodPcm {
     int format = AUDIOD_FORMAT_INVALID;
     snd_pcm_uframes_t avail_min = 1;
     snd_pcm_uframes_t boundary = 0;
+    long max_buffer_ms = kDefaultMaxBufferMs;
     uint32_t ring_extra = 0; // frames of ring capacity beyond ALSA's buffer
-    bool written = false;    // frames went into the stream since it was created
+    uint64_t base = 0;       // the stream's position at the last prepare: ALSA's 0
+    bool written = false;    // frames went into the stream since it was created or flushed
+    bool paused = false;     // the stream is paused on the server
     bool capture = false;    // a record stream: ALSA reads what the server writes
 };
 
@@ -166,6 +180,29 @@ void close_stream(AudiodPcm& pcm) {
     audiod_stream_close(pcm.stream);
     pcm.stream = nullptr;
     pcm.written = false;
+    pcm.paused = false;
+    pcm.base = 0;
+}
+
+// Discards what a playback stream holds and keeps the stream; ALSA counts
+// from 0 again. A server that cannot flush (an older one) gets a new stream.
+void discard_queued(AudiodPcm& pcm) {
+    if (pcm.stream == nullptr) {
+        return;
+    }
+    if (pcm.paused) {
+        // A drop ends a pause in ALSA; the stream must not stay paused.
+        audiod_stream_resume(pcm.stream, -1);
+        pcm.paused = false;
+    }
+    audiod_stream_timing timing{};
+    if (audiod_stream_flush(pcm.stream, -1) != 0 ||
+        audiod_stream_get_timing(pcm.stream, &timing) != 0) {
+        close_stream(pcm);
+        return;
+    }
+    pcm.base = timing.written;
+    pcm.written = false;
 }
 
 int open_stream(AudiodPcm& pcm) {
@@ -215,6 +252,14 @@ constexpr FormatPair kFormats[] = {
 int pcm_hw_params(snd_pcm_ioplug_t* io, snd_pcm_hw_params_t*) {
     AudiodPcm& pcm = pcm_of(io);
     close_stream(pcm);
+    // Only frames smaller than the reference at low rates can come here
+    // (8-bit mono at 8 kHz, say, with the largest buffer on offer).
+    if (uint64_t{io->buffer_size} * 1000 > kMaxLatencyMs * io->rate) {
+        SNDERR("audiod: a buffer of %lu frames at %u Hz is longer than the server's %u ms; "
+               "ask for a shorter one (or lower max_buffer_ms)",
+               static_cast<unsigned long>(io->buffer_size), io->rate, AUDIOD_MAX_LATENCY_MS);
+        return -EINVAL;
+    }
     for (const FormatPair& pair : kFormats) {
         if (pair.alsa == io->format) {
             pcm.format = pair.audiod;
@@ -245,8 +290,10 @@ int pcm_prepare(snd_pcm_ioplug_t* io) {
     AudiodPcm& pcm = pcm_of(io);
     // A stream that was written to holds frames ALSA has forgotten; a
     // capture starts recording only at start.
-    if (pcm.written || pcm.capture) {
+    if (pcm.capture) {
         close_stream(pcm);
+    } else if (pcm.written) {
+        discard_queued(pcm);
     }
     int rc = 0;
     if (pcm.stream == nullptr && !pcm.capture) {
@@ -271,7 +318,11 @@ int pcm_start(snd_pcm_ioplug_t* io) {
 // Drop: what is queued must not play.
 int pcm_stop(snd_pcm_ioplug_t* io) {
     AudiodPcm& pcm = pcm_of(io);
-    close_stream(pcm);
+    if (pcm.capture) {
+        close_stream(pcm);
+    } else {
+        discard_queued(pcm);
+    }
     update_poll(pcm);
     return 0;
 }
@@ -282,10 +333,13 @@ snd_pcm_sframes_t pcm_pointer(snd_pcm_ioplug_t* io) {
     if (pcm.stream == nullptr || audiod_stream_get_timing(pcm.stream, &timing) != 0) {
         return 0;
     }
-    // The "hardware" position: what the server consumed, or (capture) wrote.
+    // The "hardware" position: what the server consumed, or (capture) wrote,
+    // since the last prepare. Right after a flush the server may not have
+    // caught up with it yet: no progress until it has.
     const uint64_t boundary = pcm.boundary > 0 ? pcm.boundary : io->buffer_size;
     const uint64_t position = pcm.capture ? timing.written : timing.consumed;
-    return static_cast<snd_pcm_sframes_t>(position % boundary);
+    return static_cast<snd_pcm_sframes_t>((position > pcm.base ? position - pcm.base : 0) %
+                                          boundary);
 }
 
 snd_pcm_sframes_t pcm_transfer(snd_pcm_ioplug_t* io, const snd_pcm_channel_area_t* areas,
@@ -335,6 +389,9 @@ int pcm_pause(snd_pcm_ioplug_t* io, int enable) {
     }
     const int rc =
         enable != 0 ? audiod_stream_pause(pcm.stream, -1) : audiod_stream_resume(pcm.stream, -1);
+    if (rc == 0) {
+        pcm.paused = enable != 0;
+    }
     return rc == 0 ? 0 : to_errno(rc);
 }
 
@@ -403,9 +460,8 @@ int constrain(AudiodPcm& pcm) {
     for (size_t i = 0; i < std::size(kFormats); ++i) {
         formats[i] = static_cast<unsigned>(kFormats[i].alsa);
     }
-    // Up to 10 s of the largest frames (8 x 4 bytes) at the highest rate, capped.
-    const auto max_buffer_bytes = static_cast<unsigned>(
-        std::min<uint64_t>(uint64_t{AUDIOD_MAX_RATE} * kMaxLatencyMs / 1000 * 32, 64u << 20));
+    const auto max_buffer_bytes =
+        static_cast<unsigned>(static_cast<uint64_t>(pcm.max_buffer_ms) * kReferenceBytesPerMs);
     int err = snd_pcm_ioplug_set_param_list(io, SND_PCM_IOPLUG_HW_ACCESS, 2, accesses);
     err = err < 0
               ? err
@@ -433,8 +489,13 @@ int open_pcm(snd_pcm_t** pcmp, const char* name, snd_config_t* conf, snd_pcm_str
     }
     pcm->capture = stream == SND_PCM_STREAM_CAPTURE;
     pcm->io.private_data = pcm; // pcm_close finds it there on every path
-    int err =
-        audiod::alsa_plugin::read_string_fields(conf, {{"sink", &pcm->sink}, {"app", &pcm->app}});
+    int err = audiod::alsa_plugin::read_fields(conf, {{"sink", &pcm->sink}, {"app", &pcm->app}},
+                                               {{"max_buffer_ms", &pcm->max_buffer_ms}});
+    if (err == 0 && (pcm->max_buffer_ms < 10 || pcm->max_buffer_ms > long{kMaxLatencyMs})) {
+        SNDERR("audiod: max_buffer_ms is %ld; it must be 10 to %u", pcm->max_buffer_ms,
+               AUDIOD_MAX_LATENCY_MS);
+        err = -EINVAL;
+    }
     if (err < 0) {
         pcm_close(&pcm->io);
         return err;

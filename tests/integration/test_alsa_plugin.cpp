@@ -5,6 +5,7 @@
 // player. Each plays a known signal through `pcm.audiod` into a file sink,
 // and the file is checked frame by frame.
 #include "common/audio_file.h"
+#include "common/tone_analysis.h"
 #include "feed.h"
 #include "fixtures/fixture_signals.h"
 #include "helpers.h"
@@ -14,10 +15,12 @@
 #include <cmath>
 #include <csignal>
 #include <cstdlib>
+#include <fcntl.h>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <regex>
+#include <sys/stat.h>
 #include <thread>
 #include <unistd.h>
 
@@ -143,6 +146,148 @@ BOOST_AUTO_TEST_CASE(sox_mpv_and_mplayer_play_through_the_plugin) {
         BOOST_REQUIRE_EQUAL(servers[name]->stop(SIGTERM), 0);
         check_whole_sequence(hear_sequence(dirs[name]->file("out.wav")), kTwoSeconds, name);
     }
+}
+
+// speaker-test takes the largest buffer on offer, in four periods, and
+// plays 3 s per channel: when the plugin offered 320 s it ran for minutes.
+// The plugin offers what a sound card would: 2 s of 48 kHz stereo s16 by
+// default, so two channels take 6 s (3 s each, whatever the buffer below
+// 6 s: speaker-test's own arithmetic), and it all reaches the sink.
+BOOST_AUTO_TEST_CASE(speaker_test_gets_a_buffer_a_card_would_offer_and_finishes) {
+    TempDir dir;
+    ServerProcess server(sinks_config(dir));
+    const ProgramResult r =
+        run_program({installed("speaker-test"), "-D", "audiod", "-c", "2", "-l", "1"}, 60s,
+                    alsa_env(server.socket()));
+    BOOST_REQUIRE_MESSAGE(r.status == 0, r.err << r.out);
+    BOOST_CHECK_MESSAGE(r.out.find("Buffer size range from 64 to 96000\n") != std::string::npos,
+                        r.out);
+    BOOST_CHECK_MESSAGE(r.out.find("was set buffer_size = 96000\n") != std::string::npos, r.out);
+    // 6 s of sound, drained (a hang would meet the 60 s limit).
+    BOOST_CHECK_GE(r.seconds, 5.9);
+    BOOST_CHECK_LE(r.seconds, 30.0);
+    BOOST_REQUIRE_EQUAL(server.stop(SIGTERM), 0);
+    const auto out = read_wav_s16(dir.file("out.wav"));
+    const auto start = first_sound(out, 2);
+    BOOST_REQUIRE(start);
+    BOOST_CHECK_GE(out.size() / 2 - *start, size_t{48000} * 59 / 10);
+}
+
+// `max_buffer_ms` in a device definition bounds the buffer on offer (aplay
+// asks for 500 ms), and a value out of range is refused when the device is
+// opened, with the reason.
+BOOST_AUTO_TEST_CASE(the_longest_buffer_on_offer_is_set_in_the_device_definition) {
+    TempDir dir;
+    ServerProcess server(sinks_config(dir));
+    const std::string devices = dir.file("devices.conf");
+    std::ofstream(devices) << "pcm.short { type audiod max_buffer_ms 250 }\n"
+                              "pcm.wrong { type audiod max_buffer_ms 5 }\n";
+    auto env = alsa_env(server.socket());
+    env["ALSA_CONFIG_PATH"] += ":" + devices;
+    const std::string wav = write_signal_wav(dir.file("sequence.wav"), "sequence", 4800);
+    const ProgramResult shorter =
+        run_program({installed("aplay"), "-v", "-D", "short", wav}, 30s, env);
+    BOOST_REQUIRE_MESSAGE(shorter.status == 0, shorter.err);
+    // aplay -v describes the set-up on stderr.
+    BOOST_CHECK_MESSAGE(shorter.err.find("buffer_size  : 12000\n") != std::string::npos,
+                        shorter.err);
+    const ProgramResult wrong = run_program({installed("aplay"), "-D", "wrong", wav}, 30s, env);
+    BOOST_CHECK_NE(wrong.status, 0);
+    BOOST_CHECK_MESSAGE(wrong.err.find("max_buffer_ms is 5; it must be 10 to 10000") !=
+                            std::string::npos,
+                        wrong.err);
+}
+
+// A media player drops its buffer on every seek (snd_pcm_drop). The plugin
+// flushes its stream instead of making a new one, so a volume set on the
+// stream by id survives the seek. mplayer, driven through a command FIFO,
+// seeks three times through a tone whose pitch says which second it is at.
+BOOST_AUTO_TEST_CASE(a_seeking_player_keeps_its_stream_and_its_volume) {
+    TempDir dir;
+    constexpr uint32_t kRate = 48000;
+    constexpr int kSeconds = 20;
+    const auto pitch = [](int second) { return 300.0 + 100.0 * second; };
+    const std::string wav = dir.file("steps.wav");
+    {
+        auto created =
+            AudioFileWriter::create(wav, {SampleFormat::s16le, kRate, 2}, Container::wav);
+        BOOST_REQUIRE(std::holds_alternative<AudioFileWriter>(created));
+        std::vector<int16_t> samples(size_t{kRate} * kSeconds * 2);
+        for (size_t i = 0; i < samples.size() / 2; ++i) {
+            const int second = static_cast<int>(i / kRate);
+            samples[2 * i] = samples[2 * i + 1] = static_cast<int16_t>(std::lround(
+                16384 * std::sin(2 * M_PI * pitch(second) * double(i % kRate) / kRate)));
+        }
+        BOOST_REQUIRE_EQUAL(std::get<AudioFileWriter>(created).append(
+                                samples.data(), samples.size() * sizeof(int16_t)),
+                            0);
+        BOOST_REQUIRE_EQUAL(std::get<AudioFileWriter>(created).finish(), 0);
+    }
+    ServerProcess server("[server]\nrt-priority = 0\n[sinks.out]\ntype = \"null\"\n");
+    BackgroundProgram recorder({bin("audiorec"), "--quiet", "--source", "out.monitor", "--format",
+                                "f32le", "--rate", std::to_string(kRate), "--channels", "2", "-"});
+    const std::string fifo = dir.file("commands");
+    BOOST_REQUIRE_EQUAL(::mkfifo(fifo.c_str(), 0600), 0);
+    // Read-write, so that opening never waits for mplayer and mplayer never
+    // sees the end of its input.
+    const int commands = ::open(fifo.c_str(), O_RDWR | O_CLOEXEC);
+    BOOST_REQUIRE(commands >= 0);
+    BackgroundProgram mplayer({installed("mplayer"), "-really-quiet", "-slave", "-input",
+                               "file=" + fifo, "-nolirc", "-vo", "null", "-ao",
+                               "alsa:device=audiod", wav},
+                              alsa_env(server.socket()));
+    const auto id = wait_for_playing("mplayer");
+    BOOST_REQUIRE(id);
+    BOOST_REQUIRE_EQUAL(run_tool("audioctl", {"set-volume", std::to_string(*id), "25%"}).status, 0);
+    const auto mplayer_streams = [] {
+        const std::string json = run_tool("audioctl", {"--json", "list", "streams"}).out;
+        size_t count = 0;
+        for (size_t at = json.find("\"app\":\"mplayer\""); at != std::string::npos;
+             at = json.find("\"app\":\"mplayer\"", at + 1)) {
+            ++count;
+        }
+        return count;
+    };
+    for (const int second : {12, 4, 16}) {
+        const std::string seek = "seek " + std::to_string(second) + " 2\n";
+        BOOST_REQUIRE_EQUAL(::write(commands, seek.data(), seek.size()),
+                            static_cast<ssize_t>(seek.size()));
+        // Heard once the newest 100 ms of the recording are that second's
+        // pitch, or the next one's.
+        ToneMeasure heard;
+        const bool sounded = eventually(
+            [&] {
+                const std::vector<float> samples = float_samples(recorder.output_so_far());
+                constexpr size_t kWindow = kRate / 10;
+                if (samples.size() < 2 * kWindow) {
+                    return false;
+                }
+                const float* newest = samples.data() + (samples.size() / 2 - kWindow) * 2;
+                for (const int at : {second, second + 1}) {
+                    heard = measure_tone(newest, kWindow, 2, pitch(at), kRate);
+                    if (heard.thd_n_db < -30) {
+                        return true;
+                    }
+                }
+                return false;
+            },
+            20s);
+        BOOST_REQUIRE_MESSAGE(sounded, "no " << pitch(second) << " Hz heard after seeking to "
+                                             << second << " s");
+        // Half scale at 25 %, within 0.5 dB; the stream and its volume stayed.
+        BOOST_CHECK_CLOSE(heard.amplitude, 0.5 * 0.25, 6.0);
+        BOOST_CHECK_EQUAL(stream_field(*id, "app"), "mplayer");
+        BOOST_CHECK_EQUAL(mplayer_streams(), 1u);
+        BOOST_CHECK_CLOSE(std::stod(stream_field(*id, "volume")), 0.25, 0.1);
+    }
+    const std::string quit = "quit\n";
+    BOOST_CHECK_EQUAL(::write(commands, quit.data(), quit.size()),
+                      static_cast<ssize_t>(quit.size()));
+    const ProgramResult r = mplayer.finish(20s);
+    ::close(commands);
+    BOOST_CHECK_MESSAGE(r.status == 0, r.err);
+    ::kill(recorder.pid(), SIGINT);
+    recorder.finish(10s);
 }
 
 BOOST_AUTO_TEST_CASE(a_portaudio_program_plays_through_the_plugin) {
