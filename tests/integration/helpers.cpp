@@ -11,6 +11,7 @@
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <fcntl.h>
 #include <filesystem>
 #include <fstream>
@@ -82,6 +83,12 @@ void write_wav(const std::string& path, const AudioFormat& format,
 std::string write_signal_wav(const std::string& path, const std::string& signal, uint64_t frames) {
     write_wav(path, {SampleFormat::s16le, 48000, 2}, make_signal(signal, frames, 2, 0, 0));
     return path;
+}
+
+std::vector<float> float_samples(const std::string& raw) {
+    std::vector<float> samples(raw.size() / sizeof(float));
+    std::memcpy(samples.data(), raw.data(), samples.size() * sizeof(float));
+    return samples;
 }
 
 std::vector<float> tone_samples(uint32_t rate, double hz, double seconds) {

@@ -27,6 +27,10 @@ std::vector<float> tone_samples(uint32_t rate, double hz, double seconds);
 // Writes PATH: tone_samples() as a WAV file. Returns PATH.
 std::string write_tone_wav(const std::string& path, uint32_t rate, double hz, double seconds);
 
+// Raw native float samples (a recorder's output) as floats; a torn last
+// sample is left out.
+std::vector<float> float_samples(const std::string& raw);
+
 // The unsigned integer after "KEY": in a JSON text, or nullopt.
 std::optional<uint64_t> json_number(const std::string& json, const std::string& key);
 

@@ -312,12 +312,6 @@ struct PulseTry {
     std::string log;             // pulseaudio's, without its clients coming and going
 };
 
-std::vector<float> float_samples(const std::string& raw) {
-    std::vector<float> samples(raw.size() / sizeof(float));
-    std::memcpy(samples.data(), raw.data(), samples.size() * sizeof(float));
-    return samples;
-}
-
 std::string without_clients(const std::string& log) {
     std::ostringstream out;
     std::istringstream lines(log);

@@ -102,8 +102,13 @@ BOOST_AUTO_TEST_CASE(an_rtp_source_plays_into_its_sink_as_a_stream_with_a_volume
 
     // Its application's volume applies; moved, it plays on the other sink.
     BOOST_REQUIRE_EQUAL(run_tool("audioctl", {"set-volume", "app:rtp:rx", "50%"}).status, 0);
-    BOOST_REQUIRE_EQUAL(run_tool("audioctl", {"move-stream", std::to_string(id), "other"}).status,
-                        0);
+    const ProgramResult move = run_tool("audioctl", {"move-stream", std::to_string(id), "other"});
+    BOOST_REQUIRE_MESSAGE(move.status == 0,
+                          "move-stream: "
+                              << move.err << "streams:\n"
+                              << run_tool("audioctl", {"list", "streams"}).out << "sources:\n"
+                              << run_tool("audioctl", {"list", "sources"}).out << "server log:\n"
+                              << server.log());
     BOOST_REQUIRE(eventually([&] { return stream_field(id, "sink") == "other"; }, 10s));
     send_tone(dir);
     wait_until_heard(id);
