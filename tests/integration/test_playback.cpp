@@ -8,7 +8,13 @@
 
 #include <algorithm>
 #include <csignal>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <sched.h>
+#include <sstream>
 #include <thread>
+#include <unistd.h>
 
 using namespace audiod;
 using namespace audiod::test;
@@ -224,6 +230,41 @@ BOOST_AUTO_TEST_CASE(audioplay_plays_a_wav_file_bit_exact_in_real_time) {
     BOOST_CHECK_EQUAL(out[*start * kChannels], 1234);
     BOOST_CHECK(std::equal(signal.begin() + 2, signal.end(),
                            out.begin() + static_cast<ptrdiff_t>(*start * kChannels + 2)));
+}
+
+// audioplay --realtime feeds its stream from a SCHED_FIFO thread where the
+// system permits it (the suite runs as root in CI), and says it plays on at
+// normal priority where it does not.
+BOOST_AUTO_TEST_CASE(audioplay_realtime_feeds_its_stream_from_a_sched_fifo_thread) {
+    TempDir dir;
+    ServerProcess server(file_sink_config(dir.file("out.wav")));
+    BackgroundProgram player({bin("audioplay"), "--realtime", "--tone", "1000", "--duration", "2"});
+    BOOST_REQUIRE(wait_for_playing("audioplay"));
+    // Each thread's policy and RT priority: /proc/PID/task/TID/stat fields
+    // 41 and 40, counted after the parenthesised name.
+    std::vector<std::pair<int, int>> threads;
+    for (const auto& task :
+         std::filesystem::directory_iterator("/proc/" + std::to_string(player.pid()) + "/task")) {
+        std::ifstream in(task.path() / "stat");
+        std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+        std::istringstream fields(stat.substr(stat.rfind(')') + 2));
+        std::vector<std::string> values{std::istream_iterator<std::string>(fields),
+                                        std::istream_iterator<std::string>()};
+        if (values.size() > 38) {
+            threads.emplace_back(std::stoi(values[38]), std::stoi(values[37]));
+        }
+    }
+    const ProgramResult r = player.finish(30s);
+    BOOST_REQUIRE_MESSAGE(r.status == 0, r.err);
+    const bool fifo_15 = std::find(threads.begin(), threads.end(),
+                                   std::pair<int, int>{SCHED_FIFO, 15}) != threads.end();
+    if (::geteuid() == 0) {
+        BOOST_CHECK_MESSAGE(fifo_15, "no SCHED_FIFO 15 thread among " << threads.size());
+        BOOST_CHECK_MESSAGE(r.err.find("real-time (SCHED_FIFO) priority 15") != std::string::npos,
+                            r.err);
+    } else {
+        BOOST_CHECK_MESSAGE(fifo_15 || r.err.find("refused") != std::string::npos, r.err);
+    }
 }
 
 BOOST_AUTO_TEST_CASE(audioplay_reads_raw_audio_from_stdin_pipe) {

@@ -3,6 +3,7 @@
 #include "cli.h"
 #include "common/audio_file.h"
 #include "common/volume_level.h"
+#include "realtime.h"
 #include "tone.h"
 
 #include <atomic>
@@ -21,7 +22,7 @@
 
 namespace {
 
-constexpr const char* kUsage = R"(Usage: audioplay [OPTION]... FILE|-
+const std::string kUsage = R"(Usage: audioplay [OPTION]... FILE|-
        audioplay --raw --format F --rate R --channels C [OPTION]... FILE|-
        audioplay --tone HZ [--duration SECONDS] [OPTION]...
 Play audio through the audiod sound server and exit once it has been heard.
@@ -46,7 +47,8 @@ Options:
   -t, --tone HZ          play a sine wave of HZ hertz at -12 dBFS, in the
                          server's own rate and channel count.
   -d, --duration SECONDS length of the tone (default 2).
-  -q, --quiet            print nothing but errors.
+)" + std::string(audiod::cli::kRealtimeHelp) +
+                           R"(  -q, --quiet            print nothing but errors.
   -h, --help             show this help and exit.
       --version          show the version and exit.
 
@@ -75,6 +77,7 @@ struct Options {
     std::optional<double> tone_hz;
     double duration_s = 2.0;
     bool quiet = false;
+    std::optional<int> realtime; // --realtime: the priority, 0 = the default
     std::string input;
 };
 
@@ -103,6 +106,7 @@ Options parse_options(int argc, char** argv) {
         {"channels", required_argument, nullptr, kChannels},
         {"tone", required_argument, nullptr, 't'},
         {"duration", required_argument, nullptr, 'd'},
+        {"realtime", optional_argument, nullptr, 'r'},
         {"quiet", no_argument, nullptr, 'q'},
         {"help", no_argument, nullptr, 'h'},
         {"version", no_argument, nullptr, kVersion},
@@ -110,7 +114,7 @@ Options parse_options(int argc, char** argv) {
     };
     Options o;
     for (;;) {
-        const int c = getopt_long(argc, argv, "s:a:l:v:t:d:qh", long_options, nullptr);
+        const int c = getopt_long(argc, argv, "s:a:l:v:t:d:r::qh", long_options, nullptr);
         if (c == -1) {
             break;
         }
@@ -154,11 +158,14 @@ Options parse_options(int argc, char** argv) {
         case 'd':
             o.duration_s = parse_double(optarg, "duration", 0.0, 86400.0);
             break;
+        case 'r':
+            o.realtime = audiod::cli::parse_realtime_priority("audioplay", optarg);
+            break;
         case 'q':
             o.quiet = true;
             break;
         case 'h':
-            std::fputs(kUsage, stdout);
+            std::fputs(kUsage.c_str(), stdout);
             std::exit(0);
         case kVersion:
             std::printf("audioplay %s\n", audiod_version());
@@ -344,6 +351,9 @@ int main(int argc, char** argv) {
                      options.sink.empty() ? "" : (" on " + options.sink).c_str());
     }
 
+    if (options.realtime) {
+        audiod::cli::make_realtime("audioplay", *options.realtime, options.quiet);
+    }
     constexpr size_t kChunkFrames = 4096;
     const size_t in_frame_bytes = audiod::sample_bytes(in.format) * in.channels;
     std::vector<uint8_t> buffer(kChunkFrames * in_frame_bytes);

@@ -4,6 +4,7 @@
 #include "cli.h"
 #include "common/audio_file.h"
 #include "protocol/sample_format.h"
+#include "realtime.h"
 
 #include <atomic>
 #include <cerrno>
@@ -21,7 +22,7 @@ namespace {
 
 constexpr const char* kProgram = "audiorec";
 
-constexpr const char* kUsage = R"(Usage: audiorec [OPTION]... FILE.wav|FILE.flac|-
+const std::string kUsage = R"(Usage: audiorec [OPTION]... FILE.wav|FILE.flac|-
 Record from the audiod sound server into a WAV or FLAC file (by the name's
 ending; anything but .flac is WAV), or as raw samples to
 standard output with '-', until --duration has passed or audiorec is
@@ -41,7 +42,8 @@ Options:
   -a, --app NAME         application name (default: audiorec).
   -l, --latency-ms N     buffer N milliseconds (default 200). A reader later
                          than that loses the oldest audio (an overrun).
-  -q, --quiet            print nothing but errors.
+)" + std::string(audiod::cli::kRealtimeHelp) +
+                           R"(  -q, --quiet            print nothing but errors.
   -h, --help             show this help and exit.
       --version          show the version and exit.
 
@@ -69,6 +71,7 @@ struct Options {
     std::optional<double> duration_s;
     uint32_t latency_ms = 200;
     bool quiet = false;
+    std::optional<int> realtime; // --realtime: the priority, 0 = the default
     std::string output;
 };
 
@@ -82,6 +85,7 @@ Options parse_options(int argc, char** argv) {
         {"duration", required_argument, nullptr, 'd'},
         {"app", required_argument, nullptr, 'a'},
         {"latency-ms", required_argument, nullptr, 'l'},
+        {"realtime", optional_argument, nullptr, 'r'},
         {"quiet", no_argument, nullptr, 'q'},
         {"help", no_argument, nullptr, 'h'},
         {"version", no_argument, nullptr, kVersion},
@@ -89,7 +93,7 @@ Options parse_options(int argc, char** argv) {
     };
     Options o;
     for (;;) {
-        const int c = getopt_long(argc, argv, "s:d:a:l:qh", long_options, nullptr);
+        const int c = getopt_long(argc, argv, "s:d:a:l:r::qh", long_options, nullptr);
         if (c == -1) {
             break;
         }
@@ -121,11 +125,14 @@ Options parse_options(int argc, char** argv) {
             o.latency_ms =
                 audiod::cli::parse_uint(kProgram, optarg, "latency", 1, AUDIOD_MAX_LATENCY_MS);
             break;
+        case 'r':
+            o.realtime = audiod::cli::parse_realtime_priority(kProgram, optarg);
+            break;
         case 'q':
             o.quiet = true;
             break;
         case 'h':
-            std::fputs(kUsage, stdout);
+            std::fputs(kUsage.c_str(), stdout);
             std::exit(0);
         case kVersion:
             std::printf("audiorec %s\n", audiod_version());
@@ -222,6 +229,9 @@ int main(int argc, char** argv) {
     const uint64_t total = options.duration_s
                                ? static_cast<uint64_t>(*options.duration_s * file_format.rate + 0.5)
                                : ~uint64_t{0};
+    if (options.realtime) {
+        audiod::cli::make_realtime(kProgram, *options.realtime, options.quiet);
+    }
     constexpr size_t kChunkFrames = 1024;
     std::vector<uint8_t> buffer(kChunkFrames * frame_bytes);
     uint64_t recorded = 0;

@@ -316,6 +316,27 @@ int audiod_stream_get_timing(const audiod_stream* stream, audiod_stream_timing* 
  */
 int audiod_stream_close(audiod_stream* stream);
 
+/* ---- real-time scheduling ---------------------------------------------- */
+
+/** The priority audiod_make_thread_realtime(0) asks for: below the server's
+ * default (20), so that the server's cycle comes before its clients'. */
+#define AUDIOD_CLIENT_RT_PRIORITY 15
+
+/**
+ * Makes the calling thread real-time (SCHED_FIFO, reset on fork), for the
+ * thread that feeds a stream with a short buffer: a normal thread is held
+ * up by whatever else runs and underruns. priority: 1..99, or 0 for
+ * AUDIOD_CLIENT_RT_PRIORITY. The kernel allows it to root, and to anyone up
+ * to their RLIMIT_RTPRIO (e.g. the `audio` group's `rtprio` in
+ * /etc/security/limits.d; see the README); no rtkit or D-Bus is involved.
+ * Where the limit is lower than asked but above 0, the limit is used.
+ * Returns the priority in force (> 0), AUDIOD_E_REFUSED if the system
+ * permits none (the thread stays as it was), or AUDIOD_E_INVALID. Never
+ * blocks. A real-time thread must not spin: it would starve the rest of its
+ * core.
+ */
+int audiod_make_thread_realtime(int priority);
+
 /* ---- events ------------------------------------------------------------ */
 
 /** What an event is about. */
