@@ -19,13 +19,19 @@
 //   - Capture is a record stream, created at start (so nothing recorded
 //     before it is delivered); the hardware pointer is what the server has
 //     written into it, and delay what waits to be read.
-//   - The poll descriptor is an epoll set over the stream's wake-up eventfd
-//     and a timerfd. The eventfd is edge-like (the server signals a
-//     threshold crossing); ALSA programs expect a level ("room for
-//     avail_min frames"), so after every change the timer is armed to fire
-//     at once when there is room, else when the room should be there at the
-//     nominal rate. The timer also wakes a poller when no server signals at
-//     all (keep-clock), so poll(2) never waits forever.
+//   - The poll descriptor is an epoll set over the stream's wake-up
+//     eventfd, an eventfd of the plugin's own (`ready`) and a periodic
+//     timerfd. ALSA programs expect a level ("readable while there is room
+//     for avail_min frames"); the stream's eventfd is edge-like (the server
+//     signals when the room crosses the threshold). The plugin keeps the
+//     level with `ready`, which it sets when there is room that no signal
+//     may announce (after a state change, or a write that left room) and
+//     clears when there is none. So the common period — woken by the
+//     server, write a period, no room left — costs one read (clearing the
+//     server's signal), where re-arming a timer on every call cost five
+//     system calls. The timer (every 50 ms) is the safety net: a poller is
+//     never left waiting for good, whatever happens to the server (which
+//     libaudiod's keep-clock also covers).
 //
 // The server converts every format, rate (8-192 kHz) and channel count (1-8)
 // it is given, so those pass straight through; `plug:audiod` converts what
@@ -50,6 +56,7 @@
 #include <new>
 #include <string>
 #include <sys/epoll.h>
+#include <sys/eventfd.h>
 #include <sys/timerfd.h>
 #include <unistd.h>
 
@@ -57,9 +64,8 @@ namespace {
 
 using audiod::alsa_plugin::to_errno;
 
-// How much later than the nominal rate predicts the fallback timer fires:
-// late enough that the server's own wake-up normally comes first.
-constexpr uint64_t kTimerSlackNs = 10'000'000;
+// The safety net's period: a poller looks again at least this often.
+constexpr long kFallbackNs = 50'000'000;
 // The largest buffer the server accepts, in milliseconds.
 constexpr uint64_t kMaxLatencyMs = AUDIOD_MAX_LATENCY_MS;
 // The longest buffer offered by default (max_buffer_ms), as a sound card
@@ -78,6 +84,8 @@ struct AudiodPcm {
     audiod_stream* stream = nullptr;
     int watched_fd = -1; // the stream's eventfd, in `epoll`
     int epoll = -1;
+    int ready = -1;               // eventfd: readable while `ready_signalled`
+    bool ready_signalled = false; // what `ready` holds (only the plugin touches it)
     int timer = -1;
     int format = AUDIOD_FORMAT_INVALID;
     snd_pcm_uframes_t avail_min = 1;
@@ -92,14 +100,6 @@ struct AudiodPcm {
 
 AudiodPcm& pcm_of(snd_pcm_ioplug_t* io) {
     return *static_cast<AudiodPcm*>(io->private_data);
-}
-
-void arm_timer(const AudiodPcm& pcm, uint64_t ns) {
-    itimerspec spec{};
-    ns = std::max<uint64_t>(ns, 1); // zero would disarm it
-    spec.it_value.tv_sec = static_cast<time_t>(ns / 1'000'000'000);
-    spec.it_value.tv_nsec = static_cast<long>(ns % 1'000'000'000);
-    timerfd_settime(pcm.timer, 0, &spec, nullptr);
 }
 
 void clear_timer(const AudiodPcm& pcm) {
@@ -127,25 +127,54 @@ snd_pcm_uframes_t alsa_avail(const AudiodPcm& pcm) {
     return q >= pcm.io.buffer_size ? 0 : static_cast<snd_pcm_uframes_t>(pcm.io.buffer_size - q);
 }
 
-// Makes the poll descriptor readable now if there is room for avail_min
-// frames (or nothing more will come), else when the room should be there.
-// Call after anything that changes the room or the state.
-void update_poll(AudiodPcm& pcm) {
+// Whether the program should find the device ready: room for avail_min
+// frames (capture: that many to read), a drained stream, or a state that
+// needs its attention. Reads shared memory only.
+bool poll_ready(const AudiodPcm& pcm) {
+    switch (pcm.io.state) {
+    case SND_PCM_STATE_PREPARED:
+    case SND_PCM_STATE_RUNNING:
+        return pcm.stream == nullptr || alsa_avail(pcm) >= pcm.avail_min;
+    case SND_PCM_STATE_DRAINING:
+        return queued(pcm) == 0;
+    case SND_PCM_STATE_PAUSED:
+        return false;
+    default:
+        return true;
+    }
+}
+
+// Sets or clears `ready`: a system call only when that changes it.
+void set_ready(AudiodPcm& pcm, bool ready) {
+    if (ready == pcm.ready_signalled) {
+        return;
+    }
+    uint64_t value = 1;
+    [[maybe_unused]] const ssize_t r =
+        ready ? ::write(pcm.ready, &value, sizeof value) : ::read(pcm.ready, &value, sizeof value);
+    pcm.ready_signalled = ready;
+}
+
+// After a state change, or a poll that found nothing to do: every source
+// cleared, then the level set from what is true now.
+void refresh_poll(AudiodPcm& pcm) {
     if (pcm.stream != nullptr) {
-        // Cleared first: a wake-up that lands after the check below stays.
         audiod_stream_ack_wakeup(pcm.stream);
     }
     clear_timer(pcm);
-    const snd_pcm_state_t state = pcm.io.state;
-    const bool flowing = state == SND_PCM_STATE_RUNNING || state == SND_PCM_STATE_DRAINING;
-    const snd_pcm_uframes_t avail = alsa_avail(pcm);
-    if (pcm.stream == nullptr || avail >= pcm.avail_min ||
-        (state != SND_PCM_STATE_PREPARED && !flowing)) {
-        arm_timer(pcm, 0);
+    set_ready(pcm, poll_ready(pcm));
+}
+
+// After frames moved. Room left: make sure it reads as ready. None: clear
+// the server's signal (the period's one system call) and look again, so
+// that room which came meanwhile is not lost.
+void after_transfer(AudiodPcm& pcm) {
+    if (poll_ready(pcm)) {
+        set_ready(pcm, true);
         return;
     }
-    const uint64_t missing = pcm.avail_min - avail;
-    arm_timer(pcm, missing * 1'000'000'000 / std::max(1u, pcm.io.rate) + kTimerSlackNs);
+    audiod_stream_ack_wakeup(pcm.stream);
+    set_ready(pcm, poll_ready(pcm));
 }
 
 void watch_stream_fd(AudiodPcm& pcm) {
@@ -283,6 +312,7 @@ int pcm_sw_params(snd_pcm_ioplug_t* io, snd_pcm_sw_params_t* params) {
         audiod_stream_set_wakeup_frames(pcm.stream,
                                         static_cast<uint32_t>(pcm.avail_min + pcm.ring_extra));
     }
+    refresh_poll(pcm);
     return 0;
 }
 
@@ -299,7 +329,7 @@ int pcm_prepare(snd_pcm_ioplug_t* io) {
     if (pcm.stream == nullptr && !pcm.capture) {
         rc = open_stream(pcm);
     }
-    update_poll(pcm);
+    refresh_poll(pcm);
     return rc;
 }
 
@@ -307,11 +337,11 @@ int pcm_start(snd_pcm_ioplug_t* io) {
     AudiodPcm& pcm = pcm_of(io);
     if (pcm.capture) {
         const int opened = pcm.stream == nullptr ? open_stream(pcm) : 0;
-        update_poll(pcm);
+        refresh_poll(pcm);
         return opened;
     }
     const int rc = pcm.stream != nullptr ? audiod_stream_start(pcm.stream) : AUDIOD_E_BADSTATE;
-    update_poll(pcm);
+    refresh_poll(pcm);
     return rc == 0 ? 0 : to_errno(rc);
 }
 
@@ -323,7 +353,7 @@ int pcm_stop(snd_pcm_ioplug_t* io) {
     } else {
         discard_queued(pcm);
     }
-    update_poll(pcm);
+    refresh_poll(pcm);
     return 0;
 }
 
@@ -356,7 +386,7 @@ snd_pcm_sframes_t pcm_transfer(snd_pcm_ioplug_t* io, const snd_pcm_channel_area_
     if (taken > 0) {
         pcm.written = true;
     }
-    update_poll(pcm);
+    after_transfer(pcm);
     if (taken == AUDIOD_E_AGAIN) {
         return 0;
     }
@@ -397,25 +427,19 @@ int pcm_pause(snd_pcm_ioplug_t* io, int enable) {
 
 int pcm_poll_revents(snd_pcm_ioplug_t* io, struct pollfd*, unsigned int, unsigned short* revents) {
     AudiodPcm& pcm = pcm_of(io);
-    // The epoll set is level-triggered: clearing its members (update_poll)
-    // is what clears it.
-    update_poll(pcm);
-    const unsigned short ready = pcm.capture ? POLLIN : POLLOUT;
-    switch (io->state) {
-    case SND_PCM_STATE_PREPARED:
-    case SND_PCM_STATE_RUNNING:
-        *revents = alsa_avail(pcm) >= pcm.avail_min ? ready : 0;
-        break;
-    case SND_PCM_STATE_DRAINING:
-        *revents = queued(pcm) == 0 ? ready : 0;
-        break;
-    case SND_PCM_STATE_PAUSED:
-        *revents = 0;
-        break;
-    default:
-        *revents = ready | POLLERR;
-        break;
+    // Ready: whatever made the descriptor readable stays so, as a level
+    // should, until the program acts (no system call). Not ready: the
+    // descriptor is cleared, so that the next poll waits.
+    bool ready = poll_ready(pcm);
+    if (!ready) {
+        refresh_poll(pcm);
+        ready = pcm.ready_signalled;
     }
+    const unsigned short direction = pcm.capture ? POLLIN : POLLOUT;
+    const bool flowing = io->state == SND_PCM_STATE_PREPARED ||
+                         io->state == SND_PCM_STATE_RUNNING ||
+                         io->state == SND_PCM_STATE_DRAINING || io->state == SND_PCM_STATE_PAUSED;
+    *revents = ready ? static_cast<unsigned short>(direction | (flowing ? 0 : POLLERR)) : 0;
     return 0;
 }
 
@@ -428,6 +452,9 @@ int pcm_close(snd_pcm_ioplug_t* io) {
     }
     if (pcm->timer >= 0) {
         ::close(pcm->timer);
+    }
+    if (pcm->ready >= 0) {
+        ::close(pcm->ready);
     }
     delete pcm;
     return 0;
@@ -502,11 +529,18 @@ int open_pcm(snd_pcm_t** pcmp, const char* name, snd_config_t* conf, snd_pcm_str
     }
     pcm->epoll = epoll_create1(EPOLL_CLOEXEC);
     pcm->timer = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
-    epoll_event event{};
-    event.events = EPOLLIN;
-    event.data.fd = pcm->timer;
-    if (pcm->epoll < 0 || pcm->timer < 0 ||
-        epoll_ctl(pcm->epoll, EPOLL_CTL_ADD, pcm->timer, &event) != 0) {
+    pcm->ready = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    const auto watch = [&](int fd) {
+        epoll_event event{};
+        event.events = EPOLLIN;
+        event.data.fd = fd;
+        return epoll_ctl(pcm->epoll, EPOLL_CTL_ADD, fd, &event) == 0;
+    };
+    itimerspec every{};
+    every.it_interval.tv_nsec = kFallbackNs;
+    every.it_value.tv_nsec = kFallbackNs;
+    if (pcm->epoll < 0 || pcm->timer < 0 || pcm->ready < 0 || !watch(pcm->timer) ||
+        !watch(pcm->ready) || timerfd_settime(pcm->timer, 0, &every, nullptr) != 0) {
         err = -errno;
         pcm_close(&pcm->io);
         return err;
