@@ -35,7 +35,13 @@ namespace audiod::client {
 // How long a stream's server heartbeat may stand still before the server
 // counts as stalled and the stream keeps its own clock.
 inline constexpr auto kStallTimeout = std::chrono::milliseconds(500);
-// How often the supervisor looks, and retries a lost server.
+// How often the supervisor looks while all is well: a stall is noticed
+// 500-750 ms after it began (a writer waiting for room notices a hang-up
+// at once by itself). Each look wakes the player's process, which at a
+// default buffer is as often as feeding it.
+inline constexpr auto kWatchPeriod = std::chrono::milliseconds(250);
+// How often it looks while a stream keeps its clock (waking poll-based
+// players as the clock makes room), and retries a lost server.
 inline constexpr auto kSupervisePeriod = std::chrono::milliseconds(50);
 inline constexpr auto kRetryPeriod = std::chrono::milliseconds(250);
 // Deadline for the supervisor's own requests, so that it keeps its pace.

@@ -1,7 +1,8 @@
 // The supervisor: one thread per context, started with its first stream,
 // that keeps the promise "a player never freezes because the server did".
 //
-// Every 50 ms it looks at the connection and at each stream:
+// Every 250 ms (50 ms while a stream keeps its clock) it looks at the
+// connection and at each stream:
 //  * The socket hung up: the server is gone. Every stream starts keeping
 //    its own clock (or, without keep-clock, fails with DISCONNECTED).
 //  * A stream's heartbeat — a counter the server's RT thread bumps every
@@ -139,10 +140,12 @@ bool recreate(audiod_context* ctx, const std::shared_ptr<StreamCore>& core, bool
 
 void supervise(audiod_context* ctx) {
     MonoClock::time_point next_attempt{};
+    bool any_keeping_clock = false;
     for (;;) {
         {
             std::unique_lock lock(ctx->supervisor_mutex);
-            if (ctx->supervisor_wakeup.wait_for(lock, kSupervisePeriod,
+            if (ctx->supervisor_wakeup.wait_for(lock,
+                                                any_keeping_clock ? kSupervisePeriod : kWatchPeriod,
                                                 [&] { return ctx->supervisor_stopping; })) {
                 return;
             }
@@ -162,7 +165,7 @@ void supervise(audiod_context* ctx) {
             ctx->connection_lost.store(true);
         }
         const bool lost = ctx->connection_lost.load();
-        bool any_keeping_clock = false;
+        any_keeping_clock = false;
         for (const auto& core : streams) {
             std::lock_guard lock(core->mutex);
             if (core->closed || core->broken) {
