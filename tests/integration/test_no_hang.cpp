@@ -29,6 +29,13 @@ std::string one_file_sink(const std::string& wav) {
            wav + "\"\n[sinks.other]\ntype = \"null\"\n";
 }
 
+// audiod-test-client's own measure of its longest libaudiod call, in ms.
+double longest_call_ms(const ProgramResult& r) {
+    const auto at = r.out.find("\"longest_call_ms\":");
+    BOOST_REQUIRE_MESSAGE(at != std::string::npos, r.out);
+    return std::stod(r.out.substr(at + 18));
+}
+
 void check_player(const ProgramResult& r, const char* what, uint64_t seconds = 10) {
     BOOST_TEST_MESSAGE(what << ": " << r.out);
     BOOST_REQUIRE_MESSAGE(r.status == 0, what << " failed: " << r.err);
@@ -40,10 +47,7 @@ void check_player(const ProgramResult& r, const char* what, uint64_t seconds = 1
     BOOST_CHECK_EQUAL(json_number(r.out, "kept_clock").value_or(0), 1u);
     // And no call blocked for long: a write waits for room at most about
     // half a buffer, plus the 500 ms it takes to notice a stalled server.
-    const auto longest = r.out.find("\"longest_call_ms\":");
-    BOOST_REQUIRE(longest != std::string::npos);
-    const double longest_ms = std::stod(r.out.substr(longest + 18));
-    BOOST_CHECK_LT(longest_ms, 1500.0);
+    BOOST_CHECK_LT(longest_call_ms(r), 1500.0);
 }
 
 // Waits until the paced player and audioplay both play, a second into the
@@ -192,7 +196,11 @@ BOOST_AUTO_TEST_CASE(without_keep_clock_a_lost_server_is_a_clear_quick_error) {
         BOOST_CHECK_EQUAL(r.status, 3);
         BOOST_CHECK_MESSAGE(r.err.find("connection to the server lost") != std::string::npos,
                             r.err);
-        BOOST_CHECK_LT(after, 1.5);
+        // Measured in the client: timing the whole process counted its exit
+        // too, which a stress run under TSan stretched past 2 s. A hang-up
+        // is seen at once; the process as a whole did not hang.
+        BOOST_CHECK_LT(longest_call_ms(r), 1000.0);
+        BOOST_CHECK_LT(after, 10.0);
     }
     {
         ServerProcess server(one_file_sink(dir.file("b.wav")));
@@ -208,7 +216,10 @@ BOOST_AUTO_TEST_CASE(without_keep_clock_a_lost_server_is_a_clear_quick_error) {
         BOOST_CHECK_EQUAL(r.status, 3);
         BOOST_CHECK_MESSAGE(r.err.find("the server stopped responding") != std::string::npos,
                             r.err);
-        BOOST_CHECK_LT(after, 2.0);
+        // A stall is noticed 500-750 ms after it began; a write that merely
+        // timed out would have taken its 2 s deadline.
+        BOOST_CHECK_LT(longest_call_ms(r), 1500.0);
+        BOOST_CHECK_LT(after, 10.0);
     }
 }
 
