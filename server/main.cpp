@@ -11,6 +11,8 @@
 #include "os/watchdog.h"
 #include "protocol/socket_path.h"
 #include "protocol/version.h"
+#include "service/service_notifier.h"
+#include "service/socket_activation.h"
 
 #include <csignal>
 #include <cstdio>
@@ -112,6 +114,12 @@ Configuration (TOML):
 A sink or source whose device fails (unplugged) hands its streams to the default sink
 (a source its recordings to the default sink's monitor) and is reopened
 every second until the device is back.
+
+Started by systemd (the user units audiod.socket and audiod.service), audiod
+serves the socket it is passed ($LISTEN_FDS, which must be one listening
+SOCK_SEQPACKET socket) and reports readiness ($NOTIFY_SOCKET) once its sinks
+are open; the first client to connect starts it. Without systemd, start it
+from a session's autostart (`exec audiod` in i3 or sway).
 
 Only one server runs per socket; a second one refuses to start. A socket left
 behind by a crashed server is reclaimed. SIGINT and SIGTERM stop the server
@@ -258,10 +266,26 @@ int main(int argc, char** argv) {
     pthread_sigmask(SIG_BLOCK, &mask, nullptr);
     std::signal(SIGPIPE, SIG_IGN);
 
+    auto activation = take_activated_socket();
+    if (auto* error = std::get_if<std::string>(&activation)) {
+        std::fprintf(stderr, "audiod: socket activation: %s\n", error->c_str());
+        return 1;
+    }
+    auto* activated = std::get_if<ActivatedSocket>(&activation);
+    const ServiceNotifier service = ServiceNotifier::from_environment();
+
     const bool chosen = !options.socket_path.empty() || socket_path_from_environment();
-    const std::string socket_path =
+    std::string socket_path =
         options.socket_path.empty() ? default_socket_path() : options.socket_path;
-    if (std::string error = prepare_socket_directory(socket_path, !chosen); !error.empty()) {
+    if (activated != nullptr) {
+        // The service manager made the socket and its directory, and keeps
+        // them; a --socket option is only a name for the same thing.
+        if (!options.socket_path.empty() && options.socket_path != activated->path) {
+            log_warning("main", "serving the passed socket " + activated->path + ", not --socket " +
+                                    options.socket_path);
+        }
+        socket_path = activated->path;
+    } else if (std::string error = prepare_socket_directory(socket_path, !chosen); !error.empty()) {
         std::fprintf(stderr, "audiod: %s\n", error.c_str());
         return 1;
     }
@@ -287,16 +311,30 @@ int main(int argc, char** argv) {
             std::fprintf(stderr, "audiod: cannot start: %s\n", started.reason().c_str());
             return 1;
         }
-        auto listener = listen_on(socket_path);
-        if (auto* failed = std::get_if<std::string>(&listener)) {
-            std::fprintf(stderr, "audiod: %s\n", failed->c_str());
-            return 1;
+        UniqueFd listener;
+        if (activated != nullptr) {
+            listener = std::move(activated->fd);
+        } else {
+            auto bound = listen_on(socket_path);
+            if (auto* failed = std::get_if<std::string>(&bound)) {
+                std::fprintf(stderr, "audiod: %s\n", failed->c_str());
+                return 1;
+            }
+            listener = std::move(std::get<UniqueFd>(bound));
         }
-        log_info("main", "listening socket=" + socket_path + " state=\"" + state.path() + "\"");
-        served = server.run(std::move(std::get<UniqueFd>(listener)));
+        log_info("main", std::string(activated != nullptr ? "serving passed socket="
+                                                          : "listening socket=") +
+                             socket_path + " state=\"" + state.path() + "\"");
+        if (const Status told = service.ready("serving " + socket_path); !told.ok()) {
+            log_warning("main", told.reason());
+        }
+        served = server.run(std::move(listener));
+        (void)service.stopping();
     }
     engine.stop();
-    ::unlink(socket_path.c_str());
+    if (activated == nullptr) {
+        ::unlink(socket_path.c_str()); // a passed socket stays with its manager
+    }
     if (!served.ok()) {
         log_error("main", served.reason());
         return 1;

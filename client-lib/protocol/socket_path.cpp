@@ -1,6 +1,7 @@
 #include "protocol/socket_path.h"
 
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <sys/stat.h>
@@ -48,8 +49,13 @@ std::string prepare_socket_directory(const std::string& socket_path, bool enforc
     if (st.st_uid != ::getuid()) {
         return dir + " belongs to another user (uid " + std::to_string(st.st_uid) + ")";
     }
-    if ((st.st_mode & 0077) != 0 && ::chmod(dir.c_str(), 0700) != 0) {
-        return "cannot restrict " + dir + " to mode 0700: " + std::strerror(errno);
+    if ((st.st_mode & 0077) != 0) {
+        // Others could have put something in it while it was open to them;
+        // the user decides, not the server.
+        char mode[8];
+        std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(st.st_mode & 07777));
+        return dir + " has mode " + mode +
+               "; it must be private to its owner: check its contents, then chmod 700 " + dir;
     }
     return {};
 }

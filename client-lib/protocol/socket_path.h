@@ -13,9 +13,10 @@ namespace audiod {
 [[nodiscard]] bool socket_path_from_environment();
 
 // Creates the socket's directory with mode 0700 if it is missing. With
-// `enforce_private` (the default locations), an existing directory must also
-// belong to us, and is tightened to 0700. A directory the user chose
-// explicitly is used as it is. Returns an empty string on success, else a
+// `enforce_private` (the default locations, among them the shared /tmp), an
+// existing directory must also be a real directory that belongs to us with
+// mode 0700 (no access for group or others), else it is refused. A
+// directory the user chose explicitly is used as it is. Returns an empty string on success, else a
 // message saying what is wrong.
 [[nodiscard]] std::string prepare_socket_directory(const std::string& socket_path,
                                                    bool enforce_private);

@@ -20,6 +20,14 @@ trap cleanup EXIT
 fail() { echo "install_tree: $*" >&2; exit 1; }
 
 cmake --install "$build" --prefix "$work/first" >/dev/null
+# The systemd user units are where systemd looks, name the installed server,
+# and pass systemd's own checks.
+units="$work/first/lib/systemd/user"
+grep -qx "ExecStart=$work/first/bin/audiod" "$units/audiod.service" ||
+    fail "audiod.service does not start $work/first/bin/audiod"
+mkdir -m 0700 "$work/runtime"
+XDG_RUNTIME_DIR="$work/runtime" systemd-analyze verify --user --man=no \
+    "$units/audiod.socket" "$units/audiod.service" || fail "systemd-analyze rejects the units"
 mv "$work/first" "$work/prefix"
 p="$work/prefix"
 for f in bin/audiod bin/audioctl bin/audioplay bin/audiorec lib/libaudiod.so include/audiod/audiod.h \

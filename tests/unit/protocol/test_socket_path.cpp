@@ -59,7 +59,7 @@ BOOST_AUTO_TEST_CASE(precedence) {
     }
 }
 
-BOOST_AUTO_TEST_CASE(directory_created_private_and_tightened) {
+BOOST_AUTO_TEST_CASE(directory_created_private_and_an_open_one_refused) {
     char base[] = "/tmp/audiod-test-XXXXXX";
     BOOST_REQUIRE(::mkdtemp(base));
     const std::string dir = std::string(base) + "/audiod";
@@ -68,10 +68,28 @@ BOOST_AUTO_TEST_CASE(directory_created_private_and_tightened) {
     BOOST_REQUIRE(::stat(dir.c_str(), &st) == 0);
     BOOST_CHECK_EQUAL(st.st_mode & 0777, 0700u);
 
-    ::chmod(dir.c_str(), 0755);
     BOOST_CHECK_EQUAL(prepare_socket_directory(dir + "/socket", true), "");
+
+    // One that others could write to (or read) is refused, and left alone
+    // for the user to inspect.
+    ::chmod(dir.c_str(), 0777);
+    const std::string refused = prepare_socket_directory(dir + "/socket", true);
+    BOOST_CHECK_MESSAGE(refused.find("has mode 0777") != std::string::npos &&
+                            refused.find("chmod 700 " + dir) != std::string::npos,
+                        refused);
     BOOST_REQUIRE(::stat(dir.c_str(), &st) == 0);
-    BOOST_CHECK_EQUAL(st.st_mode & 0777, 0700u);
+    BOOST_CHECK_EQUAL(st.st_mode & 0777, 0777u);
+    ::chmod(dir.c_str(), 0750);
+    BOOST_CHECK_NE(prepare_socket_directory(dir + "/socket", true), "");
+
+    // A symbolic link to a private directory is not the directory itself.
+    const std::string link = std::string(base) + "/link";
+    ::chmod(dir.c_str(), 0700);
+    BOOST_REQUIRE(::symlink(dir.c_str(), link.c_str()) == 0);
+    BOOST_CHECK_MESSAGE(prepare_socket_directory(link + "/socket", true).find("not a directory") !=
+                            std::string::npos,
+                        prepare_socket_directory(link + "/socket", true));
+    ::unlink(link.c_str());
 
     // A directory the user chose is left as it is.
     ::chmod(dir.c_str(), 0755);

@@ -1,0 +1,64 @@
+#include "service/service_notifier.h"
+
+#include "protocol/unique_fd.h"
+
+#include <cerrno>
+#include <cstddef>
+#include <cstdlib>
+#include <cstring>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+namespace audiod {
+
+ServiceNotifier ServiceNotifier::from_environment() {
+    ServiceNotifier notifier;
+    if (const char* socket = std::getenv("NOTIFY_SOCKET"); socket != nullptr) {
+        notifier.socket_ = socket;
+    }
+    ::unsetenv("NOTIFY_SOCKET");
+    return notifier;
+}
+
+Status ServiceNotifier::ready(const std::string& status) const {
+    return send("READY=1\nSTATUS=" + status + "\nMAINPID=" + std::to_string(::getpid()));
+}
+
+Status ServiceNotifier::stopping() const {
+    return send("STOPPING=1\nSTATUS=stopping");
+}
+
+Status ServiceNotifier::status(const std::string& text) const {
+    return send("STATUS=" + text);
+}
+
+Status ServiceNotifier::send(const std::string& message) const {
+    if (socket_.empty()) {
+        return Status::success();
+    }
+    sockaddr_un address{};
+    address.sun_family = AF_UNIX;
+    if ((socket_[0] != '/' && socket_[0] != '@') || socket_.size() >= sizeof address.sun_path) {
+        return Status::failure("NOTIFY_SOCKET=" + socket_ + " is not a usable socket address");
+    }
+    std::memcpy(address.sun_path, socket_.data(), socket_.size());
+    if (socket_[0] == '@') {
+        address.sun_path[0] = '\0'; // abstract namespace
+    }
+    const auto length = static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + socket_.size() +
+                                               (socket_[0] == '/'));
+    UniqueFd fd(::socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0));
+    if (!fd) {
+        return Status::failure(std::string("notify socket: ") + std::strerror(errno));
+    }
+    // The manager reads at its own pace; never let a full queue stall the
+    // control thread.
+    if (::sendto(fd.get(), message.data(), message.size(), MSG_NOSIGNAL | MSG_DONTWAIT,
+                 reinterpret_cast<const sockaddr*>(&address), length) < 0) {
+        return Status::failure("cannot notify " + socket_ + ": " + std::strerror(errno));
+    }
+    return Status::success();
+}
+
+} // namespace audiod
