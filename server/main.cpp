@@ -111,6 +111,11 @@ Configuration (TOML):
   discover = true        # a source per session announced by SAP, named
   sink = "speakers"      #   after it, each playing into this sink
 
+  [apps.mpv]             # what an application starts with (by the name it
+  volume = "50%"         #   declares, else its executable's): a level as
+  mute = false           #   audioctl takes it, mute, and a sink. A change
+  sink = "speakers"      #   at run time wins until `audioctl forget app:mpv`
+
 A sink or source whose device fails (unplugged) hands its streams to the default sink
 (a source its recordings to the default sink's monitor) and is reopened
 every second until the device is back.

@@ -27,7 +27,7 @@
 
 namespace audiod::proto {
 
-inline constexpr uint32_t kProtocolVersion = 3;
+inline constexpr uint32_t kProtocolVersion = 4;
 
 enum class MsgType : uint32_t {
     hello = 1,
@@ -56,6 +56,7 @@ enum class MsgType : uint32_t {
     set_default_sink = 32,
     move_stream = 33,
     set_mute = 34,
+    forget_app = 37,
     subscribe = 40,
     event = 41, // server -> client, unsolicited, sequence number 0
 };
@@ -189,6 +190,13 @@ struct SetDefaultSink {
     std::string name;
 };
 
+// Drops what the server remembers of an application (settings changed at
+// run time, when it last played). Answered by Ok or Error.
+struct ForgetApp {
+    static constexpr MsgType kType = MsgType::forget_app;
+    std::string name;
+};
+
 // Asks for Event messages from now on, until the connection closes.
 struct Subscribe {
     static constexpr MsgType kType = MsgType::subscribe;
@@ -237,6 +245,10 @@ struct AppInfo {
     bool muted = false;
     std::string sink;     // preferred sink, "" for the default
     uint32_t streams = 0; // playing now
+    // Since protocol 4:
+    uint64_t last_seen = 0;  // when it last played, Unix seconds; 0 never
+    bool rule = false;       // the configuration has [apps.NAME] for it
+    bool remembered = false; // settings changed at run time are kept for it
 };
 
 struct AppList {
@@ -527,6 +539,11 @@ void visit(V& v, M& m) requires std::is_same_v<std::remove_const_t<M>, SetDefaul
 }
 
 template <class V, class M>
+void visit(V& v, M& m) requires std::is_same_v<std::remove_const_t<M>, ForgetApp> {
+    v.str("name", m.name);
+}
+
+template <class V, class M>
 void visit(V& v, M& m) requires std::is_same_v<std::remove_const_t<M>, Event> {
     v.str("event", m.kind);
     v.u32_or_none("stream", m.stream_id);
@@ -578,6 +595,9 @@ void visit(V& v, M& m) requires std::is_same_v<std::remove_const_t<M>, AppInfo> 
     v.boolean("muted", m.muted);
     v.str("sink", m.sink);
     v.u32("streams", m.streams);
+    v.u64("last_seen", m.last_seen);
+    v.boolean("rule", m.rule);
+    v.boolean("remembered", m.remembered);
 }
 
 template <class V, class M>

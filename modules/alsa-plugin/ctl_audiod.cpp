@@ -94,6 +94,11 @@ int refresh(AudiodCtl& ctl, bool force) {
         return to_errno(rc);
     }
     ctl.snapshot.sinks = std::move(sinks.sinks);
+    // A mixer shows the applications that play or have settings, not every
+    // one the server remembers having played.
+    std::erase_if(apps.apps, [](const proto::AppInfo& app) {
+        return app.streams == 0 && !app.remembered && !app.rule;
+    });
     ctl.snapshot.apps = std::move(apps.apps);
     ctl.snapshot.default_sink = info.default_sink;
     ctl.snapshot.taken = Clock::now();

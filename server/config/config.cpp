@@ -4,6 +4,7 @@
 
 #include "engine/module_loader.h"
 
+#include "common/volume_level.h"
 #include "config/toml_guard.h"
 #include "config/toml_parser.h"
 #include <algorithm>
@@ -171,6 +172,70 @@ void read_sinks_table(const toml::node& node, ServerConfig& config, bool capture
     }
 }
 
+// An application's name as clients declare it: any text a client may send,
+// within the limits the server keeps names to.
+bool is_valid_app_name(std::string_view name) {
+    return !name.empty() && name.size() <= 64 && std::none_of(name.begin(), name.end(), [](char c) {
+        return static_cast<unsigned char>(c) < 0x20 || c == 0x7f;
+    });
+}
+
+// [apps.NAME] tables.
+void read_apps_table(const toml::node& node, ServerConfig& config) {
+    const std::string& src = config.source;
+    const toml::table* table = node.as_table();
+    if (table == nullptr) {
+        fail(src, line_of(node), "[apps] must hold one table per application, e.g. [apps.mpv]");
+    }
+    for (const auto& [k, body] : *table) {
+        const std::string name(k.str());
+        const toml::table* app_table = body.as_table();
+        if (app_table == nullptr) {
+            fail(src, line_of(body),
+                 "application '" + name + "' must be a table ([apps." + name + "])");
+        }
+        if (!is_valid_app_name(name)) {
+            fail(src, line_of(body),
+                 "invalid application name '" + name + "' (1 to 64 bytes, no control characters)");
+        }
+        AppRule rule;
+        rule.app = name;
+        rule.line = line_of(body);
+        for (const auto& [option_key, value] : *app_table) {
+            const std::string key(option_key.str());
+            if (key == "volume") {
+                const std::string text = option_text(value, key, src);
+                const auto level = parse_volume_level(text);
+                if (const auto* error = std::get_if<std::string>(&level)) {
+                    fail(src, line_of(value), *error);
+                }
+                if (std::get<VolumeLevel>(level).mode != LevelMode::absolute) {
+                    fail(src, line_of(value),
+                         "volume '" + text +
+                             "' is a step; an application starts at a level "
+                             "(50%, 0.5, -6dB)");
+                }
+                rule.volume = static_cast<float>(std::get<VolumeLevel>(level).value);
+            } else if (key == "mute") {
+                if (!value.is_boolean()) {
+                    fail(src, line_of(value), "mute must be true or false");
+                }
+                rule.muted = value.as_boolean()->get();
+            } else if (key == "sink") {
+                if (!value.is_string()) {
+                    fail(src, line_of(value), "sink must be a string");
+                }
+                rule.sink = value.as_string()->get();
+            } else {
+                fail(src, line_of(value),
+                     "unknown key '" + key + "' in [apps." + name +
+                         "] (known: volume, mute, sink)");
+            }
+        }
+        config.apps.push_back(std::move(rule));
+    }
+}
+
 ServerConfig parse_or_throw(std::string_view text, const std::string& source) {
     ServerConfig config;
     config.source = source;
@@ -192,9 +257,12 @@ ServerConfig parse_or_throw(std::string_view text, const std::string& source) {
             }
         } else if (key == "sinks" || key == "sources") {
             read_sinks_table(value, config, key == "sources");
+        } else if (key == "apps") {
+            read_apps_table(value, config);
         } else {
             fail(source, line_of(value),
-                 "unknown section '" + key + "' (known: [server], [sinks.NAME], [sources.NAME])");
+                 "unknown section '" + key +
+                     "' (known: [server], [sinks.NAME], [sources.NAME], [apps.NAME])");
         }
     }
     // Tables come back sorted by name; present sinks in file order so that
@@ -207,6 +275,15 @@ ServerConfig parse_or_throw(std::string_view text, const std::string& source) {
                         [&](const SinkConfig& s) { return s.name == source_config.name; })) {
             fail(source, source_config.line,
                  "source '" + source_config.name + "' has the name of a sink");
+        }
+    }
+    for (const AppRule& rule : config.apps) {
+        if (!rule.sink.empty() &&
+            std::none_of(config.sinks.begin(), config.sinks.end(),
+                         [&](const SinkConfig& s) { return s.name == rule.sink; })) {
+            fail(source, rule.line,
+                 "application '" + rule.app + "' names sink '" + rule.sink +
+                     "', which is not a configured sink");
         }
     }
     if (config.sinks.empty()) {

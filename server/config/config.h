@@ -19,11 +19,17 @@
 //   type = "alsa"         # a module with a source: alsa
 //   device = "hw:0,0"
 //
+//   [apps.mpv]            # settings an application starts with, by the name
+//   volume = "50%"        #   it declares (else its executable's): volume as
+//   mute = false          #   audioctl takes it (absolute), mute, and the sink
+//   sink = "speakers"     #   it plays to
+//
 // Every error names the file, the line and the reason; unknown keys in
 // [server] and unknown top-level tables are errors, not silently ignored.
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -39,6 +45,16 @@ struct SinkConfig {
     unsigned line = 0;
 };
 
+// [apps.NAME]: what an application starts with until it is changed at run
+// time. Unset fields keep the defaults (100 %, not muted, default sink).
+struct AppRule {
+    std::string app;
+    std::optional<float> volume; // linear
+    std::optional<bool> muted;
+    std::string sink; // "" for the default sink
+    unsigned line = 0;
+};
+
 struct ServerConfig {
     std::string source; // file it came from, for messages
     uint32_t rate = 48000;
@@ -50,6 +66,7 @@ struct ServerConfig {
     std::string default_sink;
     std::vector<SinkConfig> sinks;
     std::vector<SinkConfig> sources; // [sources.NAME]: capture devices
+    std::vector<AppRule> apps;       // [apps.NAME]
 };
 
 // Parses configuration text; `source` names it in error messages. Returns

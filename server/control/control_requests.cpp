@@ -77,6 +77,9 @@ bool ControlServer::handle_packet(Client& client, const proto::Packet& packet) {
         return answer<proto::UnloadSink>(client, seq, body, [&](const auto& r) {
             return engine_.unload_sink(r.name, r.source);
         });
+    case proto::MsgType::forget_app:
+        return answer<proto::ForgetApp>(client, seq, body,
+                                        [&](const auto& r) { return engine_.forget_app(r.name); });
     case proto::MsgType::set_default_sink:
         return answer<proto::SetDefaultSink>(
             client, seq, body, [&](const auto& r) { return engine_.set_default_sink(r.name); });

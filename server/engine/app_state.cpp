@@ -2,6 +2,7 @@
 
 #include "config/toml_guard.h"
 #include "config/toml_parser.h"
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -73,22 +74,101 @@ std::string AppStateStore::default_path() {
     return {};
 }
 
-AppSettings AppStateStore::get(const std::string& app) const {
-    const auto it = apps_.find(app);
-    return it == apps_.end() ? AppSettings{} : it->second;
+void AppStateStore::set_rules(std::map<std::string, AppSettings> rules) {
+    rules_ = std::move(rules);
 }
 
-void AppStateStore::set(const std::string& app, const AppSettings& settings) {
-    if (settings.is_default()) {
-        dirty_ = apps_.erase(app) > 0 || dirty_;
-        return;
+AppSettings AppStateStore::get(const std::string& app) const {
+    if (const auto it = apps_.find(app); it != apps_.end() && it->second.chosen) {
+        return *it->second.chosen;
     }
-    AppSettings& stored = apps_[app];
-    if (stored.volume != settings.volume || stored.muted != settings.muted ||
-        stored.sink != settings.sink) {
-        stored = settings;
+    const auto rule = rules_.find(app);
+    return rule == rules_.end() ? AppSettings{} : rule->second;
+}
+
+bool AppStateStore::make_room() {
+    if (apps_.size() < kMaxApps) {
+        return true;
+    }
+    auto oldest = apps_.end();
+    for (auto it = apps_.begin(); it != apps_.end(); ++it) {
+        if (!it->second.chosen &&
+            (oldest == apps_.end() || it->second.last_seen < oldest->second.last_seen)) {
+            oldest = it;
+        }
+    }
+    if (oldest == apps_.end()) {
+        return false;
+    }
+    apps_.erase(oldest);
+    dirty_ = true;
+    return true;
+}
+
+Status AppStateStore::set(const std::string& app, const AppSettings& settings) {
+    auto it = apps_.find(app);
+    if (it == apps_.end()) {
+        if (!make_room()) {
+            return Status::failure("too many applications have settings (" +
+                                   std::to_string(kMaxApps) +
+                                   "); forget some with audioctl forget app:NAME");
+        }
+        it = apps_.emplace(app, Record{}).first;
+    }
+    std::optional<AppSettings>& chosen = it->second.chosen;
+    if (!chosen || chosen->volume != settings.volume || chosen->muted != settings.muted ||
+        chosen->sink != settings.sink) {
+        chosen = settings;
         dirty_ = true;
     }
+    return Status::success();
+}
+
+bool AppStateStore::forget(const std::string& app) {
+    if (apps_.erase(app) == 0) {
+        return false;
+    }
+    dirty_ = true;
+    return true;
+}
+
+void AppStateStore::mark_seen(const std::string& app, int64_t unix_seconds) {
+    auto it = apps_.find(app);
+    if (it == apps_.end()) {
+        if (!make_room()) {
+            return; // every slot holds settings: not worth losing one for a time
+        }
+        it = apps_.emplace(app, Record{}).first;
+        dirty_ = true;
+    }
+    if (it->second.last_seen != unix_seconds) {
+        it->second.last_seen = unix_seconds;
+        seen_changed_ = true;
+    }
+}
+
+int64_t AppStateStore::last_seen(const std::string& app) const {
+    const auto it = apps_.find(app);
+    return it == apps_.end() ? 0 : it->second.last_seen;
+}
+
+bool AppStateStore::remembered(const std::string& app) const {
+    const auto it = apps_.find(app);
+    return it != apps_.end() && it->second.chosen.has_value();
+}
+
+std::vector<std::string> AppStateStore::names() const {
+    std::vector<std::string> out;
+    for (const auto& [name, record] : apps_) {
+        out.push_back(name);
+    }
+    for (const auto& [name, rule] : rules_) {
+        if (apps_.count(name) == 0) {
+            out.push_back(name);
+        }
+    }
+    std::sort(out.begin(), out.end());
+    return out;
 }
 
 void AppStateStore::set_default_sink(const std::string& sink) {
@@ -107,10 +187,17 @@ std::string AppStateStore::serialize() const {
     if (!default_sink_.empty()) {
         out << "default-sink = " << quoted(default_sink_) << "\n";
     }
-    for (const auto& [app, settings] : apps_) {
+    for (const auto& [app, record] : apps_) {
+        out << "\n[apps." << quoted(app) << "]\n";
+        if (record.last_seen != 0) {
+            out << "last-seen = " << record.last_seen << "\n";
+        }
+        if (!record.chosen) {
+            continue; // only seen: its settings come from a rule or the defaults
+        }
+        const AppSettings& settings = *record.chosen;
         char volume[32];
         std::snprintf(volume, sizeof volume, "%.9g", static_cast<double>(settings.volume));
-        out << "\n[apps." << quoted(app) << "]\n";
         out << "volume = " << volume << (std::strpbrk(volume, ".e") ? "" : ".0") << "\n";
         out << "muted = " << (settings.muted ? "true" : "false") << "\n";
         if (!settings.sink.empty()) {
@@ -153,17 +240,31 @@ std::optional<AppStateStore> AppStateStore::parse(const std::string& text, std::
                 *error = "apps." + std::string(name.str()) + " is not a table";
                 return std::nullopt;
             }
-            AppSettings settings;
-            const auto volume = (*entry)["volume"].value<double>();
-            const auto muted = (*entry)["muted"].value<bool>();
-            if (!volume || !std::isfinite(*volume) || *volume < 0 || *volume > 4 || !muted) {
-                *error = "apps." + std::string(name.str()) + " has no valid volume and muted";
+            Record record;
+            const auto seen = (*entry)["last-seen"].value<int64_t>();
+            if ((*entry)["last-seen"] && (!seen || *seen < 0)) {
+                *error = "apps." + std::string(name.str()) + " has an invalid last-seen";
                 return std::nullopt;
             }
-            settings.volume = static_cast<float>(*volume);
-            settings.muted = *muted;
-            settings.sink = (*entry)["sink"].value_or(std::string());
-            store.apps_[std::string(name.str())] = settings;
+            record.last_seen = seen.value_or(0);
+            // An entry without settings only says when the application played.
+            if ((*entry)["volume"] || (*entry)["muted"]) {
+                AppSettings settings;
+                const auto volume = (*entry)["volume"].value<double>();
+                const auto muted = (*entry)["muted"].value<bool>();
+                if (!volume || !std::isfinite(*volume) || *volume < 0 || *volume > 4 || !muted) {
+                    *error = "apps." + std::string(name.str()) + " has no valid volume and muted";
+                    return std::nullopt;
+                }
+                settings.volume = static_cast<float>(*volume);
+                settings.muted = *muted;
+                settings.sink = (*entry)["sink"].value_or(std::string());
+                record.chosen = settings;
+            } else if (!seen) {
+                *error = "apps." + std::string(name.str()) + " has neither settings nor last-seen";
+                return std::nullopt;
+            }
+            store.apps_[std::string(name.str())] = record;
         }
     }
     if (static_cast<int64_t>(store.apps_.size()) != *count) {
@@ -199,6 +300,11 @@ Status AppStateStore::load() {
     return Status::success();
 }
 
+Status AppStateStore::save_all() {
+    dirty_ = dirty_ || seen_changed_;
+    return save_if_dirty();
+}
+
 Status AppStateStore::save_if_dirty() {
     if (!dirty_ || path_.empty()) {
         return Status::success();
@@ -229,6 +335,7 @@ Status AppStateStore::save_if_dirty() {
         ::close(dfd);
     }
     dirty_ = false;
+    seen_changed_ = false;
     return Status::success();
 }
 

@@ -1,7 +1,13 @@
 // What audiod remembers about each application across restarts: its volume,
-// its mute and the sink it was last moved to; plus the default sink chosen
-// with `audioctl set-default-sink`. Keyed by the application name a client
-// declares (else its executable's name).
+// its mute and the sink it was last moved to, once changed at run time; when
+// it last played; plus the default sink chosen with `audioctl
+// set-default-sink`. Keyed by the application name a client declares (else
+// its executable's name).
+//
+// An application's settings come from, in order: what was changed at run
+// time (kept until forget()), the configuration's [apps.NAME] rule, the
+// defaults. Settings may be changed for an application that has never
+// played; they apply from its first frame.
 //
 // The state file is TOML, written atomically (temporary file in the same
 // directory, fsync, rename, fsync of the directory), so a crash leaves the
@@ -13,9 +19,11 @@
 
 #include "common/status.h"
 
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace audiod {
 
@@ -31,6 +39,11 @@ struct AppSettings {
 
 class AppStateStore {
 public:
+    // At most this many applications are remembered: a client can declare any
+    // name, and the file must not grow without bound. When full, the one
+    // seen longest ago without run-time settings makes room for a new one.
+    static constexpr size_t kMaxApps = 1000;
+
     // `path` "" keeps the state in memory only.
     explicit AppStateStore(std::string path)
         : path_(std::move(path)) {}
@@ -47,15 +60,36 @@ public:
     // the reason (the state stays dirty and is retried).
     Status save_if_dirty();
 
+    // The configuration's [apps.NAME] rules (replacing earlier ones).
+    void set_rules(std::map<std::string, AppSettings> rules);
+
+    // The settings in force for `app` (see above).
     [[nodiscard]] AppSettings get(const std::string& app) const;
-    void set(const std::string& app, const AppSettings& settings);
-    [[nodiscard]] const std::map<std::string, AppSettings>& all() const noexcept { return apps_; }
+    // Remembers settings changed at run time; they win over a rule until
+    // forget(). Fails when kMaxApps applications all have settings.
+    Status set(const std::string& app, const AppSettings& settings);
+    // Drops what was remembered of `app` (settings and when it played); a
+    // rule for it applies again. False if nothing was remembered.
+    bool forget(const std::string& app);
+    // Notes that `app` plays now (`unix_seconds`): a new application is saved
+    // at once, a known one's time with the next save.
+    void mark_seen(const std::string& app, int64_t unix_seconds);
+
+    // When `app` last played (Unix seconds), 0 if never.
+    [[nodiscard]] int64_t last_seen(const std::string& app) const;
+    [[nodiscard]] bool has_rule(const std::string& app) const { return rules_.count(app) != 0; }
+    // Whether settings changed at run time are remembered for `app`.
+    [[nodiscard]] bool remembered(const std::string& app) const;
+    // Every application remembered or with a rule, sorted.
+    [[nodiscard]] std::vector<std::string> names() const;
 
     [[nodiscard]] const std::string& default_sink() const noexcept { return default_sink_; }
     void set_default_sink(const std::string& sink);
 
     [[nodiscard]] const std::string& path() const noexcept { return path_; }
     [[nodiscard]] bool dirty() const noexcept { return dirty_; }
+    // Saves also the play times noted since the last save (at a clean stop).
+    Status save_all();
 
     // The file's text for the current state (public for tests).
     [[nodiscard]] std::string serialize() const;
@@ -63,10 +97,19 @@ public:
     static std::optional<AppStateStore> parse(const std::string& text, std::string* error);
 
 private:
+    struct Record {
+        std::optional<AppSettings> chosen; // changed at run time
+        int64_t last_seen = 0;             // Unix seconds, 0 never played
+    };
+    // Makes room for one more record if full; false if it cannot.
+    bool make_room();
+
     std::string path_;
-    std::map<std::string, AppSettings> apps_;
+    std::map<std::string, Record> apps_;
+    std::map<std::string, AppSettings> rules_;
     std::string default_sink_;
     bool dirty_ = false;
+    bool seen_changed_ = false; // play times newer than the file
 };
 
 } // namespace audiod

@@ -9,13 +9,21 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cmath>
 #include <cstring>
+#include <map>
 #include <sys/eventfd.h>
 
 namespace audiod {
 
 namespace {
+
+int64_t unix_now() {
+    return std::chrono::duration_cast<std::chrono::seconds>(
+               std::chrono::system_clock::now().time_since_epoch())
+        .count();
+}
 
 void host_log(int level, const char* component, const char* message) {
     log_message(static_cast<LogLevel>(std::clamp(level, 0, 3)), component ? component : "module",
@@ -32,6 +40,14 @@ Engine::Engine(ServerConfig config, ModuleLoader& modules, AppStateStore& state)
     host_.log = host_log;
     host_.request_source = request_source;
     host_.server = this;
+    std::map<std::string, AppSettings> rules;
+    for (const AppRule& rule : config_.apps) {
+        AppSettings& settings = rules[rule.app];
+        settings.volume = rule.volume.value_or(1.0f);
+        settings.muted = rule.muted.value_or(false);
+        settings.sink = rule.sink;
+    }
+    state_.set_rules(std::move(rules));
 }
 
 Engine::~Engine() {
@@ -91,7 +107,7 @@ void Engine::stop() {
     streams_.clear();
     pending_.clear();
     devices_.clear();
-    if (const Status saved = state_.save_if_dirty(); !saved.ok()) {
+    if (const Status saved = state_.save_all(); !saved.ok()) {
         log_error("engine", saved.reason());
     }
 }
@@ -195,6 +211,7 @@ std::variant<Stream*, ClientError> Engine::create_stream(const StreamRequest& re
     s.client_id = request.client_id;
     s.pid = request.pid;
     s.app = request.app;
+    state_.mark_seen(s.app, unix_now());
     s.device = sink;
     s.wanted_sink = wanted;
     s.format = format;
@@ -260,6 +277,7 @@ void Engine::close_stream(Stream& stream) {
     }
     const bool moving = stream.moving_to != nullptr;
     stream.detaching = true;
+    state_.mark_seen(stream.app, unix_now());
     stream.moving_to = nullptr;
     if (moving) {
         return; // the detach for the move is on its way; its event frees it

@@ -110,11 +110,15 @@ public:
     // ---- volume and mute (engine_volume.cpp) ----
     [[nodiscard]] MaybeError set_volume(const proto::SetVolume& request);
     [[nodiscard]] MaybeError set_mute(const proto::SetMute& request);
+    // Drops the settings remembered for an application (its rule or the
+    // defaults apply again, also to its streams playing now).
+    [[nodiscard]] MaybeError forget_app(const std::string& app);
 
     // ---- reports (engine_report.cpp) ----
     [[nodiscard]] std::vector<proto::SinkInfo> list_sinks() const;
     [[nodiscard]] std::vector<proto::StreamInfo> list_streams() const;
-    // Applications playing now and those with remembered settings, by name.
+    // Applications playing now, remembered (settings or when they last
+    // played) or with a rule in the configuration, by name.
     [[nodiscard]] std::vector<proto::AppInfo> list_apps() const;
     [[nodiscard]] std::vector<proto::SourceInfo> list_sources() const;
     [[nodiscard]] proto::ServerInfo info() const;

@@ -129,27 +129,27 @@ std::vector<proto::AppInfo> Engine::list_apps() const {
             ++playing[stream->app];
         }
     }
+    std::vector<std::string> names = state_.names();
+    for (const auto& [name, count] : playing) {
+        names.push_back(name);
+    }
+    std::sort(names.begin(), names.end());
+    names.erase(std::unique(names.begin(), names.end()), names.end());
     std::vector<proto::AppInfo> out;
-    const auto add = [&](const std::string& name, uint32_t streams) {
+    for (const std::string& name : names) {
         const AppSettings settings = state_.get(name);
         proto::AppInfo info;
         info.name = name;
         info.volume = settings.volume;
         info.muted = settings.muted;
         info.sink = settings.sink;
-        info.streams = streams;
-        out.push_back(std::move(info));
-    };
-    for (const auto& [name, settings] : state_.all()) {
         const auto it = playing.find(name);
-        add(name, it == playing.end() ? 0 : it->second);
+        info.streams = it == playing.end() ? 0 : it->second;
+        info.last_seen = static_cast<uint64_t>(state_.last_seen(name));
+        info.rule = state_.has_rule(name);
+        info.remembered = state_.remembered(name);
+        out.push_back(std::move(info));
     }
-    for (const auto& [name, count] : playing) {
-        if (state_.all().count(name) == 0) {
-            add(name, count);
-        }
-    }
-    std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
     return out;
 }
 

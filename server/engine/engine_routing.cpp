@@ -366,7 +366,9 @@ MaybeError Engine::move(const proto::MoveStream& request) {
     const std::string app = streams.empty() ? request.app : streams.front()->app;
     AppSettings settings = state_.get(app);
     settings.sink = destination->name();
-    state_.set(app, settings);
+    if (const Status stored = state_.set(app, settings); !stored.ok()) {
+        return ClientError{AUDIOD_E_REFUSED, stored.reason()};
+    }
     return std::nullopt;
 }
 

@@ -63,15 +63,36 @@ void Engine::apply_app(const std::string& app) {
     }
 }
 
-// A volume, mute or move of app:NAME needs an application that plays now or
-// has remembered settings: a typo should fail, not create an entry.
+// A volume, mute or move of app:NAME may name an application that has never
+// played: it is remembered and applies from its first frame (`audioctl list
+// apps` shows which have played, so a typo is easy to spot).
 MaybeError Engine::check_app(const std::string& app) const {
-    const bool playing = std::any_of(streams_.begin(), streams_.end(),
-                                     [&](const auto& entry) { return entry.second->app == app; });
-    if (!playing && state_.all().count(app) == 0) {
-        return ClientError{AUDIOD_E_NOENTITY,
-                           "no application named '" + app + "' (no streams, nothing remembered)"};
+    if (app.empty() || app.size() > 64 || std::any_of(app.begin(), app.end(), [](char c) {
+            return static_cast<unsigned char>(c) < 0x20 || c == 0x7f;
+        })) {
+        return ClientError{AUDIOD_E_INVALID,
+                           "invalid application name (1 to 64 bytes, no control characters)"};
     }
+    return std::nullopt;
+}
+
+MaybeError Engine::forget_app(const std::string& app) {
+    if (MaybeError error = check_app(app)) {
+        return error;
+    }
+    if (!state_.forget(app)) {
+        return ClientError{AUDIOD_E_NOENTITY,
+                           "nothing is remembered about application '" + app + "'"};
+    }
+    // Its rule or the defaults apply again, to what plays now too.
+    apply_app(app);
+    const AppSettings settings = state_.get(app);
+    proto::Event event;
+    event.kind = "app-changed";
+    event.app = app;
+    event.volume = settings.volume;
+    event.muted = settings.muted;
+    emit(event);
     return std::nullopt;
 }
 
@@ -100,7 +121,9 @@ MaybeError Engine::change_gain(uint32_t target, uint32_t stream_id, const std::s
         if (!change(settings.volume, settings.muted)) {
             return ClientError{AUDIOD_E_INVALID, "invalid volume or mute change"};
         }
-        state_.set(name, settings);
+        if (const Status stored = state_.set(name, settings); !stored.ok()) {
+            return ClientError{AUDIOD_E_REFUSED, stored.reason()};
+        }
         apply_app(name);
         proto::Event event;
         event.kind = "app-changed";

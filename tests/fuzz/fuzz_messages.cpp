@@ -31,7 +31,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         return 0;
     }
     const std::span<const uint8_t> body(data + 1, size - 1);
-    switch (data[0] % 15) {
+    switch (data[0] % 16) {
     case 0:
         check<Hello>(body);
         break;
@@ -73,6 +73,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         break;
     case 13:
         check<FlushStream>(body);
+        break;
+    case 14:
+        check<ForgetApp>(body);
         break;
     default:
         // Whole packets, as the server receives them.

@@ -15,15 +15,23 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (!store) {
         return 0;
     }
-    for (const auto& [app, settings] : store->all()) {
-        if (!std::isfinite(settings.volume) || settings.volume < 0 || settings.volume > 4) {
+    for (const std::string& app : store->names()) {
+        const audiod::AppSettings settings = store->get(app);
+        if (!std::isfinite(settings.volume) || settings.volume < 0 || settings.volume > 4 ||
+            store->last_seen(app) < 0) {
             __builtin_trap();
         }
     }
     const auto again = audiod::AppStateStore::parse(store->serialize(), &error);
-    if (!again || again->all().size() != store->all().size() ||
+    if (!again || again->names() != store->names() ||
         again->default_sink() != store->default_sink()) {
         __builtin_trap();
+    }
+    for (const std::string& app : store->names()) {
+        if (again->last_seen(app) != store->last_seen(app) ||
+            again->remembered(app) != store->remembered(app)) {
+            __builtin_trap();
+        }
     }
     return 0;
 }

@@ -3,6 +3,7 @@
 
 #include <boost/test/unit_test.hpp>
 
+#include <algorithm>
 #include <csignal>
 #include <fstream>
 #include <sstream>
@@ -90,24 +91,120 @@ BOOST_AUTO_TEST_CASE(volume_mute_and_sink_survive_restarts_and_apply_from_the_fi
         std::count_if(b3.begin(), b3.end(), [](int16_t s) { return s != 0 && s != 3000; }), 0);
 }
 
-BOOST_AUTO_TEST_CASE(list_apps_shows_playing_and_remembered_applications) {
+BOOST_AUTO_TEST_CASE(list_apps_shows_playing_remembered_and_ruled_applications) {
     TempDir dir;
     std::ofstream(dir.file("state")) << "version = 1\napps-count = 1\n\n[apps.\"sleeper\"]\n"
                                         "volume = 0.25\nmuted = true\nsink = \"b\"\n";
-    ServerProcess server(config(dir, "b.wav"), dir.path());
+    ServerProcess server(config(dir, "b.wav") + "\n[apps.ruled]\nvolume = \"50%\"\n", dir.path());
     PlayingClient client({"--app", "player"});
     BOOST_REQUIRE(wait_for_stream(30s));
     const ProgramResult r = run_tool("audioctl", {"--json", "list", "apps"});
     BOOST_REQUIRE_MESSAGE(r.status == 0, r.err);
-    BOOST_CHECK_EQUAL(r.out, "[{\"kind\":\"app\",\"name\":\"player\",\"volume\":1,\"muted\":false,"
-                             "\"sink\":\"\",\"streams\":1},{\"kind\":\"app\",\"name\":"
-                             "\"sleeper\",\"volume\":0.25,\"muted\":true,\"sink\":\"b\","
-                             "\"streams\":0}]\n");
+    // In name order: player, ruled, sleeper.
+    const auto player = r.out.find("\"name\":\"player\"");
+    const auto ruled = r.out.find("\"name\":\"ruled\"");
+    const auto sleeper = r.out.find("\"name\":\"sleeper\"");
+    BOOST_REQUIRE_MESSAGE(player < ruled && ruled < sleeper && sleeper != std::string::npos, r.out);
+    const std::string p = r.out.substr(player, ruled - player);
+    const std::string q = r.out.substr(ruled, sleeper - ruled);
+    const std::string z = r.out.substr(sleeper);
+    BOOST_CHECK_MESSAGE(p.find("\"volume\":1,\"muted\":false,\"sink\":\"\",\"streams\":1,") !=
+                                std::string::npos &&
+                            json_number(p, "last_seen").value_or(0) > 1700000000 &&
+                            p.find("\"rule\":false,\"remembered\":false") != std::string::npos,
+                        p);
+    BOOST_CHECK_MESSAGE(q.find("\"volume\":0.5,\"muted\":false,\"sink\":\"\",\"streams\":0,"
+                               "\"last_seen\":0,\"rule\":true,\"remembered\":false") !=
+                            std::string::npos,
+                        q);
+    BOOST_CHECK_MESSAGE(z.find("\"volume\":0.25,\"muted\":true,\"sink\":\"b\",\"streams\":0,"
+                               "\"last_seen\":0,\"rule\":false,\"remembered\":true") !=
+                            std::string::npos,
+                        z);
     const ProgramResult text = run_tool("audioctl", {"list", "apps"});
-    BOOST_CHECK_MESSAGE(text.out.find("sleeper") != std::string::npos &&
-                            text.out.find("25%") != std::string::npos,
+    BOOST_CHECK_MESSAGE(text.out.find("SETTINGS") != std::string::npos &&
+                            text.out.find("LAST PLAYED") != std::string::npos,
+                        text.out);
+    const auto line = [&](const std::string& app) {
+        const auto at = text.out.find("\n" + app + " ");
+        return at == std::string::npos
+                   ? std::string()
+                   : text.out.substr(at + 1, text.out.find('\n', at + 1) - at - 1);
+    };
+    BOOST_CHECK_MESSAGE(line("player").find("default") != std::string::npos &&
+                            line("player").ends_with("now"),
+                        text.out);
+    BOOST_CHECK_MESSAGE(line("ruled").find("50%") != std::string::npos &&
+                            line("ruled").find("rule") != std::string::npos &&
+                            line("ruled").ends_with("never"),
+                        text.out);
+    BOOST_CHECK_MESSAGE(line("sleeper").find("25%") != std::string::npos &&
+                            line("sleeper").find("set") != std::string::npos,
                         text.out);
     BOOST_CHECK_EQUAL(client.stop().status, 0);
+}
+
+BOOST_AUTO_TEST_CASE(settings_for_an_application_that_never_played_apply_from_its_first_frame) {
+    TempDir dir;
+    const std::string conf = config(dir, "b.wav") + "\n[apps.ruled]\nvolume = \"50%\"\n";
+    const auto count = [](const std::vector<int16_t>& samples, int16_t level) {
+        return std::count(samples.begin(), samples.end(), level);
+    };
+    {
+        ServerProcess server(conf, dir.path());
+        // Set up before anything plays, as a start-up script would.
+        const ProgramResult set = run_tool("audioctl", {"set-volume", "app:newbie", "30%"});
+        BOOST_CHECK_EQUAL(set.status, 0);
+        BOOST_CHECK_EQUAL(set.out, "newbie has not played yet; remembered\n");
+        const ProgramResult moved = run_tool("audioctl", {"move-stream", "app:later", "b"});
+        BOOST_CHECK_EQUAL(moved.status, 0);
+        BOOST_CHECK_EQUAL(moved.out, "later has not played yet; remembered\n");
+        BOOST_REQUIRE_EQUAL(play_constant("newbie").status, 0);
+        BOOST_REQUIRE_EQUAL(play_constant("later").status, 0);
+        // Once it has played, a change is just a change.
+        const ProgramResult again = run_tool("audioctl", {"set-volume", "app:newbie", "30%"});
+        BOOST_CHECK_EQUAL(again.status, 0);
+        BOOST_CHECK_EQUAL(again.out, "");
+        // A rule from the configuration applies from the first frame; a
+        // change at run time wins over it.
+        BOOST_REQUIRE_EQUAL(play_constant("ruled").status, 0);
+        ctl_ok({"set-volume", "app:ruled", "20%"});
+        BOOST_REQUIRE_EQUAL(play_constant("plain").status, 0);
+        BOOST_REQUIRE_EQUAL(server.stop(SIGTERM), 0);
+    }
+    auto a = read_wav_s16(dir.file("a.wav"));
+    BOOST_CHECK_EQUAL(count(a, 3000), 2 * 24000);  // newbie at 30 %
+    BOOST_CHECK_EQUAL(count(a, 5000), 2 * 24000);  // ruled at 50 %
+    BOOST_CHECK_EQUAL(count(a, 10000), 2 * 24000); // plain, untouched
+    const auto b = read_wav_s16(dir.file("b.wav"));
+    BOOST_CHECK_EQUAL(count(b, 10000), 2 * 24000); // later, moved before it played
+
+    {
+        // After a restart: the run-time change still wins over the rule,
+        // and every application that played is listed, with when.
+        ServerProcess server(conf, dir.path());
+        const ProgramResult apps = run_tool("audioctl", {"--json", "list", "apps"});
+        for (const std::string app : {"newbie", "later", "ruled", "plain"}) {
+            const auto at = apps.out.find("\"name\":\"" + app + "\"");
+            BOOST_REQUIRE_MESSAGE(at != std::string::npos, app << " missing: " << apps.out);
+            BOOST_CHECK_MESSAGE(json_number(apps.out.substr(at), "last_seen").value_or(0) >
+                                    1700000000,
+                                app << ": " << apps.out);
+        }
+        BOOST_REQUIRE_EQUAL(play_constant("ruled").status, 0);
+        // Forgetting it brings the rule back.
+        const ProgramResult forgot = run_tool("audioctl", {"forget", "app:ruled"});
+        BOOST_CHECK_MESSAGE(forgot.status == 0, forgot.err);
+        const ProgramResult twice = run_tool("audioctl", {"forget", "app:ruled"});
+        BOOST_CHECK_EQUAL(twice.status, 1);
+        BOOST_CHECK_MESSAGE(twice.err.find("nothing is remembered") != std::string::npos,
+                            twice.err);
+        BOOST_REQUIRE_EQUAL(play_constant("ruled").status, 0);
+        BOOST_REQUIRE_EQUAL(server.stop(SIGTERM), 0);
+    }
+    a = read_wav_s16(dir.file("a.wav"));
+    BOOST_CHECK_EQUAL(count(a, 2000), 2 * 24000); // the run-time 20 %, after the restart
+    BOOST_CHECK_EQUAL(count(a, 5000), 2 * 24000); // the rule again, once forgotten
 }
 
 BOOST_AUTO_TEST_CASE(executable_name_is_the_key_when_no_name_is_declared) {

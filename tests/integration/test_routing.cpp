@@ -162,10 +162,11 @@ BOOST_AUTO_TEST_CASE(bad_targets_fail_clearly) {
         {{"unload-sink", "ghost"}, "no sink named 'ghost'"},
         {{"set-default-sink", "ghost"}, "no sink named 'ghost'"},
         {{"move-stream", "999", "a"}, "no stream with id 999"},
-        {{"move-stream", "app:nobody", "a"}, "no application named 'nobody'"},
+        {{"move-stream", "app:nobody", "ghost"}, "no sink or source named 'ghost'"},
         {{"mute", "999"}, "no stream with id 999"},
         {{"mute", "sink:ghost", "on"}, "no sink named 'ghost'"},
-        {{"set-volume", "app:nobody", "50%"}, "no application named 'nobody'"},
+        {{"set-volume", "app:" + std::string(65, 'n'), "50%"}, "invalid application name"},
+        {{"forget", "app:nobody"}, "nothing is remembered about application 'nobody'"},
     };
     for (const auto& [args, message] : cases) {
         const ProgramResult r = ctl(args);

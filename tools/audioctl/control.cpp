@@ -33,6 +33,42 @@ std::optional<Target> parse_target(const std::string& text, bool allow_sink) {
     return target;
 }
 
+namespace {
+
+// Whether application NAME has played (now or before), as far as the server
+// knows; nullopt if it could not be asked.
+std::optional<bool> has_played(Session& session, const std::string& name) {
+    proto::AppList apps;
+    if (session.channel.call_for(proto::ListApps{}, &apps,
+                                 Deadline::after_ms(session.timeout_ms)) != 0) {
+        return std::nullopt;
+    }
+    for (const proto::AppInfo& app : apps.apps) {
+        if (app.name == name) {
+            return app.streams > 0 || app.last_seen != 0;
+        }
+    }
+    return false;
+}
+
+// Sends a change aimed at TARGET; one for an application that has never
+// played is remembered for its first frame, and the user is told so (a
+// typo shows up here).
+template <class Request>
+int change(Session& session, const char* what, const Target& target, const Request& request) {
+    const bool app = target.kind == static_cast<uint32_t>(proto::VolumeTarget::app);
+    const std::optional<bool> played = app ? has_played(session, target.name) : true;
+    if (const int rc = request_ok(session, what, request); rc != 0) {
+        return rc;
+    }
+    if (played && !*played && !session.json) {
+        std::printf("%s has not played yet; remembered\n", target.name.c_str());
+    }
+    return 0;
+}
+
+} // namespace
+
 int run_set_volume(Session& session, const Args& args) {
     if (args.size() != 2) {
         return usage("set-volume takes TARGET and LEVEL, e.g. set-volume 7 50%");
@@ -62,7 +98,7 @@ int run_set_volume(Session& session, const Args& args) {
         break;
     }
     request.value = static_cast<float>(parsed.value);
-    return request_ok(session, "set-volume", request);
+    return change(session, "set-volume", *target, request);
 }
 
 int run_mute(Session& session, const Args& args) {
@@ -87,7 +123,7 @@ int run_mute(Session& session, const Args& args) {
     } else {
         return usage("invalid mute mode '" + mode + "' (on, off or toggle)");
     }
-    return request_ok(session, "mute", request);
+    return change(session, "mute", *target, request);
 }
 
 int run_move_stream(Session& session, const Args& args) {
@@ -103,7 +139,16 @@ int run_move_stream(Session& session, const Args& args) {
     request.stream_id = target->stream_id;
     request.app = target->name;
     request.sink = args[1];
-    return request_ok(session, "move-stream", request);
+    return change(session, "move-stream", *target, request);
+}
+
+int run_forget(Session& session, const Args& args) {
+    if (args.size() != 1 || args[0].rfind("app:", 0) != 0 || args[0].size() <= 4) {
+        return usage("forget takes app:NAME");
+    }
+    proto::ForgetApp request;
+    request.name = args[0].substr(4);
+    return request_ok(session, "forget", request);
 }
 
 namespace {

@@ -29,8 +29,12 @@ Inspecting:
                    streams: overruns), format, rate,
                    channels, pid. Clients: id, pid, executable,
                    application, streams. Apps: every application playing
-                   now or remembered in the state file, with its volume,
-                   mute, preferred sink and streams playing.
+                   now, remembered in the state file or with a rule in
+                   the configuration, with its volume, mute, preferred
+                   sink, streams playing, where its settings come from
+                   (set at run time, rule, default) and when it last
+                   played (now, a time, or never: a name never seen may
+                   be a typo).
   info             server version, rate, quantum, scheduling in force,
                    uptime, counts, state file and sinks.
   watch            print every event as it happens, one per line: streams
@@ -65,9 +69,16 @@ application, or sink:NAME):
                    sink's monitor.
   set-default-sink NAME
                    where new streams go (remembered across restarts).
+  forget app:NAME  drop the volume, mute and sink set at run time for an
+                   application, and when it last played: its rule in the
+                   configuration ([apps.NAME]) or the defaults apply again.
 
 Application volumes, mutes and preferred sinks are remembered by
-application name in the server's state file (see `audioctl info`).
+application name in the server's state file (see `audioctl info`), and
+win over the configuration's [apps.NAME] rules until forgotten. They may be
+set before the application ever plays (a start-up script): audioctl then
+says "NAME has not played yet; remembered", and they apply from its first
+frame.
 
 Options:
   -j, --json       print JSON: `list` prints an array of objects, each with
@@ -86,6 +97,7 @@ command (no such stream, application or sink ...), 2 on a usage error.
 Examples:
   audioctl list streams
   audioctl set-volume app:mpv 50%
+  audioctl forget app:mpv
   audioctl move-stream 7 headphones
   audioctl mute sink:speakers toggle
   audioctl --json watch
@@ -163,6 +175,7 @@ int main(int argc, char** argv) {
         {"load-source", run_load_source},
         {"unload-source", run_unload_source},
         {"set-default-sink", run_set_default_sink},
+        {"forget", run_forget},
         {"watch", run_watch},
     };
     Handler handler = nullptr;

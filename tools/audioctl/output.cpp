@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
 #include <functional>
 
 namespace audiod::ctl {
@@ -155,12 +156,35 @@ const std::vector<Column<proto::ClientInfo>> kClientColumns = {
      }},
 };
 
+// When an application last played, in local time to the minute.
+std::string last_played(const proto::AppInfo& app) {
+    if (app.streams > 0) {
+        return "now";
+    }
+    if (app.last_seen == 0) {
+        return "never";
+    }
+    const auto when = static_cast<time_t>(app.last_seen);
+    tm local{};
+    char text[32];
+    if (::localtime_r(&when, &local) == nullptr ||
+        std::strftime(text, sizeof text, "%Y-%m-%d %H:%M", &local) == 0) {
+        return "?";
+    }
+    return text;
+}
+
 const std::vector<Column<proto::AppInfo>> kAppColumns = {
     {"APP", [](const auto& a) { return a.name; }},
     {"VOLUME", [](const auto& a) { return percent(a.volume); }},
     {"MUTED", [](const auto& a) { return yes_no(a.muted); }},
     {"SINK", [](const auto& a) { return a.sink.empty() ? std::string("(default)") : a.sink; }},
     {"STREAMS", [](const auto& a) { return std::to_string(a.streams); }},
+    {"SETTINGS",
+     [](const auto& a) {
+         return std::string(a.remembered ? "set" : a.rule ? "rule" : "default");
+     }},
+    {"LAST PLAYED", [](const auto& a) { return last_played(a); }},
 };
 
 const std::vector<Column<proto::SourceInfo>> kSourceColumns = {

@@ -143,8 +143,8 @@ BOOST_AUTO_TEST_CASE(lists_round_trip) {
 
 BOOST_AUTO_TEST_CASE(app_list_round_trips) {
     AppList apps;
-    apps.apps.push_back({"mpv", 0.5f, true, "headphones", 2});
-    apps.apps.push_back({"aplay", 1.0f, false, "", 0});
+    apps.apps.push_back({"mpv", 0.5f, true, "headphones", 2, 1796000000, true, false});
+    apps.apps.push_back({"aplay", 1.0f, false, "", 0, 0, false, true});
     const AppList out = round_trip(apps);
     BOOST_REQUIRE_EQUAL(out.apps.size(), 2u);
     BOOST_CHECK_EQUAL(out.apps[0].name, "mpv");
@@ -153,6 +153,10 @@ BOOST_AUTO_TEST_CASE(app_list_round_trips) {
     BOOST_CHECK_EQUAL(out.apps[0].sink, "headphones");
     BOOST_CHECK_EQUAL(out.apps[0].streams, 2u);
     BOOST_CHECK_EQUAL(out.apps[1].sink, "");
+    BOOST_CHECK_EQUAL(out.apps[0].last_seen, 1796000000u);
+    BOOST_CHECK_EQUAL(out.apps[1].last_seen, 0u);
+    BOOST_CHECK(out.apps[0].rule && !out.apps[1].rule);
+    BOOST_CHECK(!out.apps[0].remembered && out.apps[1].remembered);
     check_truncations(apps);
 }
 

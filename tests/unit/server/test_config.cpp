@@ -4,6 +4,8 @@
 
 #include <boost/test/unit_test.hpp>
 
+#include <algorithm>
+
 using namespace audiod;
 
 namespace {
@@ -97,6 +99,50 @@ device = "hw:1"
     BOOST_CHECK(
         starts_with(parse_error("[server]\nresample-quality = 11\n[sinks.a]\ntype = \"null\"\n"),
                     "test.conf:2:"));
+}
+
+BOOST_AUTO_TEST_CASE(application_rules_take_levels_as_audioctl_does) {
+    const auto c = parse_ok(R"(
+[sinks.speakers]
+type = "null"
+[sinks.headphones]
+type = "null"
+[apps.mpv]
+volume = "50%"
+sink = "headphones"
+[apps."Web Browser"]
+volume = "-6dB"
+mute = true
+[apps.aplay]
+volume = 0.25
+)");
+    BOOST_REQUIRE_EQUAL(c.apps.size(), 3u);
+    const auto rule = [&](const std::string& app) {
+        return *std::find_if(c.apps.begin(), c.apps.end(),
+                             [&](const AppRule& r) { return r.app == app; });
+    };
+    BOOST_CHECK_EQUAL(rule("mpv").volume.value_or(0), 0.5f);
+    BOOST_CHECK(!rule("mpv").muted.has_value());
+    BOOST_CHECK_EQUAL(rule("mpv").sink, "headphones");
+    BOOST_CHECK_CLOSE(rule("Web Browser").volume.value_or(0), 0.501187f, 0.01);
+    BOOST_CHECK(rule("Web Browser").muted.value_or(false));
+    BOOST_CHECK_EQUAL(rule("aplay").volume.value_or(0), 0.25f);
+
+    const std::string sinks = "[sinks.a]\ntype = \"null\"\n";
+    std::string e = parse_error(sinks + "[apps.mpv]\nvolume = \"+5%\"\n");
+    BOOST_CHECK_MESSAGE(starts_with(e, "test.conf:4: volume '+5%' is a step"), e);
+    e = parse_error(sinks + "[apps.mpv]\nvolume = \"loud\"\n");
+    BOOST_CHECK_MESSAGE(starts_with(e, "test.conf:4: invalid volume 'loud'"), e);
+    e = parse_error(sinks + "[apps.mpv]\nvolume = \"500%\"\n");
+    BOOST_CHECK_MESSAGE(starts_with(e, "test.conf:4:"), e);
+    e = parse_error(sinks + "[apps.mpv]\nmute = \"yes\"\n");
+    BOOST_CHECK_MESSAGE(starts_with(e, "test.conf:4: mute must be true or false"), e);
+    e = parse_error(sinks + "[apps.mpv]\nsink = \"nowhere\"\n");
+    BOOST_CHECK_MESSAGE(starts_with(e, "test.conf:3: application 'mpv' names sink 'nowhere'"), e);
+    e = parse_error(sinks + "[apps.mpv]\ncolour = \"red\"\n");
+    BOOST_CHECK_MESSAGE(starts_with(e, "test.conf:4: unknown key 'colour' in [apps.mpv]"), e);
+    e = parse_error(sinks + "[apps]\nmpv = 3\n");
+    BOOST_CHECK_MESSAGE(starts_with(e, "test.conf:4: application 'mpv' must be a table"), e);
 }
 
 BOOST_AUTO_TEST_CASE(options_of_any_scalar_type_become_text) {
