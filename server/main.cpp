@@ -1,5 +1,6 @@
 // audiod: the server's entry point. Reads the configuration, takes the
 // socket, opens the sinks and runs the control loop until SIGINT/SIGTERM.
+#include "audiod/audiod.h"
 #include "config/config.h"
 #include "control/control_server.h"
 #include "control/instance_lock.h"
@@ -52,6 +53,8 @@ Options:
                          ~/.local/state/audiod/state). A corrupt file is
                          moved to FILE.corrupt and defaults are used.
       --check-config     parse the configuration, report, and exit.
+                         SIGHUP (or `audioctl reload`) makes a running
+                         server read it again: see below.
       --list-devices     list the devices that a sink's or source's `device`
                          option can name, as each module that opens them
                          sees them (ALSA PCMs; PortAudio devices with their
@@ -125,6 +128,12 @@ serves the socket it is passed ($LISTEN_FDS, which must be one listening
 SOCK_SEQPACKET socket) and reports readiness ($NOTIFY_SOCKET) once its sinks
 are open; the first client to connect starts it. Without systemd, start it
 from a session's autostart (`exec audiod` in i3 or sway).
+
+SIGHUP or `audioctl reload` reads the configuration again while streams
+play: new sinks and sources are opened, removed ones closed (their streams
+move to the default sink), changed ones reopened with their streams, and
+[apps] rules replaced. A configuration with an error is refused as a whole,
+with its file and line, and the running one stays.
 
 Only one server runs per socket; a second one refuses to start. A socket left
 behind by a crashed server is reclaimed. SIGINT and SIGTERM stop the server
@@ -268,6 +277,7 @@ int main(int argc, char** argv) {
     sigemptyset(&mask);
     sigaddset(&mask, SIGINT);
     sigaddset(&mask, SIGTERM);
+    sigaddset(&mask, SIGHUP);
     pthread_sigmask(SIG_BLOCK, &mask, nullptr);
     std::signal(SIGPIPE, SIG_IGN);
 
@@ -312,6 +322,25 @@ int main(int argc, char** argv) {
     Status served = Status::success();
     {
         ControlServer server(engine);
+        // Read from where it was read at start (a file created since in
+        // ~/.config is found too).
+        server.set_reloader([&]() -> std::variant<std::string, ClientError> {
+            (void)service.reloading();
+            const std::string path =
+                options.config_path.empty() ? find_config_file() : options.config_path;
+            std::variant<ServerConfig, std::string> next = builtin_config();
+            if (!path.empty()) {
+                next = load_config(path);
+            }
+            std::variant<std::string, ClientError> result = ClientError{};
+            if (const auto* error = std::get_if<std::string>(&next)) {
+                result = ClientError{AUDIOD_E_INVALID, *error};
+            } else {
+                result = engine.reload(std::move(std::get<ServerConfig>(next)));
+            }
+            (void)service.ready("serving " + socket_path);
+            return result;
+        });
         if (const Status started = engine.start(); !started.ok()) {
             std::fprintf(stderr, "audiod: cannot start: %s\n", started.reason().c_str());
             return 1;

@@ -57,6 +57,8 @@ enum class MsgType : uint32_t {
     move_stream = 33,
     set_mute = 34,
     forget_app = 37,
+    reload = 38,
+    reloaded = 39,
     subscribe = 40,
     event = 41, // server -> client, unsolicited, sequence number 0
 };
@@ -188,6 +190,20 @@ struct UnloadSink {
 struct SetDefaultSink {
     static constexpr MsgType kType = MsgType::set_default_sink;
     std::string name;
+};
+
+// Asks the server to read its configuration again (as SIGHUP does).
+// Answered by Reloaded, or by Error (with the file, line and reason) when
+// the new configuration is refused and the running one stays.
+struct Reload {
+    static constexpr MsgType kType = MsgType::reload;
+};
+
+struct Reloaded {
+    static constexpr MsgType kType = MsgType::reloaded;
+    // What changed, one line; then one "error: ..." line per sink or source
+    // that could not be opened with its new settings.
+    std::string summary;
 };
 
 // Drops what the server remembers of an application (settings changed at
@@ -541,6 +557,11 @@ void visit(V& v, M& m) requires std::is_same_v<std::remove_const_t<M>, SetDefaul
 template <class V, class M>
 void visit(V& v, M& m) requires std::is_same_v<std::remove_const_t<M>, ForgetApp> {
     v.str("name", m.name);
+}
+
+template <class V, class M>
+void visit(V& v, M& m) requires std::is_same_v<std::remove_const_t<M>, Reloaded> {
+    v.details("summary", m.summary);
 }
 
 template <class V, class M>

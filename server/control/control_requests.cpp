@@ -77,6 +77,23 @@ bool ControlServer::handle_packet(Client& client, const proto::Packet& packet) {
         return answer<proto::UnloadSink>(client, seq, body, [&](const auto& r) {
             return engine_.unload_sink(r.name, r.source);
         });
+    case proto::MsgType::reload: {
+        proto::Reload request;
+        if (!proto::decode(body, request)) {
+            reply_error(client, seq, AUDIOD_E_PROTOCOL, "malformed message");
+            return false;
+        }
+        if (!reloader_) {
+            return reply_error(client, seq, AUDIOD_E_NOTSUPPORTED, "this server cannot reload");
+        }
+        auto reloaded = reloader_();
+        if (const auto* refused = std::get_if<ClientError>(&reloaded)) {
+            return reply_error(client, seq, refused->code, refused->message);
+        }
+        proto::Reloaded answer;
+        answer.summary = std::get<std::string>(std::move(reloaded));
+        return reply(client, seq, answer);
+    }
     case proto::MsgType::forget_app:
         return answer<proto::ForgetApp>(client, seq, body,
                                         [&](const auto& r) { return engine_.forget_app(r.name); });

@@ -141,6 +141,7 @@ Status ControlServer::run(UniqueFd listener) {
     sigemptyset(&mask);
     sigaddset(&mask, SIGINT);
     sigaddset(&mask, SIGTERM);
+    sigaddset(&mask, SIGHUP);
     signals_.reset(::signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC));
     if (!signals_) {
         return Status::failure(std::string("signalfd: ") + std::strerror(errno));
@@ -165,10 +166,22 @@ Status ControlServer::run(UniqueFd listener) {
                 break;
             case Source::signal: {
                 signalfd_siginfo info{};
-                if (::read(signals_.get(), &info, sizeof info) == sizeof info) {
-                    log_info("control", std::string("stopping on ") + strsignal(info.ssi_signo));
-                    return Status::success();
+                if (::read(signals_.get(), &info, sizeof info) != sizeof info) {
+                    break;
                 }
+                if (info.ssi_signo == SIGHUP) {
+                    log_info("control", "reloading the configuration on SIGHUP");
+                    if (!reloader_) {
+                        log_warning("control", "this server cannot reload");
+                    } else if (auto reloaded = reloader_();
+                               const auto* refused = std::get_if<ClientError>(&reloaded)) {
+                        log_error("control", "configuration refused, the running one stays: " +
+                                                 refused->message);
+                    }
+                    break;
+                }
+                log_info("control", std::string("stopping on ") + strsignal(info.ssi_signo));
+                return Status::success();
                 break;
             }
             case Source::sink_events:

@@ -10,11 +10,13 @@
 #include "protocol/packet_socket.h"
 #include "protocol/unique_fd.h"
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <span>
 #include <string>
 #include <sys/types.h>
+#include <variant>
 #include <vector>
 
 namespace audiod {
@@ -27,9 +29,14 @@ public:
     ControlServer& operator=(const ControlServer&) = delete;
     ~ControlServer() override;
 
-    // Serves `listener` (bound and listening) until SIGINT or SIGTERM, which
-    // the caller must have blocked in every thread; fails only on an error
-    // that stops the server.
+    // Reads the configuration again and applies it (Engine::reload), for
+    // SIGHUP and the Reload request.
+    using Reloader = std::function<std::variant<std::string, ClientError>()>;
+    void set_reloader(Reloader reloader) { reloader_ = std::move(reloader); }
+
+    // Serves `listener` (bound and listening) until SIGINT or SIGTERM, and
+    // reloads on SIGHUP; the caller must have blocked the three in every
+    // thread. Fails only on an error that stops the server.
     Status run(UniqueFd listener);
 
     // EngineObserver
@@ -83,6 +90,7 @@ private:
     std::map<uint32_t, std::unique_ptr<Client>> clients_;
     std::vector<uint32_t> doomed_; // clients to drop once the current event is handled
     uint32_t next_client_id_ = 1;
+    Reloader reloader_;
 };
 
 // Makes a client-supplied name safe to show and store: valid UTF-8 without

@@ -91,6 +91,10 @@ public:
     // once no stream holds it). Its last xrun count and details stay
     // readable. Thread: control.
     void release();
+    // After release(): shows the device as failed, so that the engine
+    // reopens it once a second like a device that was unplugged (a reload
+    // whose settings cannot be opened now). Thread: control.
+    void mark_failed() noexcept { failed_.store(true, std::memory_order_relaxed); }
 
     // Queues a command for the RT thread; false if the queue is full (the RT
     // thread is not keeping up). Thread: control.

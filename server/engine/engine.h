@@ -106,6 +106,10 @@ public:
     [[nodiscard]] MaybeError unload_sink(const std::string& name, bool source = false);
     [[nodiscard]] MaybeError set_default_sink(const std::string& name);
     [[nodiscard]] MaybeError move(const proto::MoveStream& request);
+    // Applies a new configuration while streams play (engine_reload.cpp):
+    // returns what changed, one line, then a line per device that could not
+    // be opened; or an error, and nothing changed, if `next` cannot work.
+    [[nodiscard]] std::variant<std::string, ClientError> reload(ServerConfig next);
 
     // ---- volume and mute (engine_volume.cpp) ----
     [[nodiscard]] MaybeError set_volume(const proto::SetVolume& request);
@@ -185,6 +189,13 @@ private:
     void add_sink(std::unique_ptr<Device> sink, std::string configured_type,
                   std::vector<std::pair<std::string, std::string>> options);
     void reopen_failed_sinks();
+    // Puts `fresh` in the entry's place; the streams of the old device (its
+    // RT thread stopped) land on it.
+    void swap_device(DeviceEntry& entry, std::unique_ptr<Device> fresh);
+    // Reopens a running sink or source with new settings (engine_reload.cpp).
+    [[nodiscard]] Status reopen_device(const SinkConfig& device, bool source);
+    // The running sink (or source) of that exact name, else nullptr.
+    [[nodiscard]] const Device* running_device(const std::string& name, bool source) const;
     void start_move(Stream& stream, Device& destination);
     void land(Stream& stream, Device& destination);
     // Takes every stream off a sink whose RT thread has stopped.

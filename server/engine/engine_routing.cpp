@@ -488,38 +488,46 @@ void Engine::reopen_failed_sinks() {
             log_debug("engine", "sink " + name + " still unavailable: " + *error);
             continue;
         }
-        if (observer_ != nullptr) {
-            observer_->on_device_closing(*entry.device);
-        }
-        // Streams that had nowhere else to go when it failed are still on
-        // the old sink (whose RT thread is gone): they land on the new one
-        // before the old one is freed.
-        std::unique_ptr<Device> old = std::move(entry.device);
-        entry.device = std::move(std::get<std::unique_ptr<Device>>(opened));
-        std::vector<Stream*> parked;
-        for (auto& [id, stream] : streams_) {
-            if (stream->device == old.get()) {
-                parked.push_back(stream.get());
-            }
-        }
-        for (Stream* stream : parked) {
-            if (stream->detaching) {
-                release_stream(*stream);
-            } else {
-                land(*stream, *entry.device);
-            }
-        }
-        if (observer_ != nullptr) {
-            observer_->on_device_opened(*entry.device);
-        }
+        swap_device(entry, std::move(std::get<std::unique_ptr<Device>>(opened)));
         log_info("engine", "sink " + name + " is back");
-        proto::Event event;
-        event.kind = "sink-changed";
-        event.sink = name;
-        event.state = "running";
-        emit(event);
-        bring_back_streams(*entry.device);
     }
+}
+
+void Engine::swap_device(DeviceEntry& entry, std::unique_ptr<Device> fresh) {
+    if (observer_ != nullptr) {
+        observer_->on_device_closing(*entry.device);
+    }
+    // Streams still on the old device (whose RT thread is gone: it failed,
+    // or was stopped to be replaced) land on the new one before the old one
+    // is freed.
+    std::unique_ptr<Device> old = std::move(entry.device);
+    entry.device = std::move(fresh);
+    std::erase_if(pending_, [&](const auto& command) { return command.first == old.get(); });
+    std::vector<Stream*> parked;
+    for (auto& [id, stream] : streams_) {
+        if (stream->device == old.get()) {
+            parked.push_back(stream.get());
+        }
+        if (stream->moving_to == old.get()) {
+            stream->moving_to = entry.device.get();
+        }
+    }
+    for (Stream* stream : parked) {
+        if (stream->detaching) {
+            release_stream(*stream);
+        } else {
+            land(*stream, *entry.device);
+        }
+    }
+    if (observer_ != nullptr) {
+        observer_->on_device_opened(*entry.device);
+    }
+    proto::Event event;
+    event.kind = "sink-changed";
+    event.sink = entry.device->name();
+    event.state = "running";
+    emit(event);
+    bring_back_streams(*entry.device);
 }
 
 void Engine::handle_sink_failure(Device& sink, int64_t error) {

@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -23,6 +24,14 @@ ServiceNotifier ServiceNotifier::from_environment() {
 
 Status ServiceNotifier::ready(const std::string& status) const {
     return send("READY=1\nSTATUS=" + status + "\nMAINPID=" + std::to_string(::getpid()));
+}
+
+Status ServiceNotifier::reloading() const {
+    timespec now{};
+    ::clock_gettime(CLOCK_MONOTONIC, &now);
+    const auto usec =
+        static_cast<uint64_t>(now.tv_sec) * 1000000u + static_cast<uint64_t>(now.tv_nsec) / 1000u;
+    return send("RELOADING=1\nSTATUS=reloading\nMONOTONIC_USEC=" + std::to_string(usec));
 }
 
 Status ServiceNotifier::stopping() const {

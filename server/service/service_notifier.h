@@ -20,6 +20,8 @@ public:
 
     // "READY=1" with a status line: the sinks are open and clients can connect.
     Status ready(const std::string& status) const;
+    // "RELOADING=1": the configuration is being read again; ready() follows.
+    Status reloading() const;
     // "STOPPING=1": a clean stop has begun.
     Status stopping() const;
     // A free-form "STATUS=" line for `systemctl status`.

@@ -625,4 +625,45 @@ bool wait_for_udp_listener(uint16_t port, std::chrono::milliseconds limit) {
         limit);
 }
 
+// The sequence numbers of a "sequence" stream found in a WAV, in file order.
+std::vector<uint64_t> sequence_in(const std::string& path) {
+    const auto samples = read_wav_s16(path);
+    std::vector<uint64_t> out;
+    for (size_t f = 0; f < samples.size() / 2; ++f) {
+        if (samples[2 * f] != 0 || samples[2 * f + 1] != 0) {
+            out.push_back(sequence_number(samples[2 * f], samples[2 * f + 1]));
+        }
+    }
+    return out;
+}
+
+// Each file holds an increasing run of the sequence; together, every number
+// below `frames` exactly once. Returns how many runs (stays on a sink) there were.
+size_t check_split_sequence(const std::vector<std::vector<uint64_t>>& files, uint64_t frames) {
+    std::vector<int> seen(frames, 0);
+    size_t runs = 0;
+    for (const auto& values : files) {
+        for (size_t i = 0; i < values.size(); ++i) {
+            BOOST_REQUIRE_MESSAGE(values[i] < frames, "stray value " << values[i]);
+            ++seen[values[i]];
+            if (i > 0) {
+                BOOST_REQUIRE_MESSAGE(values[i] > values[i - 1],
+                                      "out of order: " << values[i - 1] << " then " << values[i]);
+            }
+            runs += i == 0 || values[i] != values[i - 1] + 1;
+        }
+    }
+    for (uint64_t n = 0; n < frames; ++n) {
+        BOOST_REQUIRE_MESSAGE(seen[n] == 1, "frame " << n << " played " << seen[n] << " times");
+    }
+    return runs;
+}
+
+// The frames a test client wrote (all of them played, since it drained).
+uint64_t written_by(const ProgramResult& r) {
+    const auto written = json_number(r.out, "written");
+    BOOST_REQUIRE_MESSAGE(written, "no report from the client: " << r.out << r.err);
+    return *written;
+}
+
 } // namespace audiod::test

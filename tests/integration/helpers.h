@@ -177,6 +177,14 @@ Heard hear_sequence(const std::string& wav);
 bool only_increasing(const std::vector<uint64_t>& frames);
 // How often a heard sequence skips frames between two heard ones.
 size_t sequence_jumps(const Heard& heard);
+// The sequence numbers of a "sequence" stream found in a WAV, in file order.
+std::vector<uint64_t> sequence_in(const std::string& path);
+// Each file holds an increasing run of the sequence; together, every number
+// below `frames` exactly once (fails the test otherwise). Returns how many
+// runs (stays on a sink) there were.
+size_t check_split_sequence(const std::vector<std::vector<uint64_t>>& files, uint64_t frames);
+// The frames a test client wrote (all of them played, since it drained).
+uint64_t written_by(const ProgramResult& r);
 
 // A tone heard in a float recording: where it sounded (first channel above
 // 0.05), for how long, its frequency (the best fit within 1 % of the one

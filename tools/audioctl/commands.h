@@ -34,6 +34,7 @@ int run_load_source(Session& session, const Args& args);
 int run_unload_source(Session& session, const Args& args);
 int run_set_default_sink(Session& session, const Args& args);
 int run_forget(Session& session, const Args& args);
+int run_reload(Session& session, const Args& args);
 
 // watch.cpp
 int run_watch(Session& session, const Args& args);

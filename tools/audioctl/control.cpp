@@ -1,6 +1,7 @@
 // audioctl: commands that change things — volume, mute, moves, sinks.
 #include "commands.h"
 
+#include "common/json_writer.h"
 #include "common/volume_level.h"
 
 #include <cerrno>
@@ -208,6 +209,38 @@ int run_set_default_sink(Session& session, const Args& args) {
     proto::SetDefaultSink request;
     request.name = args[0];
     return request_ok(session, "set-default-sink", request);
+}
+
+} // namespace audiod::ctl
+
+namespace audiod::ctl {
+
+int run_reload(Session& session, const Args& args) {
+    if (!args.empty()) {
+        return usage("reload takes no arguments");
+    }
+    proto::Reloaded reloaded;
+    const int rc = session.channel.call_for(proto::Reload{}, &reloaded,
+                                            Deadline::after_ms(session.timeout_ms));
+    if (rc != 0) {
+        return server_error(session, "reload", rc);
+    }
+    // The first line says what changed; any further line is a device that
+    // could not be opened with its new settings.
+    const bool partial = reloaded.summary.find("\nerror: ") != std::string::npos;
+    if (session.json) {
+        JsonWriter w;
+        w.begin_object();
+        w.key("ok");
+        w.value(!partial);
+        w.key("summary");
+        w.value(std::string_view(reloaded.summary));
+        w.end_object();
+        std::printf("%s\n", w.str().c_str());
+    } else {
+        std::printf("%s\n", reloaded.summary.c_str());
+    }
+    return partial ? 1 : 0;
 }
 
 } // namespace audiod::ctl

@@ -69,6 +69,13 @@ application, or sink:NAME):
                    sink's monitor.
   set-default-sink NAME
                    where new streams go (remembered across restarts).
+  reload           make the server read its configuration again (as SIGHUP
+                   does) and print what changed: sinks and sources opened,
+                   closed or reopened with new settings while streams play.
+                   A configuration with an error is refused with its file
+                   and line (exit status 1), and the running one stays; so
+                   does exit status 1 with an "error:" line per device that
+                   could not be opened with its new settings.
   forget app:NAME  drop the volume, mute and sink set at run time for an
                    application, and when it last played: its rule in the
                    configuration ([apps.NAME]) or the defaults apply again.
@@ -176,6 +183,7 @@ int main(int argc, char** argv) {
         {"unload-source", run_unload_source},
         {"set-default-sink", run_set_default_sink},
         {"forget", run_forget},
+        {"reload", run_reload},
         {"watch", run_watch},
     };
     Handler handler = nullptr;
