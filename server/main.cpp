@@ -76,6 +76,7 @@ Configuration (TOML):
   rt-priority = 20       # SCHED_FIFO priority when permitted; 0 = never
   stall-timeout-ms = 1000  # a stream starved this long shows as stalled
   resample-quality = 5   # 0 (cheapest) .. 10 (best), for other stream rates
+  client-memory-mb = 64  # stream buffers one client may hold (1..4096)
 
   [sinks.main]           # one table per sink
   type = "auto"          # ALSA "default" if a sound card exists, else null

@@ -106,6 +106,8 @@ unsigned read_server_table(const toml::node& node, ServerConfig& config) {
             config.stall_timeout_ms = read_uint(value, key, 50, 600000, src);
         } else if (key == "resample-quality") {
             config.resample_quality = static_cast<int>(read_uint(value, key, 0, 10, src));
+        } else if (key == "client-memory-mb") {
+            config.client_memory_mb = read_uint(value, key, 1, 4096, src);
         } else if (key == "default-sink") {
             if (!value.is_string()) {
                 fail(src, line_of(value), "default-sink must be a string");
@@ -116,7 +118,7 @@ unsigned read_server_table(const toml::node& node, ServerConfig& config) {
             fail(src, line_of(value),
                  "unknown key '" + key +
                      "' in [server] (known: rate, channels, quantum, default-sink, rt-priority, "
-                     "stall-timeout-ms, resample-quality)");
+                     "stall-timeout-ms, resample-quality, client-memory-mb)");
         }
     }
     return default_sink_line;

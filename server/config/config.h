@@ -8,6 +8,7 @@
 //   rt-priority = 20      # SCHED_FIFO priority when permitted; 0 disables
 //   stall-timeout-ms = 1000 # a stream starved this long is marked stalled
 //   resample-quality = 5  # 0 (cheapest) .. 10 (best), for streams at other rates
+//   client-memory-mb = 64 # stream buffers one client may hold, 1..4096
 //
 //   [sinks.speakers]      # one table per sink; the name is the table's key
 //   type = "auto"         # a module name: null, file, alsa ..., or "auto"
@@ -63,6 +64,7 @@ struct ServerConfig {
     int rt_priority = 20;
     uint32_t stall_timeout_ms = 1000;
     int resample_quality = 5;
+    uint32_t client_memory_mb = 64; // shared memory one client's streams may hold
     std::string default_sink;
     std::vector<SinkConfig> sinks;
     std::vector<SinkConfig> sources; // [sources.NAME]: capture devices

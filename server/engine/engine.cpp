@@ -195,6 +195,26 @@ std::variant<Stream*, ClientError> Engine::create_stream(const StreamRequest& re
     const uint64_t capacity =
         std::clamp<uint64_t>(wanted_frames, 2 * (largest_cycle + 4), 10 * uint64_t{p.rate});
 
+    // Shared memory is the server's to give: one client may not take more
+    // than its share, however many streams it asks for.
+    size_t in_use = 0;
+    for (const auto& [other_id, other] : streams_) {
+        if (other->client_id == request.client_id && !other->detaching) {
+            in_use += other->ring.memory_bytes();
+        }
+    }
+    const uint64_t asked = capacity * p.channels * sample_bytes(format);
+    const uint64_t limit = uint64_t{config_.client_memory_mb} << 20;
+    if (request.client_id != 0 && in_use + asked > limit) {
+        const auto mb = [](uint64_t bytes) { return std::to_string((bytes + (1 << 19)) >> 20); };
+        return ClientError{AUDIOD_E_REFUSED,
+                           "a stream of " + mb(asked) +
+                               " MB would take this client past its shared-memory limit (" +
+                               mb(in_use) + " MB in use of " +
+                               std::to_string(config_.client_memory_mb) +
+                               " MB; [server] client-memory-mb)"};
+    }
+
     const uint32_t id = next_stream_id_++;
     auto ring = StreamRing::create(id, format, p.rate, p.channels, capacity);
     if (auto* error = std::get_if<std::string>(&ring)) {

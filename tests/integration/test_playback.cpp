@@ -120,6 +120,24 @@ BOOST_AUTO_TEST_CASE(client_with_garbage_positions_is_dropped_others_continue) {
     check_counter_continuity(read_wav_s16(wav), json_number(r.out, "written").value_or(0));
 }
 
+BOOST_AUTO_TEST_CASE(a_greedy_client_is_refused_shared_memory_while_others_play_on) {
+    TempDir dir;
+    ServerProcess server(file_sink_config(dir.file("out.wav")));
+    PlayingClient modest({"--app", "modest"});
+    const auto id = wait_for_app_stream("modest");
+    BOOST_REQUIRE(id);
+    // Streams of 10 s at 192 kHz, 8 channels, f32: 61 MB each, so the
+    // default 64 MB allows one.
+    const ProgramResult greedy = run_program({bin("audiod-evil-client"), "greedy"}, 60s);
+    BOOST_CHECK_MESSAGE(greedy.status == 0, greedy.out << greedy.err);
+    BOOST_CHECK_MESSAGE(greedy.out.find("created 1; refused: a stream of 59 MB would take this "
+                                        "client past its shared-memory limit (59 MB in use of 64 "
+                                        "MB; [server] client-memory-mb)") != std::string::npos,
+                        greedy.out);
+    BOOST_REQUIRE(wait_for_more(*id, 24000));
+    BOOST_CHECK_EQUAL(modest.stop().status, 0);
+}
+
 BOOST_AUTO_TEST_CASE(malformed_requests_drop_only_that_client) {
     TempDir dir;
     ServerProcess server(file_sink_config(dir.file("out.wav")));
