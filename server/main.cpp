@@ -2,6 +2,7 @@
 // socket, opens the sinks and runs the control loop until SIGINT/SIGTERM.
 #include "audiod/audiod.h"
 #include "config/config.h"
+#include "control/access_policy.h"
 #include "control/control_server.h"
 #include "control/instance_lock.h"
 #include "engine/app_state.h"
@@ -15,12 +16,17 @@
 #include "service/service_notifier.h"
 #include "service/socket_activation.h"
 
+#include <cerrno>
 #include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <getopt.h>
+#include <grp.h>
 #include <string>
+#include <sys/stat.h>
 #include <unistd.h>
+#include <variant>
+#include <vector>
 
 namespace {
 
@@ -52,6 +58,21 @@ Options:
                          $XDG_STATE_HOME/audiod/state (default
                          ~/.local/state/audiod/state). A corrupt file is
                          moved to FILE.corrupt and defaults are used.
+      --system           run as the one server of a machine, for every user
+                         in a group: listen on /run/audiod/socket (mode
+                         0660, the group's), read /etc/audiod/audiod.conf
+                         (then the installed default), keep state in
+                         /var/lib/audiod/state. Clients try their own
+                         user's server first, then this one. Each user sees
+                         and controls only their own clients, streams and
+                         application settings; changing sinks, sources, the
+                         default sink or reloading needs root, the server's
+                         user, or --admin-group. Started as root, it should
+                         run as a user of its own (see the README).
+      --group GROUP      with --system: the group whose members may connect
+                         (default: audio).
+      --admin-group GROUP
+                         with --system: members of GROUP control everything.
       --check-config     parse the configuration, report, and exit.
                          SIGHUP (or `audioctl reload`) makes a running
                          server read it again: see below.
@@ -145,6 +166,9 @@ Exit status: 0 after a clean stop, 1 on a configuration or start-up error,
 )";
 
 struct Options {
+    bool system = false;
+    std::string group = "audio";
+    std::string admin_group;
     std::string config_path;
     std::string socket_path;
     std::string module_dir;
@@ -155,7 +179,7 @@ struct Options {
 };
 
 int parse_options(int argc, char** argv, Options& options) {
-    enum { kCheckConfig = 1000, kState, kListDevices, kJson };
+    enum { kCheckConfig = 1000, kState, kListDevices, kJson, kSystem, kGroup, kAdminGroup };
     const option long_options[] = {
         {"config", required_argument, nullptr, 'c'},
         {"socket", required_argument, nullptr, 's'},
@@ -164,6 +188,9 @@ int parse_options(int argc, char** argv, Options& options) {
         {"state", required_argument, nullptr, kState},
         {"list-devices", no_argument, nullptr, kListDevices},
         {"json", no_argument, nullptr, kJson},
+        {"system", no_argument, nullptr, kSystem},
+        {"group", required_argument, nullptr, kGroup},
+        {"admin-group", required_argument, nullptr, kAdminGroup},
         {"verbose", no_argument, nullptr, 'v'},
         {"quiet", no_argument, nullptr, 'q'},
         {"help", no_argument, nullptr, 'h'},
@@ -197,6 +224,15 @@ int parse_options(int argc, char** argv, Options& options) {
         case kJson:
             options.json = true;
             break;
+        case kSystem:
+            options.system = true;
+            break;
+        case kGroup:
+            options.group = optarg;
+            break;
+        case kAdminGroup:
+            options.admin_group = optarg;
+            break;
         case 'v':
             audiod::set_log_level(audiod::LogLevel::debug);
             break;
@@ -219,6 +255,12 @@ int parse_options(int argc, char** argv, Options& options) {
         std::fputs("Try 'audiod --help' for more information.\n", stderr);
         return 2;
     }
+    if (!options.system && (options.group != "audio" || !options.admin_group.empty())) {
+        std::fputs("audiod: --group and --admin-group go with --system\n"
+                   "Try 'audiod --help' for more information.\n",
+                   stderr);
+        return 2;
+    }
     if (options.json && !options.list_devices) {
         std::fputs("audiod: --json goes with --list-devices\n"
                    "Try 'audiod --help' for more information.\n",
@@ -226,6 +268,18 @@ int parse_options(int argc, char** argv, Options& options) {
         return 2;
     }
     return -1;
+}
+
+// A group's id by name, or why not.
+std::variant<gid_t, std::string> group_id(const std::string& name) {
+    group entry{};
+    group* found = nullptr;
+    std::vector<char> buffer(16384);
+    if (::getgrnam_r(name.c_str(), &entry, buffer.data(), buffer.size(), &found) != 0 ||
+        found == nullptr) {
+        return "no group named '" + name + "'";
+    }
+    return found->gr_gid;
 }
 
 } // namespace
@@ -254,7 +308,7 @@ int main(int argc, char** argv) {
 
     ServerConfig config;
     std::string config_path =
-        options.config_path.empty() ? find_config_file() : options.config_path;
+        options.config_path.empty() ? find_config_file(options.system) : options.config_path;
     if (config_path.empty()) {
         config = builtin_config();
     } else {
@@ -290,9 +344,33 @@ int main(int argc, char** argv) {
     auto* activated = std::get_if<ActivatedSocket>(&activation);
     const ServiceNotifier service = ServiceNotifier::from_environment();
 
+    // A system-wide server: who may connect (the socket's group) and who
+    // may change what is shared (control/access_policy.h).
+    AccessPolicy policy;
+    gid_t access_gid = 0;
+    if (options.system) {
+        policy.per_user = true;
+        auto access = group_id(options.group);
+        if (auto* error = std::get_if<std::string>(&access)) {
+            std::fprintf(stderr, "audiod: --group: %s (the group whose members may play)\n",
+                         error->c_str());
+            return 1;
+        }
+        access_gid = std::get<gid_t>(access);
+        if (!options.admin_group.empty()) {
+            auto admins = group_id(options.admin_group);
+            if (auto* error = std::get_if<std::string>(&admins)) {
+                std::fprintf(stderr, "audiod: --admin-group: %s\n", error->c_str());
+                return 1;
+            }
+            policy.admin_group = std::get<gid_t>(admins);
+        }
+    }
+
     const bool chosen = !options.socket_path.empty() || socket_path_from_environment();
-    std::string socket_path =
-        options.socket_path.empty() ? default_socket_path() : options.socket_path;
+    std::string socket_path = !options.socket_path.empty() ? options.socket_path
+                              : options.system && !chosen  ? kSystemSocketPath
+                                                           : default_socket_path();
     if (activated != nullptr) {
         // The service manager made the socket and its directory, and keeps
         // them; a --socket option is only a name for the same thing.
@@ -301,7 +379,10 @@ int main(int argc, char** argv) {
                                     options.socket_path);
         }
         socket_path = activated->path;
-    } else if (std::string error = prepare_socket_directory(socket_path, !chosen); !error.empty()) {
+    } else if (std::string error = options.system && !chosen
+                                       ? prepare_shared_socket_directory(socket_path)
+                                       : prepare_socket_directory(socket_path, !chosen);
+               !error.empty()) {
         std::fprintf(stderr, "audiod: %s\n", error.c_str());
         return 1;
     }
@@ -311,8 +392,9 @@ int main(int argc, char** argv) {
         return 1;
     }
 
-    AppStateStore state(options.state_path.empty() ? AppStateStore::default_path()
-                                                   : options.state_path);
+    AppStateStore state(!options.state_path.empty() ? options.state_path
+                        : options.system            ? std::string(kSystemStatePath)
+                                                    : AppStateStore::default_path());
     if (const Status loaded = state.load(); !loaded.ok()) {
         log_warning("main", loaded.reason());
     }
@@ -323,12 +405,13 @@ int main(int argc, char** argv) {
     Status served = Status::success();
     {
         ControlServer server(engine);
+        server.set_access_policy(policy);
         // Read from where it was read at start (a file created since in
         // ~/.config is found too).
         server.set_reloader([&]() -> std::variant<std::string, ClientError> {
             (void)service.reloading();
-            const std::string path =
-                options.config_path.empty() ? find_config_file() : options.config_path;
+            const std::string path = options.config_path.empty() ? find_config_file(options.system)
+                                                                 : options.config_path;
             std::variant<ServerConfig, std::string> next = builtin_config();
             if (!path.empty()) {
                 next = load_config(path);
@@ -356,6 +439,14 @@ int main(int argc, char** argv) {
                 return 1;
             }
             listener = std::move(std::get<UniqueFd>(bound));
+            // Members of the access group may connect; nobody else.
+            if (options.system &&
+                (::chown(socket_path.c_str(), static_cast<uid_t>(-1), access_gid) != 0 ||
+                 ::chmod(socket_path.c_str(), 0660) != 0)) {
+                std::fprintf(stderr, "audiod: cannot give %s to group %s: %s\n",
+                             socket_path.c_str(), options.group.c_str(), std::strerror(errno));
+                return 1;
+            }
         }
         log_info("main", std::string(activated != nullptr ? "serving passed socket="
                                                           : "listening socket=") +

@@ -21,6 +21,9 @@ int error_from_errno(int negative_errno) noexcept {
     case ENOENT:
     case ECONNREFUSED:
         return AUDIOD_E_NOSERVER;
+    case EACCES:
+    case EPERM:
+        return AUDIOD_E_DENIED;
     case ENOMEM:
         return AUDIOD_E_NOMEM;
     case EMSGSIZE:
@@ -43,6 +46,28 @@ int RequestChannel::connect(const std::string& path) {
     lost_ = false;
     next_seq_ = 1;
     return 0;
+}
+
+int RequestChannel::connect_first(const std::vector<std::string>& paths, std::string* used) {
+    int first_error = AUDIOD_E_NOSERVER;
+    for (size_t i = 0; i < paths.size(); ++i) {
+        const int fd = connect_seqpacket(paths[i]);
+        if (fd >= 0) {
+            fd_.reset(fd);
+            lost_ = false;
+            next_seq_ = 1;
+            if (used != nullptr) {
+                *used = paths[i];
+            }
+            return 0;
+        }
+        if (i == 0) {
+            first_error = error_from_errno(fd);
+        } else if (fd != -ENOENT && fd != -ECONNREFUSED) {
+            first_error = error_from_errno(fd); // there, but not for us
+        }
+    }
+    return first_error;
 }
 
 int RequestChannel::call_encoded(const std::vector<uint8_t>& bytes, uint32_t seq,

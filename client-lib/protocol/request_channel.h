@@ -11,6 +11,7 @@
 
 #include <deque>
 #include <string>
+#include <vector>
 
 namespace audiod::proto {
 
@@ -28,6 +29,10 @@ public:
 
     // Connects to the socket at `path`. Returns 0 or an AUDIOD_E_* code.
     [[nodiscard]] int connect(const std::string& path);
+    // Connects to the first of `paths` that accepts, and says which in
+    // `*used`. When none does, the error is the first path's, unless a later
+    // one exists but refused (permission denied, say), which says more.
+    [[nodiscard]] int connect_first(const std::vector<std::string>& paths, std::string* used);
 
     [[nodiscard]] int fd() const noexcept { return fd_.get(); }
     // True once the connection has failed; every later call fails at once.

@@ -138,6 +138,7 @@ void ensure_supervisor(audiod_context* ctx);
 
 struct audiod_context {
     std::string app_name;
+    std::string socket_path; // the one it connected to (client_socket_paths())
     uint32_t client_id = 0;
     uint32_t server_rate = 0;
     uint32_t server_channels = 0;

@@ -27,7 +27,8 @@ int audiod_connect(const char* app_name, int timeout_ms, audiod_context** out) {
         return AUDIOD_E_NOMEM;
     }
     ctx->app_name = app_name != nullptr ? app_name : "";
-    if (const int rc = ctx->channel.connect(audiod::default_socket_path()); rc != 0) {
+    if (const int rc = ctx->channel.connect_first(audiod::client_socket_paths(), &ctx->socket_path);
+        rc != 0) {
         delete ctx;
         return rc;
     }
@@ -128,6 +129,8 @@ const char* audiod_strerror(int code) {
         return "incompatible protocol version";
     case AUDIOD_E_STALLED:
         return "the server stopped responding";
+    case AUDIOD_E_DENIED:
+        return "permission denied (the server's socket or the request is not for this user)";
     default:
         return "unknown error";
     }

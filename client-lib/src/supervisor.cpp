@@ -69,7 +69,9 @@ void post_command(audiod_context* ctx, uint32_t stream_id, proto::StreamOp op) {
 // Re-dials the server; on success the context uses the new connection.
 bool reconnect(audiod_context* ctx) {
     proto::RequestChannel fresh;
-    if (fresh.connect(default_socket_path()) != 0) {
+    // Where the context was connected first: a player of the user's server
+    // does not wander to the system one, or back.
+    if (fresh.connect(ctx->socket_path) != 0) {
         return false;
     }
     proto::Hello hello;

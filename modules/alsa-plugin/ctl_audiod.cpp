@@ -366,8 +366,8 @@ int open_ctl(snd_ctl_t** handlep, const char* name, snd_config_t* conf, int mode
     if (ctl == nullptr) {
         return -ENOMEM;
     }
-    const std::string socket = audiod::default_socket_path();
-    int rc = ctl->channel.connect(socket);
+    std::string socket;
+    int rc = ctl->channel.connect_first(audiod::client_socket_paths(), &socket);
     proto::Hello hello;
     hello.app_name = "alsa-mixer";
     proto::HelloReply reply;
@@ -375,6 +375,11 @@ int open_ctl(snd_ctl_t** handlep, const char* name, snd_config_t* conf, int mode
         rc != 0 ? rc : ctl->channel.call_for(hello, &reply, audiod::Deadline::after_ms(kRequestMs));
     rc = rc != 0 ? rc : refresh(*ctl, true);
     if (rc != 0) {
+        if (socket.empty()) {
+            for (const std::string& path : audiod::client_socket_paths()) {
+                socket += (socket.empty() ? "" : " or ") + path;
+            }
+        }
         SNDERR("audiod: cannot reach the audiod server at %s", socket.c_str());
         delete ctl;
         return -ECONNREFUSED;

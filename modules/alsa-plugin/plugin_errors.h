@@ -24,6 +24,8 @@ inline int to_errno(int audiod_code) {
         return -EBUSY;
     case AUDIOD_E_TIMEOUT:
         return -ETIMEDOUT;
+    case AUDIOD_E_DENIED:
+        return -EACCES;
     case AUDIOD_E_DISCONNECTED:
     case AUDIOD_E_STALLED:
         return -ENODEV;

@@ -335,9 +335,11 @@ ServerConfig builtin_config() {
     return config;
 }
 
-std::string find_config_file() {
+std::string find_config_file(bool system_wide) {
     std::string user;
-    if (const char* xdg = std::getenv("XDG_CONFIG_HOME"); xdg != nullptr && *xdg != '\0') {
+    if (system_wide) {
+        user = kSystemConfigPath;
+    } else if (const char* xdg = std::getenv("XDG_CONFIG_HOME"); xdg != nullptr && *xdg != '\0') {
         user = std::string(xdg) + "/audiod/audiod.conf";
     } else if (const char* home = std::getenv("HOME"); home != nullptr && *home != '\0') {
         user = std::string(home) + "/.config/audiod/audiod.conf";

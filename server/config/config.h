@@ -85,6 +85,9 @@ struct ServerConfig {
 // Where to look when no --config is given, in order:
 // $XDG_CONFIG_HOME/audiod/audiod.conf (default ~/.config), then the
 // installed EXE_DIR/../share/audiod/audiod.conf. Returns "" if none exists.
-[[nodiscard]] std::string find_config_file();
+// A system-wide server (audiod --system) looks in kSystemConfigPath instead
+// of the user's folder.
+[[nodiscard]] std::string find_config_file(bool system_wide = false);
+inline constexpr const char* kSystemConfigPath = "/etc/audiod/audiod.conf";
 
 } // namespace audiod

@@ -57,24 +57,43 @@ bool ControlServer::handle_packet(Client& client, const proto::Packet& packet) {
     case proto::MsgType::flush_stream:
         return handle_flush_stream(client, seq, body);
     case proto::MsgType::set_volume:
-        return answer<proto::SetVolume>(client, seq, body,
-                                        [&](const auto& r) { return engine_.set_volume(r); });
-    case proto::MsgType::set_mute:
-        return answer<proto::SetMute>(client, seq, body,
-                                      [&](const auto& r) { return engine_.set_mute(r); });
-    case proto::MsgType::move_stream:
-        return answer<proto::MoveStream>(client, seq, body,
-                                         [&](const auto& r) { return engine_.move(r); });
-    case proto::MsgType::load_sink:
-        return answer<proto::LoadSink>(client, seq, body, [&](const proto::LoadSink& r) {
-            std::vector<std::pair<std::string, std::string>> options;
-            for (const auto& option : r.options) {
-                options.emplace_back(option.key, option.value);
+        return answer<proto::SetVolume>(client, seq, body, [&](proto::SetVolume r) -> MaybeError {
+            if (MaybeError denied = check_target(client, r.target, r.stream_id, r.name)) {
+                return denied;
             }
-            return engine_.load_sink(r.type, r.name, options, r.source);
+            return engine_.set_volume(r);
         });
+    case proto::MsgType::set_mute:
+        return answer<proto::SetMute>(client, seq, body, [&](proto::SetMute r) -> MaybeError {
+            if (MaybeError denied = check_target(client, r.target, r.stream_id, r.name)) {
+                return denied;
+            }
+            return engine_.set_mute(r);
+        });
+    case proto::MsgType::move_stream:
+        return answer<proto::MoveStream>(client, seq, body, [&](proto::MoveStream r) -> MaybeError {
+            if (MaybeError denied = check_target(client, r.target, r.stream_id, r.app)) {
+                return denied;
+            }
+            return engine_.move(r);
+        });
+    case proto::MsgType::load_sink:
+        return answer<proto::LoadSink>(
+            client, seq, body, [&](const proto::LoadSink& r) -> MaybeError {
+                if (MaybeError denied = require_admin(client, "loading a sink or source")) {
+                    return denied;
+                }
+                std::vector<std::pair<std::string, std::string>> options;
+                for (const auto& option : r.options) {
+                    options.emplace_back(option.key, option.value);
+                }
+                return engine_.load_sink(r.type, r.name, options, r.source);
+            });
     case proto::MsgType::unload_sink:
-        return answer<proto::UnloadSink>(client, seq, body, [&](const auto& r) {
+        return answer<proto::UnloadSink>(client, seq, body, [&](const auto& r) -> MaybeError {
+            if (MaybeError denied = require_admin(client, "unloading a sink or source")) {
+                return denied;
+            }
             return engine_.unload_sink(r.name, r.source);
         });
     case proto::MsgType::reload: {
@@ -82,6 +101,9 @@ bool ControlServer::handle_packet(Client& client, const proto::Packet& packet) {
         if (!proto::decode(body, request)) {
             reply_error(client, seq, AUDIOD_E_PROTOCOL, "malformed message");
             return false;
+        }
+        if (MaybeError denied = require_admin(client, "reloading the configuration")) {
+            return reply_error(client, seq, denied->code, denied->message);
         }
         if (!reloader_) {
             return reply_error(client, seq, AUDIOD_E_NOTSUPPORTED, "this server cannot reload");
@@ -95,11 +117,16 @@ bool ControlServer::handle_packet(Client& client, const proto::Packet& packet) {
         return reply(client, seq, answer);
     }
     case proto::MsgType::forget_app:
-        return answer<proto::ForgetApp>(client, seq, body,
-                                        [&](const auto& r) { return engine_.forget_app(r.name); });
+        return answer<proto::ForgetApp>(client, seq, body, [&](const auto& r) {
+            return engine_.forget_app(requested_app(policy_, caller(client), r.name));
+        });
     case proto::MsgType::set_default_sink:
-        return answer<proto::SetDefaultSink>(
-            client, seq, body, [&](const auto& r) { return engine_.set_default_sink(r.name); });
+        return answer<proto::SetDefaultSink>(client, seq, body, [&](const auto& r) -> MaybeError {
+            if (MaybeError denied = require_admin(client, "choosing the default sink")) {
+                return denied;
+            }
+            return engine_.set_default_sink(r.name);
+        });
     case proto::MsgType::subscribe:
         return answer<proto::Subscribe>(client, seq, body, [&](const auto&) {
             client.subscribed = true;
@@ -115,6 +142,7 @@ bool ControlServer::handle_packet(Client& client, const proto::Packet& packet) {
         return empty_request(proto::ListStreams{}, [&] {
             proto::StreamList list;
             list.streams = engine_.list_streams();
+            show_streams(client, list.streams);
             if (list.streams.size() > proto::kMaxListItems) {
                 list.streams.resize(proto::kMaxListItems);
             }
@@ -132,6 +160,7 @@ bool ControlServer::handle_packet(Client& client, const proto::Packet& packet) {
         return empty_request(proto::ListApps{}, [&] {
             proto::AppList list;
             list.apps = engine_.list_apps();
+            show_apps(client, list.apps);
             if (list.apps.size() > proto::kMaxListItems) {
                 list.apps.resize(proto::kMaxListItems);
             }
@@ -186,7 +215,7 @@ bool ControlServer::handle_create_stream(Client& client, uint32_t seq, Body body
     }
     request.client_id = client.id;
     request.pid = static_cast<uint32_t>(client.pid);
-    request.app = client.app;
+    request.app = app_of(policy_, caller(client), client.app);
     auto created = engine_.create_stream(request);
     if (auto* error = std::get_if<ClientError>(&created)) {
         return reply_error(client, seq, error->code, error->message);
@@ -266,6 +295,9 @@ bool ControlServer::handle_list_clients(Client& client, uint32_t seq, Body body)
     }
     proto::ClientList list;
     for (const auto& [id, other] : clients_) {
+        if (!client.admin && other->uid != client.uid) {
+            continue; // another user's, on a shared server
+        }
         proto::ClientInfo info;
         info.id = id;
         info.pid = static_cast<uint32_t>(other->pid);

@@ -124,7 +124,15 @@ void ControlServer::on_client_fault(uint32_t client_id, const std::string& reaso
 void ControlServer::on_event(const proto::Event& event) {
     const auto bytes = proto::encode(0, event);
     for (auto& [id, client] : clients_) {
-        if (client->subscribed && proto::send_packet(client->fd.get(), bytes) != 0) {
+        if (!client->subscribed) {
+            continue;
+        }
+        proto::Event seen = event;
+        if (policy_.per_user && !show_event(*client, seen)) {
+            continue;
+        }
+        const auto& sent = policy_.per_user ? proto::encode(0, seen) : bytes;
+        if (proto::send_packet(client->fd.get(), sent) != 0) {
             // A watcher that does not read its events would make us buffer
             // without bound; it goes instead.
             doomed_.push_back(id);
@@ -224,6 +232,10 @@ void ControlServer::accept_clients() {
             client->pid = cred.pid;
             client->uid = cred.uid;
             client->executable = sanitize_name(read_comm(cred.pid));
+            client->admin = is_admin(policy_, client->fd.get(), cred.uid);
+        } else {
+            client->admin = !policy_.per_user; // unknown: trusted only by a per-user server
+            client->uid = static_cast<uid_t>(-1);
         }
         if (!watch(client->fd.get(), tag(Source::client, client->id))) {
             log_warning("control", std::string("epoll_ctl: ") + std::strerror(errno));

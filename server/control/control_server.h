@@ -6,6 +6,7 @@
 #pragma once
 
 #include "common/status.h"
+#include "control/access_policy.h"
 #include "engine/engine.h"
 #include "protocol/packet_socket.h"
 #include "protocol/unique_fd.h"
@@ -33,6 +34,8 @@ public:
     // SIGHUP and the Reload request.
     using Reloader = std::function<std::variant<std::string, ClientError>()>;
     void set_reloader(Reloader reloader) { reloader_ = std::move(reloader); }
+    // How callers are checked (a system-wide server); call before run().
+    void set_access_policy(const AccessPolicy& policy) { policy_ = policy; }
 
     // Serves `listener` (bound and listening) until SIGINT or SIGTERM, and
     // reloads on SIGHUP; the caller must have blocked the three in every
@@ -51,6 +54,7 @@ private:
         UniqueFd fd;
         pid_t pid = 0;
         uid_t uid = 0;
+        bool admin = true;      // see control/access_policy.h
         std::string executable; // from /proc/PID/comm
         std::string app;
         bool greeted = false;
@@ -75,6 +79,19 @@ private:
     template <class M, class Action>
     bool answer(Client& client, uint32_t seq, Body body, Action&& action);
 
+    // control_access.cpp: the access policy applied to requests and lists.
+    [[nodiscard]] Caller caller(const Client& client) const;
+    [[nodiscard]] MaybeError require_admin(const Client& client, const std::string& what) const;
+    [[nodiscard]] MaybeError check_stream_owner(const Client& client, uint32_t stream_id) const;
+    // A volume, mute or move target; an app:NAME is rewritten to the
+    // engine's name for it.
+    [[nodiscard]] MaybeError check_target(const Client& client, uint32_t target, uint32_t stream_id,
+                                          std::string& name) const;
+    void show_streams(const Client& client, std::vector<proto::StreamInfo>& streams) const;
+    void show_apps(const Client& client, std::vector<proto::AppInfo>& apps) const;
+    // False if the event is not for this client's eyes; else as it sees it.
+    [[nodiscard]] bool show_event(const Client& client, proto::Event& event) const;
+
     // Replies; false if the client's socket cannot take it (drop the client).
     template <class M>
     bool reply(Client& client, uint32_t seq, const M& message, std::span<const int> fds = {}) {
@@ -91,6 +108,7 @@ private:
     std::vector<uint32_t> doomed_; // clients to drop once the current event is handled
     uint32_t next_client_id_ = 1;
     Reloader reloader_;
+    AccessPolicy policy_;
 };
 
 // Makes a client-supplied name safe to show and store: valid UTF-8 without

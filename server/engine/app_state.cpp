@@ -62,6 +62,18 @@ int write_all(int fd, const std::string& text) {
     return 0;
 }
 
+// On a system-wide server a user's application is "UID/NAME"; the rule for
+// NAME applies to it.
+std::string rule_key(const std::string& app) {
+    const auto slash = app.find('/');
+    if (slash == std::string::npos || slash == 0 ||
+        !std::all_of(app.begin(), app.begin() + static_cast<std::ptrdiff_t>(slash),
+                     [](char c) { return c >= '0' && c <= '9'; })) {
+        return app;
+    }
+    return app.substr(slash + 1);
+}
+
 } // namespace
 
 std::string AppStateStore::default_path() {
@@ -82,7 +94,7 @@ AppSettings AppStateStore::get(const std::string& app) const {
     if (const auto it = apps_.find(app); it != apps_.end() && it->second.chosen) {
         return *it->second.chosen;
     }
-    const auto rule = rules_.find(app);
+    const auto rule = rules_.find(rule_key(app));
     return rule == rules_.end() ? AppSettings{} : rule->second;
 }
 
@@ -150,6 +162,10 @@ void AppStateStore::mark_seen(const std::string& app, int64_t unix_seconds) {
 int64_t AppStateStore::last_seen(const std::string& app) const {
     const auto it = apps_.find(app);
     return it == apps_.end() ? 0 : it->second.last_seen;
+}
+
+bool AppStateStore::has_rule(const std::string& app) const {
+    return rules_.count(rule_key(app)) != 0;
 }
 
 bool AppStateStore::remembered(const std::string& app) const {

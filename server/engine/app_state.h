@@ -5,7 +5,8 @@
 // its executable's name).
 //
 // An application's settings come from, in order: what was changed at run
-// time (kept until forget()), the configuration's [apps.NAME] rule, the
+// time (kept until forget()), the configuration's [apps.NAME] rule (which
+// also applies to a system-wide server's per-user name UID/NAME), the
 // defaults. Settings may be changed for an application that has never
 // played; they apply from its first frame.
 //
@@ -36,6 +37,9 @@ struct AppSettings {
         return volume == 1.0f && !muted && sink.empty();
     }
 };
+
+// A system-wide server's state file (audiod --system).
+inline constexpr const char* kSystemStatePath = "/var/lib/audiod/state";
 
 class AppStateStore {
 public:
@@ -77,7 +81,9 @@ public:
 
     // When `app` last played (Unix seconds), 0 if never.
     [[nodiscard]] int64_t last_seen(const std::string& app) const;
-    [[nodiscard]] bool has_rule(const std::string& app) const { return rules_.count(app) != 0; }
+    // Whether a rule applies to `app` (the rule for NAME applies to a
+    // system-wide server's UID/NAME too).
+    [[nodiscard]] bool has_rule(const std::string& app) const;
     // Whether settings changed at run time are remembered for `app`.
     [[nodiscard]] bool remembered(const std::string& app) const;
     // Every application remembered or with a rule, sorted.

@@ -28,6 +28,11 @@ grep -qx "ExecStart=$work/first/bin/audiod" "$units/audiod.service" ||
 mkdir -m 0700 "$work/runtime"
 XDG_RUNTIME_DIR="$work/runtime" systemd-analyze verify --user --man=no \
     "$units/audiod.socket" "$units/audiod.service" || fail "systemd-analyze rejects the units"
+system="$work/first/lib/systemd/system/audiod-system.service"
+grep -qx "ExecStart=$work/first/bin/audiod --system" "$system" ||
+    fail "audiod-system.service does not start $work/first/bin/audiod --system"
+systemd-analyze verify --man=no "$system" || fail "systemd-analyze rejects audiod-system.service"
+[ -e "$work/first/lib/sysusers.d/audiod.conf" ] || fail "missing lib/sysusers.d/audiod.conf"
 mv "$work/first" "$work/prefix"
 p="$work/prefix"
 for f in bin/audiod bin/audioctl bin/audioplay bin/audiorec lib/libaudiod.so include/audiod/audiod.h \

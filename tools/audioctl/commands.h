@@ -16,6 +16,7 @@ struct Session {
     proto::RequestChannel channel;
     bool json = false;
     int timeout_ms = 2000;
+    std::string socket_path; // the server reached
 };
 
 using Args = std::vector<std::string>;

@@ -110,8 +110,8 @@ int run_info(Session& session, const Args& args) {
     if (const int rc = fetch<proto::ListSinks>(session, "list sinks", &sinks); rc != 0) {
         return rc;
     }
-    const std::string out =
-        session.json ? info_json(info, sinks.sinks) : info_text(info, sinks.sinks);
+    const std::string out = session.json ? info_json(info, sinks.sinks, session.socket_path)
+                                         : info_text(info, sinks.sinks, session.socket_path);
     std::fputs(out.c_str(), stdout);
     return 0;
 }

@@ -92,8 +92,10 @@ Options:
                    "kind" (sink, stream or client); `info` an object;
                    `watch` one object per line; other commands {"ok":true}.
   -s, --socket PATH
-                   talk to the server at PATH instead of $AUDIOD_SOCKET,
-                   $XDG_RUNTIME_DIR/audiod/socket or /tmp/audiod-$UID/socket.
+                   talk to the server at PATH instead of $AUDIOD_SOCKET, or
+                   the user's server ($XDG_RUNTIME_DIR/audiod/socket, else
+                   /tmp/audiod-$UID/socket), else the system-wide one
+                   (/run/audiod/socket). `info` says which it reached.
   -t, --timeout MS give up on the server after MS milliseconds (default 2000).
   -h, --help       show this help and exit.
   -V, --version    show the version and exit.
@@ -198,14 +200,19 @@ int main(int argc, char** argv) {
         return 2;
     }
 
-    if (socket_path.empty()) {
-        socket_path = audiod::default_socket_path();
-    }
-    if (const int rc = session.channel.connect(socket_path); rc != 0) {
-        std::fprintf(stderr, "audioctl: cannot reach audiod at %s: %s\n", socket_path.c_str(),
+    // The user's server first, then the system-wide one (unless told which).
+    const std::vector<std::string> candidates =
+        socket_path.empty() ? audiod::client_socket_paths() : std::vector<std::string>{socket_path};
+    if (const int rc = session.channel.connect_first(candidates, &socket_path); rc != 0) {
+        std::string tried;
+        for (const std::string& path : candidates) {
+            tried += (tried.empty() ? "" : " or ") + path;
+        }
+        std::fprintf(stderr, "audioctl: cannot reach audiod at %s: %s\n", tried.c_str(),
                      audiod_strerror(rc));
         return 1;
     }
+    session.socket_path = socket_path;
     audiod::proto::Hello hello;
     hello.app_name = "audioctl";
     audiod::proto::HelloReply reply;

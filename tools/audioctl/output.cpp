@@ -2,6 +2,7 @@
 
 #include "common/json_writer.h"
 #include "protocol/sample_format.h"
+#include "protocol/socket_path.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -326,14 +327,16 @@ std::string sources_text(const std::vector<proto::SourceInfo>& sources) {
     return table(kSourceColumns, sources) + details_text(sources);
 }
 
-std::string info_text(const proto::ServerInfo& info, const std::vector<proto::SinkInfo>& sinks) {
-    char text[1024];
+std::string info_text(const proto::ServerInfo& info, const std::vector<proto::SinkInfo>& sinks,
+                      const std::string& socket) {
+    char text[4096];
     std::snprintf(text, sizeof text,
                   "audiod %s (protocol %u, pid %u)\n"
                   "rate:         %u Hz, %u channels\n"
                   "quantum:      %u frames (%.2f ms)\n"
                   "scheduling:   %s\n"
                   "memory:       %s\n"
+                  "socket:       %s\n"
                   "uptime:       %.1f s\n"
                   "default sink: %s\n"
                   "clients:      %u\nstreams:      %u\nsinks:        %u\n"
@@ -341,6 +344,9 @@ std::string info_text(const proto::ServerInfo& info, const std::vector<proto::Si
                   info.version.c_str(), info.protocol, info.pid, info.rate, info.channels,
                   info.quantum, info.rate ? 1000.0 * info.quantum / info.rate : 0.0,
                   info.scheduling.c_str(), info.memory.c_str(),
+                  (socket + (socket == kSystemSocketPath ? " (the system-wide server)"
+                                                         : " (the user's server)"))
+                      .c_str(),
                   static_cast<double>(info.uptime_ms) / 1000.0, info.default_sink.c_str(),
                   info.clients, info.streams, info.sinks,
                   info.state_file.empty() ? "(none)" : info.state_file.c_str());
@@ -383,10 +389,15 @@ std::string all_json(const std::vector<proto::SinkInfo>& sinks,
     return w.str() + "\n";
 }
 
-std::string info_json(const proto::ServerInfo& info, const std::vector<proto::SinkInfo>& sinks) {
+std::string info_json(const proto::ServerInfo& info, const std::vector<proto::SinkInfo>& sinks,
+                      const std::string& socket) {
     JsonWriter w;
     JsonFields fields(w);
     w.begin_object();
+    w.key("socket");
+    w.value(std::string_view(socket));
+    w.key("system");
+    w.value(socket == kSystemSocketPath);
     proto::visit(fields, info);
     w.key("sinks");
     w.begin_array();

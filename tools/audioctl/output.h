@@ -11,14 +11,17 @@ namespace audiod::ctl {
 
 std::string sinks_text(const std::vector<proto::SinkInfo>& sinks);
 std::string streams_text(const std::vector<proto::StreamInfo>& streams);
-std::string info_text(const proto::ServerInfo& info, const std::vector<proto::SinkInfo>& sinks);
+// `socket`: the one audioctl reached (the user's or the system-wide server).
+std::string info_text(const proto::ServerInfo& info, const std::vector<proto::SinkInfo>& sinks,
+                      const std::string& socket);
 
 std::string sinks_json(const std::vector<proto::SinkInfo>& sinks);
 std::string streams_json(const std::vector<proto::StreamInfo>& streams);
 // One array: the sinks, then the streams; each object has "kind".
 std::string all_json(const std::vector<proto::SinkInfo>& sinks,
                      const std::vector<proto::StreamInfo>& streams);
-std::string info_json(const proto::ServerInfo& info, const std::vector<proto::SinkInfo>& sinks);
+std::string info_json(const proto::ServerInfo& info, const std::vector<proto::SinkInfo>& sinks,
+                      const std::string& socket);
 
 std::string clients_text(const std::vector<proto::ClientInfo>& clients);
 std::string clients_json(const std::vector<proto::ClientInfo>& clients);

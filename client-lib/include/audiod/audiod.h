@@ -62,6 +62,8 @@ enum audiod_error {
     AUDIOD_E_REFUSED = -13,     /**< the server refused the request (see audiod_last_error) */
     AUDIOD_E_VERSION = -14,     /**< the server speaks an incompatible protocol version */
     AUDIOD_E_STALLED = -15,     /**< the server stopped responding (streams without keep-clock) */
+    AUDIOD_E_DENIED =
+        -16, /**< not permitted for this user (the socket, or another user's stream) */
 };
 
 /** Text for an AUDIOD_E_* code (or for 0). Never NULL; the string is static. */

@@ -1,12 +1,18 @@
 // The socket location rule, identical for server and clients.
+#include "protocol/request_channel.h"
 #include "protocol/socket_path.h"
+
+#include "audiod/audiod.h"
 
 #include <boost/test/unit_test.hpp>
 
 #include <cstdlib>
+#include <cstring>
 #include <fcntl.h>
 #include <optional>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 using namespace audiod;
@@ -57,6 +63,63 @@ BOOST_AUTO_TEST_CASE(precedence) {
         BOOST_CHECK_EQUAL(default_socket_path(),
                           "/tmp/audiod-" + std::to_string(::getuid()) + "/socket");
     }
+}
+
+BOOST_AUTO_TEST_CASE(clients_try_their_own_server_then_the_system_one) {
+    {
+        ScopedEnv explicit_path("AUDIOD_SOCKET", "/x/y/sock");
+        BOOST_CHECK(client_socket_paths() == std::vector<std::string>{"/x/y/sock"});
+    }
+    ScopedEnv none("AUDIOD_SOCKET", nullptr);
+    ScopedEnv runtime("XDG_RUNTIME_DIR", "/run/user/7");
+    BOOST_CHECK(client_socket_paths() ==
+                (std::vector<std::string>{"/run/user/7/audiod/socket", "/run/audiod/socket"}));
+
+    // The first that accepts wins, and the caller learns which.
+    char base[] = "/tmp/audiod-test-XXXXXX";
+    BOOST_REQUIRE(::mkdtemp(base));
+    const std::string user = std::string(base) + "/user";
+    const std::string system = std::string(base) + "/system";
+    const auto listen_at = [](const std::string& path) {
+        const int fd = ::socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+        sockaddr_un address{};
+        address.sun_family = AF_UNIX;
+        std::memcpy(address.sun_path, path.c_str(), path.size() + 1);
+        BOOST_REQUIRE(::bind(fd, reinterpret_cast<const sockaddr*>(&address), sizeof address) == 0);
+        BOOST_REQUIRE(::listen(fd, 4) == 0);
+        return fd;
+    };
+    proto::RequestChannel channel;
+    std::string used;
+    BOOST_CHECK_EQUAL(channel.connect_first({user, system}, &used), AUDIOD_E_NOSERVER);
+    const int system_fd = listen_at(system);
+    BOOST_CHECK_EQUAL(channel.connect_first({user, system}, &used), 0);
+    BOOST_CHECK_EQUAL(used, system);
+    const int user_fd = listen_at(user);
+    BOOST_CHECK_EQUAL(channel.connect_first({user, system}, &used), 0);
+    BOOST_CHECK_EQUAL(used, user);
+    ::close(user_fd);
+    ::close(system_fd);
+    ::unlink(user.c_str());
+    ::unlink(system.c_str());
+    ::rmdir(base);
+}
+
+BOOST_AUTO_TEST_CASE(a_shared_directory_must_be_writable_by_its_owner_alone) {
+    char base[] = "/tmp/audiod-test-XXXXXX";
+    BOOST_REQUIRE(::mkdtemp(base));
+    const std::string dir = std::string(base) + "/run";
+    BOOST_CHECK_EQUAL(prepare_shared_socket_directory(dir + "/socket"), "");
+    struct stat st {};
+    BOOST_REQUIRE(::stat(dir.c_str(), &st) == 0);
+    BOOST_CHECK_EQUAL(st.st_mode & 0777, 0755u); // users must reach the socket
+    ::chmod(dir.c_str(), 0775);
+    BOOST_CHECK_MESSAGE(
+        prepare_shared_socket_directory(dir + "/socket").find("writable by others") !=
+            std::string::npos,
+        prepare_shared_socket_directory(dir + "/socket"));
+    ::rmdir(dir.c_str());
+    ::rmdir(base);
 }
 
 BOOST_AUTO_TEST_CASE(directory_created_private_and_an_open_one_refused) {

@@ -1,0 +1,79 @@
+#include "control/access_policy.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <sys/socket.h>
+#include <unistd.h>
+#include <vector>
+
+namespace audiod {
+
+namespace {
+
+std::string uid_prefix(uid_t uid) {
+    return std::to_string(uid) + "/";
+}
+
+} // namespace
+
+bool is_admin(const AccessPolicy& policy, int fd, uid_t uid) {
+    if (!policy.per_user || uid == 0 || uid == ::geteuid()) {
+        return true;
+    }
+    if (!policy.admin_group) {
+        return false;
+    }
+    // The peer's groups as they were when it connected (Linux 4.13+).
+    std::vector<gid_t> groups(64);
+    for (;;) {
+        socklen_t length = static_cast<socklen_t>(groups.size() * sizeof(gid_t));
+        if (::getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, groups.data(), &length) == 0) {
+            groups.resize(length / sizeof(gid_t));
+            break;
+        }
+        if (errno != ERANGE || groups.size() >= 65536) {
+            return false;
+        }
+        groups.resize(length / sizeof(gid_t) + 1);
+    }
+    return std::find(groups.begin(), groups.end(), *policy.admin_group) != groups.end();
+}
+
+std::string app_of(const AccessPolicy& policy, const Caller& caller, const std::string& declared) {
+    return policy.per_user ? uid_prefix(caller.uid) + declared : declared;
+}
+
+std::string requested_app(const AccessPolicy& policy, const Caller& caller,
+                          const std::string& name) {
+    // An admin names applications as the server does (as `audioctl list
+    // apps` shows them to an admin): "1000/mpv", "rtp:studio".
+    if (!policy.per_user || caller.admin) {
+        return name;
+    }
+    return uid_prefix(caller.uid) + name;
+}
+
+bool belongs_to_a_user(const std::string& app) {
+    const auto slash = app.find('/');
+    return slash != std::string::npos && slash > 0 &&
+           std::all_of(app.begin(), app.begin() + static_cast<std::ptrdiff_t>(slash),
+                       [](char c) { return c >= '0' && c <= '9'; });
+}
+
+std::optional<std::string> shown_app(const AccessPolicy& policy, const Caller& caller,
+                                     const std::string& app) {
+    if (!policy.per_user || caller.admin) {
+        return app;
+    }
+    const std::string own = uid_prefix(caller.uid);
+    if (app.rfind(own, 0) == 0) {
+        return app.substr(own.size());
+    }
+    // Rules and the server's own players ("rtp:studio") are everyone's.
+    if (!belongs_to_a_user(app)) {
+        return app;
+    }
+    return std::nullopt;
+}
+
+} // namespace audiod

@@ -1,0 +1,105 @@
+// ControlServer: what each caller may see and do (control/access_policy.h).
+// On a per-user server every check passes and every list is whole.
+#include "control/control_server.h"
+
+#include "audiod/audiod.h"
+
+#include <algorithm>
+#include <set>
+
+namespace audiod {
+
+Caller ControlServer::caller(const Client& client) const {
+    return {client.uid, client.admin};
+}
+
+MaybeError ControlServer::require_admin(const Client& client, const std::string& what) const {
+    if (client.admin) {
+        return std::nullopt;
+    }
+    std::string who = "root or the server's user";
+    if (policy_.admin_group) {
+        who += ", or a member of the admin group";
+    }
+    return ClientError{AUDIOD_E_DENIED,
+                       what + " is for admins of this shared server (" + who + ")"};
+}
+
+MaybeError ControlServer::check_stream_owner(const Client& client, uint32_t stream_id) const {
+    if (client.admin) {
+        return std::nullopt;
+    }
+    const Stream* stream = engine_.find_stream(stream_id);
+    if (stream == nullptr) {
+        return std::nullopt; // the engine says there is no such stream
+    }
+    const auto owner = clients_.find(stream->client_id);
+    if (owner == clients_.end() || owner->second->uid != client.uid) {
+        return ClientError{AUDIOD_E_DENIED,
+                           "stream " + std::to_string(stream_id) + " belongs to another user"};
+    }
+    return std::nullopt;
+}
+
+MaybeError ControlServer::check_target(const Client& client, uint32_t target, uint32_t stream_id,
+                                       std::string& name) const {
+    switch (static_cast<proto::VolumeTarget>(target)) {
+    case proto::VolumeTarget::stream:
+        return check_stream_owner(client, stream_id);
+    case proto::VolumeTarget::app:
+        name = requested_app(policy_, caller(client), name);
+        return std::nullopt;
+    case proto::VolumeTarget::sink:
+        return require_admin(client, "changing a sink's volume or mute");
+    }
+    return std::nullopt; // the engine refuses unknown targets
+}
+
+void ControlServer::show_streams(const Client& client,
+                                 std::vector<proto::StreamInfo>& streams) const {
+    std::erase_if(streams, [&](proto::StreamInfo& info) {
+        const auto shown = shown_app(policy_, caller(client), info.app);
+        if (!shown) {
+            return true;
+        }
+        info.app = *shown;
+        return false;
+    });
+}
+
+void ControlServer::show_apps(const Client& client, std::vector<proto::AppInfo>& apps) const {
+    std::set<std::string> own;
+    std::erase_if(apps, [&](proto::AppInfo& info) {
+        const auto shown = shown_app(policy_, caller(client), info.name);
+        if (!shown) {
+            return true;
+        }
+        if (*shown != info.name) {
+            own.insert(*shown);
+        }
+        info.name = *shown;
+        return false;
+    });
+    // A user's own entry for NAME stands in for the rule of the same name.
+    std::erase_if(apps, [&](const proto::AppInfo& info) {
+        return info.streams == 0 && !info.remembered && info.last_seen == 0 && info.rule &&
+               own.count(info.name) != 0 &&
+               std::count_if(apps.begin(), apps.end(), [&](const proto::AppInfo& other) {
+                   return other.name == info.name;
+               }) > 1;
+    });
+}
+
+bool ControlServer::show_event(const Client& client, proto::Event& event) const {
+    if (event.app.empty()) {
+        return true; // about sinks and sources: everyone's
+    }
+    const auto shown = shown_app(policy_, caller(client), event.app);
+    if (!shown) {
+        return false;
+    }
+    event.app = *shown;
+    return true;
+}
+
+} // namespace audiod

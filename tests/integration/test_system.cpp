@@ -1,0 +1,174 @@
+// A system-wide server (audiod --system) shared by several users: the socket
+// is the access group's, and each user sees and controls only their own
+// clients, streams and application settings, while what is shared needs an
+// admin. The users are real: clients run under other uids through setpriv,
+// and the server tells them apart by SO_PEERCRED, as it would in use.
+#include "helpers.h"
+
+#include <boost/test/unit_test.hpp>
+
+#include <csignal>
+#include <fstream>
+#include <grp.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+using namespace audiod;
+using namespace audiod::test;
+using namespace std::chrono_literals;
+
+namespace {
+
+constexpr uid_t kAlice = 41101;
+constexpr uid_t kBob = 41102;
+constexpr uid_t kMallory = 41103; // not in the access group
+
+gid_t audio_gid() {
+    const group* audio = ::getgrnam("audio");
+    BOOST_REQUIRE_MESSAGE(audio != nullptr, "this test needs the group 'audio' (Debian has it)");
+    return audio->gr_gid;
+}
+
+// argv run as `uid`, in the audio group unless `in_group` is false.
+std::vector<std::string> as_user(uid_t uid, bool in_group, std::vector<std::string> argv) {
+    std::vector<std::string> out = {installed("setpriv"), "--reuid=" + std::to_string(uid),
+                                    "--regid=" + std::to_string(uid)};
+    out.push_back(in_group ? "--groups=" + std::to_string(audio_gid()) : "--clear-groups");
+    out.insert(out.end(), argv.begin(), argv.end());
+    return out;
+}
+
+ProgramResult ctl_as(uid_t uid, const std::vector<std::string>& args, bool in_group = true) {
+    std::vector<std::string> argv = {bin("audioctl")};
+    argv.insert(argv.end(), args.begin(), args.end());
+    return run_program(as_user(uid, in_group, argv), 30s);
+}
+
+// A client of `uid` playing a constant as application "player" for up to a
+// minute (the test kills it when done).
+std::unique_ptr<BackgroundProgram> player_of(uid_t uid, int value) {
+    return std::make_unique<BackgroundProgram>(
+        as_user(uid, true,
+                {bin("audiod-test-client"), "--signal", "constant", "--value",
+                 std::to_string(value), "--frames", "2880000", "--app", "player"}));
+}
+
+std::optional<uint32_t> id_in(const std::string& json) {
+    return json_number(json, "id");
+}
+
+} // namespace
+
+BOOST_AUTO_TEST_SUITE(system_wide)
+
+BOOST_AUTO_TEST_CASE(users_of_a_system_server_are_kept_apart_and_shared_things_need_an_admin) {
+    BOOST_REQUIRE_MESSAGE(::geteuid() == 0,
+                          "this test runs clients as other users (setpriv) and needs root; CI "
+                          "runs as root");
+    TempDir dir;
+    ::chmod(dir.path().c_str(), 0755); // the users reach the socket inside
+    const std::string socket = dir.file("socket");
+    {
+        std::ofstream(dir.file("audiod.conf"))
+            << file_sink_config(dir.file("out.wav")) << "\n[sinks.other]\ntype = \"null\"\n";
+    }
+    ::setenv("AUDIOD_SOCKET", socket.c_str(), 1);
+    BackgroundProgram server({bin("audiod"), "--system", "--group", "audio", "--socket", socket,
+                              "--config", dir.file("audiod.conf"), "--state", dir.file("state")});
+    BOOST_REQUIRE_MESSAGE(wait_for_socket(socket, 20s), server.output_so_far());
+    struct stat st {};
+    BOOST_REQUIRE(::stat(socket.c_str(), &st) == 0);
+    BOOST_CHECK_EQUAL(st.st_mode & 0777, 0660u);
+    BOOST_CHECK_EQUAL(st.st_gid, audio_gid());
+
+    // Outside the group: not even a connection.
+    const ProgramResult outsider = ctl_as(kMallory, {"info"}, false);
+    BOOST_CHECK_EQUAL(outsider.status, 1);
+    BOOST_CHECK_MESSAGE(outsider.err.find("permission denied") != std::string::npos, outsider.err);
+
+    auto alice = player_of(kAlice, 8000);
+    auto bob = player_of(kBob, 1000);
+    BOOST_REQUIRE(eventually(
+        [] {
+            return run_tool("audioctl", {"--json", "list", "streams"}).out.find("41102/player") !=
+                       std::string::npos &&
+                   run_tool("audioctl", {"--json", "list", "streams"}).out.find("41101/player") !=
+                       std::string::npos;
+        },
+        30s));
+
+    // Each sees their own stream, under the name they gave it.
+    const ProgramResult alice_sees = ctl_as(kAlice, {"--json", "list", "streams"});
+    BOOST_REQUIRE_MESSAGE(alice_sees.status == 0, alice_sees.err);
+    BOOST_CHECK_MESSAGE(alice_sees.out.find("\"app\":\"player\"") != std::string::npos &&
+                            alice_sees.out.find("41102") == std::string::npos,
+                        alice_sees.out);
+    const auto alice_id = id_in(alice_sees.out);
+    const auto bob_id = id_in(ctl_as(kBob, {"--json", "list", "streams"}).out);
+    BOOST_REQUIRE(alice_id && bob_id && *alice_id != *bob_id);
+    const ProgramResult clients = ctl_as(kAlice, {"--json", "list", "clients"});
+    BOOST_CHECK_MESSAGE(clients.out.find("\"app\":\"player\"") != std::string::npos &&
+                            clients.out.find("\"app\":\"audioctl\"") != std::string::npos &&
+                            std::count(clients.out.begin(), clients.out.end(), '{') == 2,
+                        clients.out); // her player and this audioctl only
+
+    // Another user's stream: refused, clearly.
+    for (const std::vector<std::string>& args :
+         std::vector<std::vector<std::string>>{{"set-volume", std::to_string(*bob_id), "10%"},
+                                               {"mute", std::to_string(*bob_id)},
+                                               {"move-stream", std::to_string(*bob_id), "other"}}) {
+        const ProgramResult r = ctl_as(kAlice, args);
+        BOOST_CHECK_EQUAL(r.status, 1);
+        BOOST_CHECK_MESSAGE(r.err.find("stream " + std::to_string(*bob_id) +
+                                       " belongs to another user") != std::string::npos,
+                            args[0] << ": " << r.err);
+    }
+    // Her own: fine; and app:player is hers alone.
+    BOOST_CHECK_EQUAL(ctl_as(kAlice, {"move-stream", std::to_string(*alice_id), "other"}).status,
+                      0);
+    BOOST_CHECK_EQUAL(ctl_as(kAlice, {"move-stream", std::to_string(*alice_id), "out"}).status, 0);
+    BOOST_CHECK_EQUAL(ctl_as(kAlice, {"set-volume", "app:player", "50%"}).status, 0);
+    const ProgramResult apps = run_tool("audioctl", {"--json", "list", "apps"}); // root sees all
+    const auto alice_app = apps.out.find("\"name\":\"41101/player\",\"volume\":0.5");
+    const auto bob_app = apps.out.find("\"name\":\"41102/player\",\"volume\":1,");
+    BOOST_CHECK_MESSAGE(alice_app != std::string::npos && bob_app != std::string::npos, apps.out);
+    const ProgramResult bob_apps = ctl_as(kBob, {"--json", "list", "apps"});
+    BOOST_CHECK_MESSAGE(bob_apps.out.find("\"name\":\"player\",\"volume\":1,") !=
+                                std::string::npos &&
+                            bob_apps.out.find("41101") == std::string::npos,
+                        bob_apps.out);
+
+    // What is shared needs an admin.
+    for (const std::vector<std::string>& args :
+         std::vector<std::vector<std::string>>{{"set-volume", "sink:out", "10%"},
+                                               {"load-sink", "null", "mine"},
+                                               {"unload-sink", "other"},
+                                               {"set-default-sink", "other"},
+                                               {"reload"}}) {
+        const ProgramResult r = ctl_as(kBob, args);
+        BOOST_CHECK_EQUAL(r.status, 1);
+        BOOST_CHECK_MESSAGE(r.err.find("is for admins of this shared server") != std::string::npos,
+                            args[0] << ": " << r.err);
+    }
+    BOOST_CHECK_EQUAL(run_tool("audioctl", {"set-volume", "sink:other", "90%"}).status, 0);
+
+    // A greedy user is refused shared memory; the other plays on.
+    const ProgramResult greedy =
+        run_program(as_user(kBob, true, {bin("audiod-evil-client"), "greedy"}), 60s);
+    BOOST_CHECK_MESSAGE(greedy.status == 0 &&
+                            greedy.out.find("past its shared-memory limit") != std::string::npos,
+                        greedy.out << greedy.err);
+    BOOST_CHECK(wait_for_more(*alice_id, 24000));
+
+    // What came out: alice's stream at half, bob's untouched, mixed.
+    ::kill(alice->pid(), SIGTERM);
+    ::kill(bob->pid(), SIGTERM);
+    alice->finish(30s);
+    bob->finish(30s);
+    ::kill(server.pid(), SIGTERM);
+    BOOST_CHECK_EQUAL(server.finish(30s).status, 0);
+    const auto out = read_wav_s16(dir.file("out.wav"));
+    BOOST_CHECK_GT(std::count(out.begin(), out.end(), int16_t{5000}), 2 * 4800); // 4000 + 1000
+}
+
+BOOST_AUTO_TEST_SUITE_END()
