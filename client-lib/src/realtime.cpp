@@ -6,8 +6,6 @@
 
 #include "audiod/audiod.h"
 
-#include <algorithm>
-#include <cerrno>
 #include <pthread.h>
 #include <sched.h>
 #include <sys/resource.h>

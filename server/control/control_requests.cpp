@@ -234,18 +234,26 @@ bool ControlServer::handle_create_stream(Client& client, uint32_t seq, Body body
     return sent;
 }
 
+// A client may only command its own streams, on the connection that made them.
+Stream* ControlServer::own_stream(const Client& client, uint32_t stream_id) const {
+    Stream* stream = engine_.find_stream(stream_id);
+    return stream != nullptr && stream->client_id == client.id ? stream : nullptr;
+}
+
+bool ControlServer::reply_no_stream(Client& client, uint32_t seq, uint32_t stream_id) {
+    return reply_error(client, seq, AUDIOD_E_NOENTITY,
+                       "no stream " + std::to_string(stream_id) + " on this connection");
+}
+
 bool ControlServer::handle_stream_command(Client& client, uint32_t seq, Body body) {
     proto::StreamCommand command;
     if (!proto::decode(body, command)) {
         reply_error(client, seq, AUDIOD_E_PROTOCOL, "malformed StreamCommand");
         return false;
     }
-    Stream* stream = engine_.find_stream(command.stream_id);
-    // A client may only command its own streams.
-    if (stream == nullptr || stream->client_id != client.id) {
-        return reply_error(client, seq, AUDIOD_E_NOENTITY,
-                           "no stream " + std::to_string(command.stream_id) +
-                               " on this connection");
+    Stream* stream = own_stream(client, command.stream_id);
+    if (stream == nullptr) {
+        return reply_no_stream(client, seq, command.stream_id);
     }
     MaybeError error;
     switch (static_cast<proto::StreamOp>(command.op)) {
@@ -275,11 +283,9 @@ bool ControlServer::handle_flush_stream(Client& client, uint32_t seq, Body body)
         reply_error(client, seq, AUDIOD_E_PROTOCOL, "malformed FlushStream");
         return false;
     }
-    Stream* stream = engine_.find_stream(request.stream_id);
-    if (stream == nullptr || stream->client_id != client.id) {
-        return reply_error(client, seq, AUDIOD_E_NOENTITY,
-                           "no stream " + std::to_string(request.stream_id) +
-                               " on this connection");
+    Stream* stream = own_stream(client, request.stream_id);
+    if (stream == nullptr) {
+        return reply_no_stream(client, seq, request.stream_id);
     }
     if (const MaybeError error = engine_.flush(*stream, request.position)) {
         return reply_error(client, seq, error->code, error->message);

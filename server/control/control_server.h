@@ -74,6 +74,10 @@ private:
     bool handle_create_stream(Client& client, uint32_t seq, Body body);
     bool handle_stream_command(Client& client, uint32_t seq, Body body);
     bool handle_flush_stream(Client& client, uint32_t seq, Body body);
+    // The client's own stream of that id, or nullptr (answer with
+    // reply_no_stream).
+    [[nodiscard]] Stream* own_stream(const Client& client, uint32_t stream_id) const;
+    bool reply_no_stream(Client& client, uint32_t seq, uint32_t stream_id);
     bool handle_list_clients(Client& client, uint32_t seq, Body body);
     // Decodes a request of type M and answers Ok or Error with `action`'s result.
     template <class M, class Action>
