@@ -31,30 +31,53 @@ bool socket_path_from_environment() {
     return explicit_path && *explicit_path;
 }
 
-std::string prepare_socket_directory(const std::string& socket_path, bool enforce_private) {
+namespace {
+
+// The directory part of `socket_path` ("" for none).
+std::string directory_of(const std::string& socket_path) {
     const auto slash = socket_path.rfind('/');
-    if (slash == std::string::npos || slash == 0) {
-        return {};
-    }
-    const std::string dir = socket_path.substr(0, slash);
-    if (::mkdir(dir.c_str(), 0700) == 0) {
-        return {};
-    }
-    if (errno != EEXIST) {
+    return slash == std::string::npos || slash == 0 ? std::string() : socket_path.substr(0, slash);
+}
+
+// Creates `dir` with `mode`; sets `*created`. "" or what went wrong.
+std::string make_directory(const std::string& dir, mode_t mode, bool* created) {
+    *created = ::mkdir(dir.c_str(), mode) == 0;
+    if (!*created && errno != EEXIST) {
         return "cannot create " + dir + ": " + std::strerror(errno);
     }
-    if (!enforce_private) {
-        return {};
-    }
-    struct stat st {};
+    return {};
+}
+
+// An existing `dir` must be a real directory (not a link) of the server's
+// user; fills `st`. "" or what is wrong.
+std::string check_own_directory(const std::string& dir, struct stat& st) {
     if (::lstat(dir.c_str(), &st) != 0) {
         return "cannot inspect " + dir + ": " + std::strerror(errno);
     }
     if (!S_ISDIR(st.st_mode)) {
         return dir + " is not a directory";
     }
-    if (st.st_uid != ::getuid()) {
+    if (st.st_uid != ::geteuid()) {
         return dir + " belongs to another user (uid " + std::to_string(st.st_uid) + ")";
+    }
+    return {};
+}
+
+} // namespace
+
+std::string prepare_socket_directory(const std::string& socket_path, bool enforce_private) {
+    const std::string dir = directory_of(socket_path);
+    bool created = false;
+    if (dir.empty()) {
+        return {};
+    }
+    if (std::string error = make_directory(dir, 0700, &created);
+        !error.empty() || created || !enforce_private) {
+        return error;
+    }
+    struct stat st {};
+    if (std::string error = check_own_directory(dir, st); !error.empty()) {
+        return error;
     }
     if ((st.st_mode & 0077) != 0) {
         // Others could have put something in it while it was open to them;
@@ -68,26 +91,17 @@ std::string prepare_socket_directory(const std::string& socket_path, bool enforc
 }
 
 std::string prepare_shared_socket_directory(const std::string& socket_path) {
-    const auto slash = socket_path.rfind('/');
-    if (slash == std::string::npos || slash == 0) {
+    const std::string dir = directory_of(socket_path);
+    bool created = false;
+    if (dir.empty()) {
         return {};
     }
-    const std::string dir = socket_path.substr(0, slash);
-    if (::mkdir(dir.c_str(), 0755) == 0) {
-        return {};
-    }
-    if (errno != EEXIST) {
-        return "cannot create " + dir + ": " + std::strerror(errno);
+    if (std::string error = make_directory(dir, 0755, &created); !error.empty() || created) {
+        return error;
     }
     struct stat st {};
-    if (::lstat(dir.c_str(), &st) != 0) {
-        return "cannot inspect " + dir + ": " + std::strerror(errno);
-    }
-    if (!S_ISDIR(st.st_mode)) {
-        return dir + " is not a directory";
-    }
-    if (st.st_uid != ::geteuid()) {
-        return dir + " belongs to another user (uid " + std::to_string(st.st_uid) + ")";
+    if (std::string error = check_own_directory(dir, st); !error.empty()) {
+        return error;
     }
     if ((st.st_mode & 0022) != 0) {
         return dir + " is writable by others; it must not be: chmod 755 " + dir;

@@ -189,6 +189,8 @@ private:
     void add_sink(std::unique_ptr<Device> sink, std::string configured_type,
                   std::vector<std::pair<std::string, std::string>> options);
     void reopen_failed_sinks();
+    // Makes `name` the default sink, announcing it; false if it already was.
+    bool change_default_sink(const std::string& name);
     // Puts `fresh` in the entry's place; the streams of the old device (its
     // RT thread stopped) land on it.
     void swap_device(DeviceEntry& entry, std::unique_ptr<Device> fresh);
@@ -230,6 +232,7 @@ private:
 
     // engine_volume.cpp
     void apply_gain(Stream& stream);
+    // Applies an application's settings to its streams and announces them.
     void apply_app(const std::string& app);
     [[nodiscard]] MaybeError check_app(const std::string& app) const;
     template <class Change>

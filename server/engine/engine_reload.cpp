@@ -149,13 +149,7 @@ std::variant<std::string, ClientError> Engine::reload(ServerConfig next) {
     if (!chosen.empty() && find_sink(chosen) != nullptr) {
         wanted_default = chosen;
     }
-    if (wanted_default != default_sink_ && find_sink(wanted_default) != nullptr) {
-        proto::Event event;
-        event.kind = "default-changed";
-        event.sink = wanted_default;
-        event.previous_sink = default_sink_;
-        default_sink_ = wanted_default;
-        emit(event);
+    if (find_sink(wanted_default) != nullptr && change_default_sink(wanted_default)) {
         done.push_back("default sink " + wanted_default);
     }
 

@@ -278,14 +278,22 @@ MaybeError Engine::unload_sink(const std::string& name, bool source) {
     removed.sink = name;
     emit(removed);
     if (was_default && fallback != nullptr) {
-        default_sink_ = fallback->name();
-        proto::Event changed;
-        changed.kind = "default-changed";
-        changed.sink = default_sink_;
-        changed.previous_sink = name;
-        emit(changed);
+        change_default_sink(fallback->name());
     }
     return std::nullopt;
+}
+
+bool Engine::change_default_sink(const std::string& name) {
+    if (default_sink_ == name) {
+        return false;
+    }
+    proto::Event event;
+    event.kind = "default-changed";
+    event.sink = name;
+    event.previous_sink = default_sink_;
+    default_sink_ = name;
+    emit(event);
+    return true;
 }
 
 MaybeError Engine::set_default_sink(const std::string& name) {
@@ -297,14 +305,7 @@ MaybeError Engine::set_default_sink(const std::string& name) {
         return ClientError{AUDIOD_E_BUSY, "sink '" + name + "' has failed"};
     }
     state_.set_default_sink(name);
-    if (default_sink_ != name) {
-        proto::Event event;
-        event.kind = "default-changed";
-        event.sink = name;
-        event.previous_sink = default_sink_;
-        default_sink_ = name;
-        emit(event);
-    }
+    change_default_sink(name);
     return std::nullopt;
 }
 

@@ -61,6 +61,13 @@ void Engine::apply_app(const std::string& app) {
             apply_gain(*stream);
         }
     }
+    const AppSettings settings = state_.get(app);
+    proto::Event event;
+    event.kind = "app-changed";
+    event.app = app;
+    event.volume = settings.volume;
+    event.muted = settings.muted;
+    emit(event);
 }
 
 // A volume, mute or move of app:NAME may name an application that has never
@@ -86,13 +93,6 @@ MaybeError Engine::forget_app(const std::string& app) {
     }
     // Its rule or the defaults apply again, to what plays now too.
     apply_app(app);
-    const AppSettings settings = state_.get(app);
-    proto::Event event;
-    event.kind = "app-changed";
-    event.app = app;
-    event.volume = settings.volume;
-    event.muted = settings.muted;
-    emit(event);
     return std::nullopt;
 }
 
@@ -125,12 +125,6 @@ MaybeError Engine::change_gain(uint32_t target, uint32_t stream_id, const std::s
             return ClientError{AUDIOD_E_REFUSED, stored.reason()};
         }
         apply_app(name);
-        proto::Event event;
-        event.kind = "app-changed";
-        event.app = name;
-        event.volume = settings.volume;
-        event.muted = settings.muted;
-        emit(event);
         return std::nullopt;
     }
     case proto::VolumeTarget::sink: {
