@@ -257,12 +257,13 @@ std::optional<AppStateStore> AppStateStore::parse(const std::string& text, std::
                 return std::nullopt;
             }
             Record record;
-            const auto seen = (*entry)["last-seen"].value<int64_t>();
-            if ((*entry)["last-seen"] && (!seen || *seen < 0)) {
+            // Strictly an integer: toml++ would read `false` as 0.
+            const toml::value<int64_t>* seen = (*entry)["last-seen"].as_integer();
+            if ((*entry)["last-seen"] && (seen == nullptr || seen->get() <= 0)) {
                 *error = "apps." + std::string(name.str()) + " has an invalid last-seen";
                 return std::nullopt;
             }
-            record.last_seen = seen.value_or(0);
+            record.last_seen = seen != nullptr ? seen->get() : 0;
             // An entry without settings only says when the application played.
             if ((*entry)["volume"] || (*entry)["muted"]) {
                 AppSettings settings;
