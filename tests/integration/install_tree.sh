@@ -43,6 +43,14 @@ for f in bin/audiod bin/audioctl bin/audioplay bin/audiorec lib/libaudiod.so inc
          share/alsa/alsa.conf.d/50-audiod.conf; do
     [ -e "$p/$f" ] || fail "missing $f"
 done
+# Every man page is there and reads without a warning.
+for page in man8/audiod.8 man1/audioctl.1 man1/audioplay.1 man1/audiorec.1 man5/audiod.conf.5; do
+    [ -e "$p/share/man/$page" ] || fail "missing share/man/$page"
+    warnings=$(MANWIDTH=80 man --warnings -l "$p/share/man/$page" 2>&1 >/dev/null)
+    [ -z "$warnings" ] || fail "man -l share/man/$page: $warnings"
+    MANWIDTH=80 man -l "$p/share/man/$page" 2>/dev/null | grep -q "SEE ALSO" ||
+        fail "share/man/$page has no SEE ALSO"
+done
 soname=$(readelf -d "$p/lib/libaudiod.so" | sed -n 's/.*SONAME.*\[\(.*\)\]/\1/p')
 [ "$soname" = "libaudiod.so.0" ] || fail "unexpected soname '$soname'"
 
