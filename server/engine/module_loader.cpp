@@ -165,7 +165,7 @@ std::string default_module_directory() {
     if (const char* dir = std::getenv("AUDIOD_MODULE_DIR"); dir != nullptr && *dir != '\0') {
         return dir;
     }
-    return executable_directory() + "/../lib/audiod/modules";
+    return executable_directory() + "/../" AUDIOD_MODULE_SUBDIR;
 }
 
 } // namespace audiod

@@ -64,7 +64,8 @@ std::string windows_of(const std::string& wav, const HeardTone& heard) {
 }
 
 uint32_t player_stream() {
-    const uint64_t id = source_number("rx", "play-stream");
+    uint64_t id = 0;
+    eventually([&] { return (id = source_number("rx", "play-stream")) != 0; }, 30s);
     BOOST_REQUIRE_MESSAGE(id != 0, run_tool("audioctl", {"list", "sources"}).out);
     return static_cast<uint32_t>(id);
 }

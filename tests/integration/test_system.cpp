@@ -39,7 +39,7 @@ std::vector<std::string> as_user(uid_t uid, bool in_group, std::vector<std::stri
 }
 
 ProgramResult ctl_as(uid_t uid, const std::vector<std::string>& args, bool in_group = true) {
-    std::vector<std::string> argv = {bin("audioctl")};
+    std::vector<std::string> argv = {bin("audioctl"), "--timeout", "10000"};
     argv.insert(argv.end(), args.begin(), args.end());
     return run_program(as_user(uid, in_group, argv), 30s);
 }
