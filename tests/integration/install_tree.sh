@@ -8,6 +8,8 @@ set -eu
 build=$1
 # A sanitizer build's libaudiod needs its client built the same way.
 sanitize=${2:-}
+# The build's library folder (CMAKE_INSTALL_LIBDIR): lib, or lib/<multiarch>.
+l=${3:-lib}
 extra=""
 [ -n "$sanitize" ] && extra="-fsanitize=$sanitize"
 work=$(mktemp -d /tmp/audiod-install-XXXXXX)
@@ -35,11 +37,11 @@ systemd-analyze verify --man=no "$system" || fail "systemd-analyze rejects audio
 [ -e "$work/first/lib/sysusers.d/audiod.conf" ] || fail "missing lib/sysusers.d/audiod.conf"
 mv "$work/first" "$work/prefix"
 p="$work/prefix"
-for f in bin/audiod bin/audioctl bin/audioplay bin/audiorec lib/libaudiod.so include/audiod/audiod.h \
-         include/audiod/module.h lib/pkgconfig/audiod.pc lib/audiod/modules/null.so \
-         lib/audiod/modules/file.so lib/audiod/modules/alsa.so lib/audiod/modules/portaudio.so \
+for f in bin/audiod bin/audioctl bin/audioplay bin/audiorec $l/libaudiod.so include/audiod/audiod.h \
+         include/audiod/module.h $l/pkgconfig/audiod.pc $l/audiod/modules/null.so \
+         $l/audiod/modules/file.so $l/audiod/modules/alsa.so $l/audiod/modules/portaudio.so \
          share/audiod/audiod.conf \
-         lib/alsa-lib/libasound_module_pcm_audiod.so lib/alsa-lib/libasound_module_ctl_audiod.so \
+         $l/alsa-lib/libasound_module_pcm_audiod.so $l/alsa-lib/libasound_module_ctl_audiod.so \
          share/alsa/alsa.conf.d/50-audiod.conf; do
     [ -e "$p/$f" ] || fail "missing $f"
 done
@@ -51,7 +53,7 @@ for page in man8/audiod.8 man1/audioctl.1 man1/audioplay.1 man1/audiorec.1 man5/
     MANWIDTH=80 man -l "$p/share/man/$page" 2>/dev/null | grep -q "SEE ALSO" ||
         fail "share/man/$page has no SEE ALSO"
 done
-soname=$(readelf -d "$p/lib/libaudiod.so" | sed -n 's/.*SONAME.*\[\(.*\)\]/\1/p')
+soname=$(readelf -d "$p/$l/libaudiod.so" | sed -n 's/.*SONAME.*\[\(.*\)\]/\1/p')
 [ "$soname" = "libaudiod.so.0" ] || fail "unexpected soname '$soname'"
 
 export AUDIOD_SOCKET="$work/socket"
@@ -91,16 +93,16 @@ int main(void) {
     return 0;
 }
 C
-flags=$(PKG_CONFIG_PATH="$p/lib/pkgconfig" pkg-config --cflags --libs audiod)
+flags=$(PKG_CONFIG_PATH="$p/$l/pkgconfig" pkg-config --cflags --libs audiod)
 # shellcheck disable=SC2086
 cc -std=c11 -Wall -Wextra -Wpedantic -Werror $extra -o "$work/client" "$work/client.c" $flags \
-    -Wl,-rpath,"$p/lib" || fail "cannot build a C client with pkg-config"
+    -Wl,-rpath,"$p/$l" || fail "cannot build a C client with pkg-config"
 "$work/client" || fail "the C client failed"
 
 # The snippet names the plugins by the prefix they were installed to; point
 # a copy at the moved tree.
 sed "s|$work/first|$p|g" "$p/share/alsa/alsa.conf.d/50-audiod.conf" >"$work/alsa.conf"
-grep -q "$p/lib/alsa-lib/libasound_module_pcm_audiod.so" "$work/alsa.conf" ||
+grep -q "$p/$l/alsa-lib/libasound_module_pcm_audiod.so" "$work/alsa.conf" ||
     fail "the ALSA snippet does not name the installed plugin"
 if [ -z "$sanitize" ]; then
     # (A sanitizer build's plugin needs its runtime preloaded into aplay;

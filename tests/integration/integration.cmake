@@ -66,5 +66,5 @@ endforeach()
 
 add_test(NAME install_tree
   COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/integration/install_tree.sh ${PROJECT_BINARY_DIR}
-          "${AUDIOD_SANITIZE}")
+          "${AUDIOD_SANITIZE}" ${CMAKE_INSTALL_LIBDIR})
 set_tests_properties(install_tree PROPERTIES LABELS "integration" TIMEOUT 300)

@@ -45,7 +45,7 @@ struct Module {
         ::setenv("ALSA_CONFIG_PATH", AUDIOD_BUILD_DIR "/tests/alsa/asound.conf", 1);
         ::setenv("AUDIOD_TESTCARD_DIR", card.c_str(), 1);
         ::setenv("LIBASOUND_THREAD_SAFE", "0", 1);
-        handle = ::dlopen(AUDIOD_BUILD_DIR "/lib/audiod/modules/portaudio.so", RTLD_NOW);
+        handle = ::dlopen(AUDIOD_MODULE_BUILD_DIR "/portaudio.so", RTLD_NOW);
         BOOST_REQUIRE_MESSAGE(handle != nullptr, ::dlerror());
         auto entry =
             reinterpret_cast<audiod_module_entry_fn>(::dlsym(handle, "audiod_module_entry"));
