@@ -23,7 +23,23 @@ std::vector<std::string> client_socket_paths() {
     if (socket_path_from_environment()) {
         return {default_socket_path()};
     }
-    return {default_socket_path(), kSystemSocketPath};
+    const std::string user = default_socket_path();
+    const char* runtime = std::getenv("XDG_RUNTIME_DIR");
+    const bool in_tmp = runtime == nullptr || *runtime == '\0';
+    if (in_tmp && !private_to_user(user)) {
+        return {kSystemSocketPath};
+    }
+    return {user, kSystemSocketPath};
+}
+
+bool private_to_user(const std::string& socket_path) {
+    const auto slash = socket_path.rfind('/');
+    if (slash == std::string::npos || slash == 0) {
+        return false;
+    }
+    struct stat st {};
+    return ::lstat(socket_path.substr(0, slash).c_str(), &st) == 0 && S_ISDIR(st.st_mode) &&
+           st.st_uid == ::getuid() && (st.st_mode & 0077) == 0;
 }
 
 bool socket_path_from_environment() {

@@ -17,8 +17,15 @@ namespace audiod {
 inline constexpr const char* kSystemSocketPath = "/run/audiod/socket";
 
 // The sockets a client tries, in order: $AUDIOD_SOCKET alone, or the user's
-// socket then the system one.
+// socket then the system one. The /tmp fallback is left out unless its
+// directory is the user's own and private (private_to_user): in the shared
+// /tmp, another user could have made it and be listening there, and a
+// server of ours would have refused to start in it.
 [[nodiscard]] std::vector<std::string> client_socket_paths();
+
+// Whether the directory holding `socket_path` is a real directory of this
+// user's with no access for group or others.
+[[nodiscard]] bool private_to_user(const std::string& socket_path);
 
 // True when $AUDIOD_SOCKET names the socket (the user chose its directory).
 [[nodiscard]] bool socket_path_from_environment();

@@ -105,6 +105,28 @@ BOOST_AUTO_TEST_CASE(clients_try_their_own_server_then_the_system_one) {
     ::rmdir(base);
 }
 
+BOOST_AUTO_TEST_CASE(a_client_trusts_only_a_private_directory_of_its_own_in_tmp) {
+    char base[] = "/tmp/audiod-test-XXXXXX";
+    BOOST_REQUIRE(::mkdtemp(base));
+    const std::string dir = std::string(base) + "/audiod";
+    BOOST_CHECK(!private_to_user(dir + "/socket")); // missing
+    BOOST_REQUIRE(::mkdir(dir.c_str(), 0700) == 0);
+    BOOST_CHECK(private_to_user(dir + "/socket"));
+    ::chmod(dir.c_str(), 0755);
+    BOOST_CHECK(!private_to_user(dir + "/socket")); // others may have put a socket in it
+    ::chmod(dir.c_str(), 0700);
+    if (::getuid() == 0) {
+        BOOST_REQUIRE(::chown(dir.c_str(), 41101, 41101) == 0);
+        BOOST_CHECK(!private_to_user(dir + "/socket")); // another user's
+    }
+    const std::string link = std::string(base) + "/link";
+    BOOST_REQUIRE(::symlink(dir.c_str(), link.c_str()) == 0);
+    BOOST_CHECK(!private_to_user(link + "/socket"));
+    ::unlink(link.c_str());
+    ::rmdir(dir.c_str());
+    ::rmdir(base);
+}
+
 BOOST_AUTO_TEST_CASE(a_shared_directory_must_be_writable_by_its_owner_alone) {
     char base[] = "/tmp/audiod-test-XXXXXX";
     BOOST_REQUIRE(::mkdtemp(base));
