@@ -270,6 +270,18 @@ int parse_options(int argc, char** argv, Options& options) {
     return -1;
 }
 
+// The configuration: --config, else the first file found where audiod looks
+// (a file created since the start is found by a reload too), else the
+// built-in defaults; or "FILE:LINE: reason".
+std::variant<audiod::ServerConfig, std::string> read_configuration(const Options& options) {
+    const std::string path = options.config_path.empty() ? audiod::find_config_file(options.system)
+                                                         : options.config_path;
+    if (path.empty()) {
+        return audiod::builtin_config();
+    }
+    return audiod::load_config(path);
+}
+
 // A group's id by name, or why not.
 std::variant<gid_t, std::string> group_id(const std::string& name) {
     group entry{};
@@ -306,19 +318,12 @@ int main(int argc, char** argv) {
         return listing.errors.empty() ? 0 : 1;
     }
 
-    ServerConfig config;
-    std::string config_path =
-        options.config_path.empty() ? find_config_file(options.system) : options.config_path;
-    if (config_path.empty()) {
-        config = builtin_config();
-    } else {
-        auto loaded = load_config(config_path);
-        if (auto* error = std::get_if<std::string>(&loaded)) {
-            std::fprintf(stderr, "audiod: bad configuration: %s\n", error->c_str());
-            return 1;
-        }
-        config = std::move(std::get<ServerConfig>(loaded));
+    auto loaded = read_configuration(options);
+    if (auto* error = std::get_if<std::string>(&loaded)) {
+        std::fprintf(stderr, "audiod: bad configuration: %s\n", error->c_str());
+        return 1;
     }
+    ServerConfig config = std::move(std::get<ServerConfig>(loaded));
     if (options.check_only) {
         std::printf("%s: OK (%zu sink%s, default %s)\n", config.source.c_str(), config.sinks.size(),
                     config.sinks.size() == 1 ? "" : "s", config.default_sink.c_str());
@@ -406,16 +411,9 @@ int main(int argc, char** argv) {
     {
         ControlServer server(engine);
         server.set_access_policy(policy);
-        // Read from where it was read at start (a file created since in
-        // ~/.config is found too).
         server.set_reloader([&]() -> std::variant<std::string, ClientError> {
             (void)service.reloading();
-            const std::string path = options.config_path.empty() ? find_config_file(options.system)
-                                                                 : options.config_path;
-            std::variant<ServerConfig, std::string> next = builtin_config();
-            if (!path.empty()) {
-                next = load_config(path);
-            }
+            auto next = read_configuration(options);
             std::variant<std::string, ClientError> result = ClientError{};
             if (const auto* error = std::get_if<std::string>(&next)) {
                 result = ClientError{AUDIOD_E_INVALID, *error};

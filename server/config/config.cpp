@@ -2,6 +2,7 @@
 
 #include "audiod/audiod.h"
 
+#include "engine/app_name.h"
 #include "engine/module_loader.h"
 
 #include "common/volume_level.h"
@@ -172,14 +173,6 @@ void read_sinks_table(const toml::node& node, ServerConfig& config, bool capture
         }
         (capture ? config.sources : config.sinks).push_back(std::move(sink));
     }
-}
-
-// An application's name as clients declare it: any text a client may send,
-// within the limits the server keeps names to.
-bool is_valid_app_name(std::string_view name) {
-    return !name.empty() && name.size() <= 64 && std::none_of(name.begin(), name.end(), [](char c) {
-        return static_cast<unsigned char>(c) < 0x20 || c == 0x7f;
-    });
 }
 
 // [apps.NAME] tables.

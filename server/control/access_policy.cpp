@@ -1,5 +1,7 @@
 #include "control/access_policy.h"
 
+#include "engine/app_name.h"
+
 #include <algorithm>
 #include <cerrno>
 #include <sys/socket.h>
@@ -7,14 +9,6 @@
 #include <vector>
 
 namespace audiod {
-
-namespace {
-
-std::string uid_prefix(uid_t uid) {
-    return std::to_string(uid) + "/";
-}
-
-} // namespace
 
 bool is_admin(const AccessPolicy& policy, int fd, uid_t uid) {
     if (!policy.per_user || uid == 0 || uid == ::geteuid()) {
@@ -40,7 +34,7 @@ bool is_admin(const AccessPolicy& policy, int fd, uid_t uid) {
 }
 
 std::string app_of(const AccessPolicy& policy, const Caller& caller, const std::string& declared) {
-    return policy.per_user ? uid_prefix(caller.uid) + declared : declared;
+    return policy.per_user ? user_app_name(caller.uid, declared) : declared;
 }
 
 std::string requested_app(const AccessPolicy& policy, const Caller& caller,
@@ -50,14 +44,7 @@ std::string requested_app(const AccessPolicy& policy, const Caller& caller,
     if (!policy.per_user || caller.admin) {
         return name;
     }
-    return uid_prefix(caller.uid) + name;
-}
-
-bool belongs_to_a_user(const std::string& app) {
-    const auto slash = app.find('/');
-    return slash != std::string::npos && slash > 0 &&
-           std::all_of(app.begin(), app.begin() + static_cast<std::ptrdiff_t>(slash),
-                       [](char c) { return c >= '0' && c <= '9'; });
+    return user_app_name(caller.uid, name);
 }
 
 std::optional<std::string> shown_app(const AccessPolicy& policy, const Caller& caller,
@@ -65,13 +52,12 @@ std::optional<std::string> shown_app(const AccessPolicy& policy, const Caller& c
     if (!policy.per_user || caller.admin) {
         return app;
     }
-    const std::string own = uid_prefix(caller.uid);
-    if (app.rfind(own, 0) == 0) {
-        return app.substr(own.size());
-    }
     // Rules and the server's own players ("rtp:studio") are everyone's.
-    if (!belongs_to_a_user(app)) {
+    if (!is_user_app_name(app)) {
         return app;
+    }
+    if (app == user_app_name(caller.uid, bare_app_name(app))) {
+        return std::string(bare_app_name(app));
     }
     return std::nullopt;
 }

@@ -46,9 +46,6 @@ struct Caller {
 [[nodiscard]] std::string requested_app(const AccessPolicy& policy, const Caller& caller,
                                         const std::string& name);
 
-// Whether `app` is a user's ("1000/mpv"), not everyone's.
-[[nodiscard]] bool belongs_to_a_user(const std::string& app);
-
 // How `caller` sees the engine's application `app`: nullopt if it is another
 // user's (and the caller no admin).
 [[nodiscard]] std::optional<std::string> shown_app(const AccessPolicy& policy, const Caller& caller,

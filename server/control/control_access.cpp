@@ -3,8 +3,8 @@
 #include "control/control_server.h"
 
 #include "audiod/audiod.h"
+#include "engine/app_name.h"
 
-#include <algorithm>
 #include <set>
 
 namespace audiod {
@@ -68,25 +68,25 @@ void ControlServer::show_streams(const Client& client,
 }
 
 void ControlServer::show_apps(const Client& client, std::vector<proto::AppInfo>& apps) const {
+    // A user's own NAME stands in for the rule of the same name, which it
+    // already follows unless changed.
     std::set<std::string> own;
+    for (const proto::AppInfo& info : apps) {
+        if (policy_.per_user && !client.admin &&
+            info.name == user_app_name(client.uid, bare_app_name(info.name))) {
+            own.insert(std::string(bare_app_name(info.name)));
+        }
+    }
     std::erase_if(apps, [&](proto::AppInfo& info) {
-        const auto shown = shown_app(policy_, caller(client), info.name);
-        if (!shown) {
-            return true;
+        std::optional<std::string> shown = shown_app(policy_, caller(client), info.name);
+        if (!shown.has_value()) {
+            return true; // another user's
         }
-        if (*shown != info.name) {
-            own.insert(*shown);
+        if (own.count(info.name) != 0) {
+            return true; // a rule the user's own entry stands in for
         }
-        info.name = *shown;
+        info.name = std::move(*shown);
         return false;
-    });
-    // A user's own entry for NAME stands in for the rule of the same name.
-    std::erase_if(apps, [&](const proto::AppInfo& info) {
-        return info.streams == 0 && !info.remembered && info.last_seen == 0 && info.rule &&
-               own.count(info.name) != 0 &&
-               std::count_if(apps.begin(), apps.end(), [&](const proto::AppInfo& other) {
-                   return other.name == info.name;
-               }) > 1;
     });
 }
 

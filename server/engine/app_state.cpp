@@ -1,5 +1,7 @@
 #include "engine/app_state.h"
 
+#include "engine/app_name.h"
+
 #include "config/toml_guard.h"
 #include "config/toml_parser.h"
 #include <algorithm>
@@ -62,18 +64,6 @@ int write_all(int fd, const std::string& text) {
     return 0;
 }
 
-// On a system-wide server a user's application is "UID/NAME"; the rule for
-// NAME applies to it.
-std::string rule_key(const std::string& app) {
-    const auto slash = app.find('/');
-    if (slash == std::string::npos || slash == 0 ||
-        !std::all_of(app.begin(), app.begin() + static_cast<std::ptrdiff_t>(slash),
-                     [](char c) { return c >= '0' && c <= '9'; })) {
-        return app;
-    }
-    return app.substr(slash + 1);
-}
-
 } // namespace
 
 std::string AppStateStore::default_path() {
@@ -94,7 +84,7 @@ AppSettings AppStateStore::get(const std::string& app) const {
     if (const auto it = apps_.find(app); it != apps_.end() && it->second.chosen) {
         return *it->second.chosen;
     }
-    const auto rule = rules_.find(rule_key(app));
+    const auto rule = rules_.find(std::string(bare_app_name(app)));
     return rule == rules_.end() ? AppSettings{} : rule->second;
 }
 
@@ -165,7 +155,7 @@ int64_t AppStateStore::last_seen(const std::string& app) const {
 }
 
 bool AppStateStore::has_rule(const std::string& app) const {
-    return rules_.count(rule_key(app)) != 0;
+    return rules_.count(std::string(bare_app_name(app))) != 0;
 }
 
 bool AppStateStore::remembered(const std::string& app) const {

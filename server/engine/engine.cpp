@@ -40,12 +40,13 @@ Engine::Engine(ServerConfig config, ModuleLoader& modules, AppStateStore& state)
     host_.log = host_log;
     host_.request_source = request_source;
     host_.server = this;
+    take_app_rules();
+}
+
+void Engine::take_app_rules() {
     std::map<std::string, AppSettings> rules;
     for (const AppRule& rule : config_.apps) {
-        AppSettings& settings = rules[rule.app];
-        settings.volume = rule.volume.value_or(1.0f);
-        settings.muted = rule.muted.value_or(false);
-        settings.sink = rule.sink;
+        rules[rule.app] = {rule.volume.value_or(1.0f), rule.muted.value_or(false), rule.sink};
     }
     state_.set_rules(std::move(rules));
 }

@@ -189,6 +189,8 @@ private:
     void add_sink(std::unique_ptr<Device> sink, std::string configured_type,
                   std::vector<std::pair<std::string, std::string>> options);
     void reopen_failed_sinks();
+    // Hands the configuration's [apps.NAME] rules to the state store.
+    void take_app_rules();
     // Makes `name` the default sink, announcing it; false if it already was.
     bool change_default_sink(const std::string& name);
     // Puts `fresh` in the entry's place; the streams of the old device (its

@@ -106,11 +106,7 @@ std::variant<std::string, ClientError> Engine::reload(ServerConfig next) {
     // `previous` keeps the entries `closing` points to; moving the vectors
     // keeps every element where it is.
     const ServerConfig previous = std::exchange(config_, std::move(next));
-    std::map<std::string, AppSettings> rules;
-    for (const AppRule& rule : config_.apps) {
-        rules[rule.app] = {rule.volume.value_or(1.0f), rule.muted.value_or(false), rule.sink};
-    }
-    state_.set_rules(std::move(rules));
+    take_app_rules();
     for (auto& [id, stream] : streams_) {
         if (!stream->detaching) {
             apply_gain(*stream);

@@ -1,6 +1,8 @@
 // Engine: volume and mute of streams, applications and sinks.
 #include "engine/engine.h"
 
+#include "engine/app_name.h"
+
 #include "audiod/audiod.h"
 
 #include <algorithm>
@@ -74,9 +76,7 @@ void Engine::apply_app(const std::string& app) {
 // played: it is remembered and applies from its first frame (`audioctl list
 // apps` shows which have played, so a typo is easy to spot).
 MaybeError Engine::check_app(const std::string& app) const {
-    if (app.empty() || app.size() > 64 || std::any_of(app.begin(), app.end(), [](char c) {
-            return static_cast<unsigned char>(c) < 0x20 || c == 0x7f;
-        })) {
+    if (!is_valid_app_name(app)) {
         return ClientError{AUDIOD_E_INVALID,
                            "invalid application name (1 to 64 bytes, no control characters)"};
     }

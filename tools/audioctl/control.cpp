@@ -211,10 +211,6 @@ int run_set_default_sink(Session& session, const Args& args) {
     return request_ok(session, "set-default-sink", request);
 }
 
-} // namespace audiod::ctl
-
-namespace audiod::ctl {
-
 int run_reload(Session& session, const Args& args) {
     if (!args.empty()) {
         return usage("reload takes no arguments");
