@@ -38,14 +38,7 @@ int RequestChannel::protocol_error() noexcept {
 }
 
 int RequestChannel::connect(const std::string& path) {
-    const int fd = connect_seqpacket(path);
-    if (fd < 0) {
-        return error_from_errno(fd);
-    }
-    fd_.reset(fd);
-    lost_ = false;
-    next_seq_ = 1;
-    return 0;
+    return connect_first({path}, nullptr);
 }
 
 int RequestChannel::connect_first(const std::vector<std::string>& paths, std::string* used) {

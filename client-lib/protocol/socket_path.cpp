@@ -32,16 +32,6 @@ std::vector<std::string> client_socket_paths() {
     return {user, kSystemSocketPath};
 }
 
-bool private_to_user(const std::string& socket_path) {
-    const auto slash = socket_path.rfind('/');
-    if (slash == std::string::npos || slash == 0) {
-        return false;
-    }
-    struct stat st {};
-    return ::lstat(socket_path.substr(0, slash).c_str(), &st) == 0 && S_ISDIR(st.st_mode) &&
-           st.st_uid == ::getuid() && (st.st_mode & 0077) == 0;
-}
-
 bool socket_path_from_environment() {
     const char* explicit_path = std::getenv("AUDIOD_SOCKET");
     return explicit_path && *explicit_path;
@@ -80,6 +70,12 @@ std::string check_own_directory(const std::string& dir, struct stat& st) {
 }
 
 } // namespace
+
+bool private_to_user(const std::string& socket_path) {
+    const std::string dir = directory_of(socket_path);
+    struct stat st {};
+    return !dir.empty() && check_own_directory(dir, st).empty() && (st.st_mode & 0077) == 0;
+}
 
 std::string prepare_socket_directory(const std::string& socket_path, bool enforce_private) {
     const std::string dir = directory_of(socket_path);

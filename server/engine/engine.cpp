@@ -6,6 +6,7 @@
 #include "audiod/audiod.h"
 #include "log.h"
 #include "os/watchdog.h"
+#include "protocol/ring_layout.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -204,7 +205,7 @@ std::variant<Stream*, ClientError> Engine::create_stream(const StreamRequest& re
             in_use += other->ring.memory_bytes();
         }
     }
-    const uint64_t asked = capacity * p.channels * sample_bytes(format);
+    const uint64_t asked = ring_memory_bytes(capacity, p.channels * sample_bytes(format));
     const uint64_t limit = uint64_t{config_.client_memory_mb} << 20;
     if (request.client_id != 0 && in_use + asked > limit) {
         const auto mb = [](uint64_t bytes) { return std::to_string((bytes + (1 << 19)) >> 20); };
