@@ -109,14 +109,24 @@ BOOST_AUTO_TEST_CASE(underruns_and_suspends_are_recovered_without_dropping_strea
     BOOST_REQUIRE_MESSAGE(r.status == 0, r.err);
     const uint64_t written = json_number(r.out, "written").value_or(0);
     // The stream was never dropped or moved: it stayed on the card.
-    BOOST_CHECK_GE(xruns(), before + 2);
+    const int64_t faults = static_cast<int64_t>(xruns() - before);
+    BOOST_CHECK_GE(faults, 2);
     BOOST_CHECK_EQUAL(sink_field("card", "state"), "running");
     BOOST_REQUIRE_EQUAL(card.server->stop(SIGTERM), 0);
     const auto heard = sequence_of(raw_s16(card.card + "/played.raw"));
     BOOST_CHECK(only_increasing(heard));
-    // Only what sat in the device's buffer at each fault is lost.
-    BOOST_CHECK_GT(heard.size(), written - 3 * 16 * 256 - 48000);
     BOOST_CHECK_EQUAL(heard.back(), written - 1);
+    // Only what sat in the device's buffer (16 periods of 256 frames) at
+    // each fault is lost: the two made here and any that this machine's
+    // scheduling made of its own (a TSan stress pass had about 24). When
+    // those eat most of what was written, order and the last frame above
+    // are all there is to judge, as in the case before.
+    BOOST_TEST_MESSAGE("device xruns during the test: " << faults);
+    const int64_t allowed_loss = (faults + 1) * 16 * 256 + 48000;
+    const int64_t least = static_cast<int64_t>(written) - allowed_loss;
+    if (least > 0) {
+        BOOST_CHECK_GT(static_cast<int64_t>(heard.size()), least);
+    }
 }
 
 BOOST_AUTO_TEST_CASE(an_unplugged_device_hands_its_streams_over_and_takes_them_back) {
