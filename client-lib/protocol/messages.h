@@ -61,6 +61,7 @@ enum class MsgType : uint32_t {
     reloaded = 39,
     subscribe = 40,
     event = 41, // server -> client, unsolicited, sequence number 0
+    kill_client = 42,
 };
 
 struct Hello {
@@ -83,6 +84,8 @@ struct Ok {
     static constexpr MsgType kType = MsgType::ok;
 };
 
+// The reply to a request that failed. With sequence number 0 it is the
+// server's last word before it closes the connection: why it did.
 struct Error {
     static constexpr MsgType kType = MsgType::error;
     int32_t code = 0; // an AUDIOD_E_* value
@@ -211,6 +214,16 @@ struct Reloaded {
 struct ForgetApp {
     static constexpr MsgType kType = MsgType::forget_app;
     std::string name;
+};
+
+// Ends another connection (its streams go with it), as PulseAudio's
+// kill-client does. The server tells that client why (an Error with
+// sequence number 0, code AUDIOD_E_KILLED) before it closes the
+// connection, so that libaudiod ends its streams with that error instead of
+// reconnecting. Answered by Ok or Error.
+struct KillClient {
+    static constexpr MsgType kType = MsgType::kill_client;
+    uint32_t client_id = 0;
 };
 
 // Asks for Event messages from now on, until the connection closes.
@@ -557,6 +570,11 @@ void visit(V& v, M& m) requires std::is_same_v<std::remove_const_t<M>, SetDefaul
 template <class V, class M>
 void visit(V& v, M& m) requires std::is_same_v<std::remove_const_t<M>, ForgetApp> {
     v.str("name", m.name);
+}
+
+template <class V, class M>
+void visit(V& v, M& m) requires std::is_same_v<std::remove_const_t<M>, KillClient> {
+    v.u32("client", m.client_id);
 }
 
 template <class V, class M>

@@ -48,6 +48,7 @@ int RequestChannel::connect_first(const std::vector<std::string>& paths, std::st
         if (fd >= 0) {
             fd_.reset(fd);
             lost_ = false;
+            farewell_.reset();
             next_seq_ = 1;
             if (used != nullptr) {
                 *used = paths[i];
@@ -128,6 +129,15 @@ int RequestChannel::receive(Packet& packet, Envelope& envelope) {
         lost_ = true;
         return AUDIOD_E_PROTOCOL;
     }
+    if (parsed->type == MsgType::error && parsed->seq == 0) {
+        Error farewell;
+        if (!decode(parsed->body, farewell)) {
+            lost_ = true;
+            return AUDIOD_E_PROTOCOL;
+        }
+        farewell_ = std::move(farewell);
+        return kQueuedEvent;
+    }
     if (parsed->type == MsgType::event) {
         if (!queue_event(parsed->body)) {
             lost_ = true;
@@ -153,7 +163,9 @@ bool RequestChannel::queue_event(std::span<const uint8_t> body) {
 }
 
 int RequestChannel::pump() {
-    if (lost_ || !fd_) {
+    // A lost connection is read too: what the server said before it closed
+    // (its farewell) may still wait there.
+    if (!fd_) {
         return AUDIOD_E_DISCONNECTED;
     }
     Packet packet;

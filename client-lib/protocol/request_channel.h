@@ -10,6 +10,7 @@
 #include "protocol/unique_fd.h"
 
 #include <deque>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -39,6 +40,9 @@ public:
     [[nodiscard]] bool lost() const noexcept { return lost_; }
     // The server's message for the last Error reply ("" if the last call succeeded).
     [[nodiscard]] const std::string& last_error() const noexcept { return last_error_; }
+    // Why the server closed the connection, if it said (an Error with
+    // sequence number 0: AUDIOD_E_KILLED, a malformed request ...).
+    [[nodiscard]] const std::optional<Error>& farewell() const noexcept { return farewell_; }
 
     // Sends `request`; waits until `deadline` for the reply. Returns 0 with
     // the reply's packet in *reply (may be null), or an AUDIOD_E_* code: the
@@ -90,7 +94,8 @@ private:
     // Queues an Event packet; false if it is malformed.
     bool queue_event(std::span<const uint8_t> body);
     // Reads one packet without blocking: kNothing if none is waiting,
-    // kQueuedEvent if it was an event (now queued), kReply with `envelope`
+    // kQueuedEvent if it was an event (now queued) or the server's farewell
+    // (now in farewell_), kReply with `envelope`
     // pointing into `packet`, or an AUDIOD_E_* code (the connection is lost).
     enum : int { kNothing = 1, kQueuedEvent = 2, kReply = 3 };
     int receive(Packet& packet, Envelope& envelope);
@@ -101,6 +106,7 @@ private:
     uint32_t next_seq_ = 1;
     bool lost_ = false;
     std::string last_error_;
+    std::optional<Error> farewell_;
 };
 
 } // namespace audiod::proto

@@ -127,6 +127,8 @@ const char* audiod_strerror(int code) {
         return "refused by the server";
     case AUDIOD_E_VERSION:
         return "incompatible protocol version";
+    case AUDIOD_E_KILLED:
+        return "this client was ended on the server (audioctl kill-client)";
     case AUDIOD_E_STALLED:
         return "the server stopped responding";
     case AUDIOD_E_DENIED:

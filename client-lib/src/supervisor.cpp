@@ -4,7 +4,10 @@
 // Every 250 ms (50 ms while a stream keeps its clock) it looks at the
 // connection and at each stream:
 //  * The socket hung up: the server is gone. Every stream starts keeping
-//    its own clock (or, without keep-clock, fails with DISCONNECTED).
+//    its own clock (or, without keep-clock, fails with DISCONNECTED) —
+//    unless the server said, before it closed, that it ended this client
+//    on purpose (audioctl kill-client): then every stream fails with
+//    KILLED, and nothing reconnects.
 //  * A stream's heartbeat — a counter the server's RT thread bumps every
 //    cycle in the shared ring header — stood still for 500 ms: the server
 //    (or that stream's sink) stalled. The stream keeps its own clock from
@@ -54,6 +57,15 @@ void watch_heartbeat(StreamCore& core, MonoClock::time_point now) {
         core.broken_code = AUDIOD_E_STALLED;
         core.wake();
     }
+}
+
+// Whether the server ended this client on purpose: its last word, read from
+// what is left on the closed socket, was a KILLED error.
+bool ended_by_server(audiod_context* ctx) {
+    std::lock_guard lock(ctx->request_mutex);
+    [[maybe_unused]] const int rc = ctx->channel.pump();
+    const auto& farewell = ctx->channel.farewell();
+    return farewell && farewell->code == AUDIOD_E_KILLED;
 }
 
 // Sends a stream command without waiting for the answer (it will be skipped
@@ -143,6 +155,7 @@ bool recreate(audiod_context* ctx, const std::shared_ptr<StreamCore>& core, bool
 void supervise(audiod_context* ctx) {
     MonoClock::time_point next_attempt{};
     bool any_keeping_clock = false;
+    bool ended = false;
     for (;;) {
         {
             std::unique_lock lock(ctx->supervisor_mutex);
@@ -167,10 +180,17 @@ void supervise(audiod_context* ctx) {
             ctx->connection_lost.store(true);
         }
         const bool lost = ctx->connection_lost.load();
+        ended = ended || (lost && ended_by_server(ctx));
         any_keeping_clock = false;
         for (const auto& core : streams) {
             std::lock_guard lock(core->mutex);
             if (core->closed || core->broken) {
+                continue;
+            }
+            if (ended) {
+                core->broken = true;
+                core->broken_code = AUDIOD_E_KILLED;
+                core->wake();
                 continue;
             }
             // The time now that the stream is ours: a player's thread may

@@ -28,6 +28,7 @@ inline int to_errno(int audiod_code) {
         return -EACCES;
     case AUDIOD_E_DISCONNECTED:
     case AUDIOD_E_STALLED:
+    case AUDIOD_E_KILLED:
         return -ENODEV;
     default:
         return -EIO;

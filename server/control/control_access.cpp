@@ -41,6 +41,14 @@ MaybeError ControlServer::check_stream_owner(const Client& client, uint32_t stre
     return std::nullopt;
 }
 
+MaybeError ControlServer::check_client_owner(const Client& client, const Client& other) const {
+    if (client.admin || other.uid == client.uid) {
+        return std::nullopt;
+    }
+    return ClientError{AUDIOD_E_DENIED,
+                       "client " + std::to_string(other.id) + " belongs to another user"};
+}
+
 MaybeError ControlServer::check_target(const Client& client, uint32_t target, uint32_t stream_id,
                                        std::string& name) const {
     switch (static_cast<proto::VolumeTarget>(target)) {

@@ -120,6 +120,10 @@ bool ControlServer::handle_packet(Client& client, const proto::Packet& packet) {
         return answer<proto::ForgetApp>(client, seq, body, [&](const auto& r) {
             return engine_.forget_app(requested_app(policy_, caller(client), r.name));
         });
+    case proto::MsgType::kill_client:
+        return answer<proto::KillClient>(client, seq, body, [&](const proto::KillClient& r) {
+            return kill_client(client, r.client_id);
+        });
     case proto::MsgType::set_default_sink:
         return answer<proto::SetDefaultSink>(client, seq, body, [&](const auto& r) -> MaybeError {
             if (MaybeError denied = require_admin(client, "choosing the default sink")) {
@@ -293,6 +297,26 @@ bool ControlServer::handle_flush_stream(Client& client, uint32_t seq, Body body)
     return reply(client, seq, proto::Ok{});
 }
 
+MaybeError ControlServer::kill_client(const Client& by, uint32_t client_id) {
+    const auto it = clients_.find(client_id);
+    if (it == clients_.end() || !it->second->greeted) {
+        return ClientError{AUDIOD_E_NOENTITY, "no client " + std::to_string(client_id) +
+                                                  " (see audioctl list clients)"};
+    }
+    Client& target = *it->second;
+    if (MaybeError denied = check_client_owner(by, target)) {
+        return denied;
+    }
+    // Its last word, so that libaudiod ends the client's streams with this
+    // error instead of reconnecting as it would to a restarted server.
+    reply_error(target, 0, AUDIOD_E_KILLED,
+                "ended by client " + std::to_string(by.id) + " (" + by.app + ")");
+    doomed_.push_back(client_id);
+    log_info("control", "client " + std::to_string(client_id) + " (" + target.app +
+                            ") ended by client " + std::to_string(by.id) + " (" + by.app + ")");
+    return std::nullopt;
+}
+
 bool ControlServer::handle_list_clients(Client& client, uint32_t seq, Body body) {
     proto::ListClients request;
     if (!proto::decode(body, request)) {
@@ -301,7 +325,7 @@ bool ControlServer::handle_list_clients(Client& client, uint32_t seq, Body body)
     }
     proto::ClientList list;
     for (const auto& [id, other] : clients_) {
-        if (!client.admin && other->uid != client.uid) {
+        if (check_client_owner(client, *other)) {
             continue; // another user's, on a shared server
         }
         proto::ClientInfo info;

@@ -79,6 +79,9 @@ private:
     [[nodiscard]] Stream* own_stream(const Client& client, uint32_t stream_id) const;
     bool reply_no_stream(Client& client, uint32_t seq, uint32_t stream_id);
     bool handle_list_clients(Client& client, uint32_t seq, Body body);
+    // Ends client `client_id` at `by`'s request (KillClient): tells it why,
+    // then drops it once the current event is handled.
+    [[nodiscard]] MaybeError kill_client(const Client& by, uint32_t client_id);
     // Decodes a request of type M and answers Ok or Error with `action`'s result.
     template <class M, class Action>
     bool answer(Client& client, uint32_t seq, Body body, Action&& action);
@@ -87,6 +90,7 @@ private:
     [[nodiscard]] Caller caller(const Client& client) const;
     [[nodiscard]] MaybeError require_admin(const Client& client, const std::string& what) const;
     [[nodiscard]] MaybeError check_stream_owner(const Client& client, uint32_t stream_id) const;
+    [[nodiscard]] MaybeError check_client_owner(const Client& client, const Client& other) const;
     // A volume, mute or move target; an app:NAME is rewritten to the
     // engine's name for it.
     [[nodiscard]] MaybeError check_target(const Client& client, uint32_t target, uint32_t stream_id,

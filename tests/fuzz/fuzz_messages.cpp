@@ -31,7 +31,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         return 0;
     }
     const std::span<const uint8_t> body(data + 1, size - 1);
-    switch (data[0] % 17) {
+    switch (data[0] % 18) {
     case 0:
         check<Hello>(body);
         break;
@@ -79,6 +79,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         break;
     case 15:
         check<Reloaded>(body);
+        break;
+    case 16:
+        check<KillClient>(body);
         break;
     default:
         // Whole packets, as the server receives them.

@@ -361,6 +361,17 @@ void touch(const std::string& path) {
     std::ofstream(path) << "x\n";
 }
 
+uint64_t counter_frames_heard(const std::string& wav) {
+    const auto out = read_wav_s16(wav);
+    uint64_t next = 0;
+    for (size_t f = 0; f + 1 < out.size(); f += 2) {
+        if (out[f] != 0) {
+            BOOST_REQUIRE_EQUAL(out[f], counter_value(next++));
+        }
+    }
+    return next;
+}
+
 Heard hear_sequence(const std::string& wav) {
     const auto samples = read_wav_s16(wav);
     Heard heard;

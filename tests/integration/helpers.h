@@ -172,6 +172,10 @@ struct Heard {
     bool increasing = true;
 };
 Heard hear_sequence(const std::string& wav);
+// For a WAV in which one "counter" stream played among silent ones: checks
+// that every non-silent frame is the counter's next value (none lost,
+// repeated or altered; fails the test otherwise) and returns how many.
+uint64_t counter_frames_heard(const std::string& wav);
 // Whether frame numbers only ever increase: none played twice or out of
 // order (frames may be missing).
 bool only_increasing(const std::vector<uint64_t>& frames);

@@ -1,11 +1,13 @@
-// audioctl against a real server: listing, JSON output, volume control and
-// clear failures.
+// audioctl against a real server: listing, JSON output, volume control,
+// ending a client, and clear failures.
 #include "helpers.h"
 
 #include <boost/test/unit_test.hpp>
 
 #include <cmath>
 #include <csignal>
+#include <optional>
+#include <string>
 #include <thread>
 
 using namespace audiod;
@@ -37,6 +39,17 @@ bool has_keys(const std::string& json, std::initializer_list<const char*> keys) 
         }
     }
     return all;
+}
+
+// The id of application APP's client in `audioctl --json list clients`.
+std::optional<uint32_t> client_of_app(const std::string& json, const std::string& app) {
+    const auto at = json.find("\"app\":\"" + app + "\"");
+    const auto start = at == std::string::npos ? at : json.rfind('{', at);
+    if (start == std::string::npos) {
+        return std::nullopt;
+    }
+    const auto id = json_number(json.substr(start, at - start), "id");
+    return id ? std::optional<uint32_t>(static_cast<uint32_t>(*id)) : std::nullopt;
 }
 
 } // namespace
@@ -168,6 +181,50 @@ BOOST_AUTO_TEST_CASE(bad_targets_and_levels_fail_clearly) {
     BOOST_CHECK_EQUAL(r.status, 0);
     r = run_tool("audioctl", {"--json", "list", "sinks"});
     BOOST_CHECK(r.out.find("\"volume\":0.25") != std::string::npos);
+}
+
+// kill-client ends a player for good: it is told why and fails with that
+// error instead of reconnecting (as it would after a server restart), its
+// stream goes, and the other player's samples come out exact throughout.
+BOOST_AUTO_TEST_CASE(kill_client_ends_a_player_for_good_and_no_one_else) {
+    TempDir dir;
+    ServerProcess server(file_sink_config(dir.file("out.wav")));
+    // Silent, paced and keeping its clock, as a media player plays.
+    BackgroundProgram victim({bin("audiod-test-client"), "--signal", "constant", "--value", "0",
+                              "--frames", "2880000", "--paced", "--app", "victim"});
+    PlayingClient survivor({"--signal", "counter", "--app", "survivor"});
+    BOOST_REQUIRE(wait_for_app_stream("victim"));
+    const auto id = wait_for_app_stream("survivor");
+    BOOST_REQUIRE(id);
+    BOOST_REQUIRE(wait_for_position(*id, 4800));
+
+    const auto victim_client =
+        client_of_app(run_tool("audioctl", {"--json", "list", "clients"}).out, "victim");
+    BOOST_REQUIRE(victim_client);
+    const ProgramResult killed =
+        run_tool("audioctl", {"kill-client", std::to_string(*victim_client)});
+    BOOST_CHECK_MESSAGE(killed.status == 0, killed.err);
+    const ProgramResult ended = victim.finish(20s);
+    BOOST_CHECK_EQUAL(ended.status, 3); // its write failed
+    BOOST_CHECK_MESSAGE(ended.err.find("this client was ended on the server") != std::string::npos,
+                        ended.err);
+    BOOST_CHECK(eventually(
+        [] {
+            return run_tool("audioctl", {"list", "streams"}).out.find("victim") ==
+                   std::string::npos;
+        },
+        10s));
+
+    ProgramResult r = run_tool("audioctl", {"kill-client", "999"});
+    BOOST_CHECK_EQUAL(r.status, 1);
+    BOOST_CHECK_MESSAGE(r.err.find("no client 999") != std::string::npos, r.err);
+    BOOST_CHECK_EQUAL(run_tool("audioctl", {"kill-client", "first"}).status, 2);
+
+    BOOST_REQUIRE(wait_for_more(*id, 4800));
+    const ProgramResult played = survivor.stop_without_underruns();
+    BOOST_REQUIRE_EQUAL(server.stop(SIGTERM), 0);
+    BOOST_CHECK_EQUAL(counter_frames_heard(dir.file("out.wav")),
+                      json_number(played.out, "written").value_or(0));
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -4,7 +4,6 @@
 // about 10 s), sound comes back within a second of the server, every call
 // stays bounded, and the other streams stay sample-exact.
 #include "common/audio_file.h"
-#include "fixtures/fixture_signals.h"
 #include "helpers.h"
 
 #include <boost/test/unit_test.hpp>
@@ -145,14 +144,7 @@ BOOST_AUTO_TEST_CASE(a_client_killed_mid_write_disturbs_no_one) {
     BOOST_REQUIRE(wait_for_more(*id, 4800));
     const ProgramResult r = good.stop_without_underruns();
     BOOST_REQUIRE_EQUAL(server.stop(SIGTERM), 0);
-    const auto out = read_wav_s16(wav);
-    uint64_t next = 0;
-    for (size_t f = 0; f < out.size() / 2; ++f) {
-        if (out[2 * f] != 0) {
-            BOOST_REQUIRE_EQUAL(out[2 * f], counter_value(next++));
-        }
-    }
-    BOOST_CHECK_EQUAL(next, json_number(r.out, "written").value_or(0));
+    BOOST_CHECK_EQUAL(counter_frames_heard(wav), json_number(r.out, "written").value_or(0));
 }
 
 BOOST_AUTO_TEST_CASE(server_stopped_for_8_s_players_keep_their_clock_and_sound_returns) {

@@ -123,6 +123,14 @@ BOOST_AUTO_TEST_CASE(users_of_a_system_server_are_kept_apart_and_shared_things_n
                                        " belongs to another user") != std::string::npos,
                             args[0] << ": " << r.err);
     }
+    // Nor can she end his player.
+    const auto bob_client = json_number(ctl_as(kBob, {"--json", "list", "clients"}).out, "id");
+    BOOST_REQUIRE(bob_client);
+    const ProgramResult kill = ctl_as(kAlice, {"kill-client", std::to_string(*bob_client)});
+    BOOST_CHECK_EQUAL(kill.status, 1);
+    BOOST_CHECK_MESSAGE(kill.err.find("client " + std::to_string(*bob_client) +
+                                      " belongs to another user") != std::string::npos,
+                        kill.err);
     // Her own: fine; and app:player is hers alone.
     BOOST_CHECK_EQUAL(ctl_as(kAlice, {"move-stream", std::to_string(*alice_id), "other"}).status,
                       0);

@@ -35,6 +35,7 @@ int run_load_source(Session& session, const Args& args);
 int run_unload_source(Session& session, const Args& args);
 int run_set_default_sink(Session& session, const Args& args);
 int run_forget(Session& session, const Args& args);
+int run_kill_client(Session& session, const Args& args);
 int run_reload(Session& session, const Args& args);
 
 // watch.cpp
@@ -64,5 +65,7 @@ struct Target {
     std::string name;
 };
 std::optional<Target> parse_target(const std::string& text, bool allow_sink);
+// A stream or client id: a positive 32-bit decimal number.
+std::optional<uint32_t> parse_id(const std::string& text);
 
 } // namespace audiod::ctl

@@ -10,6 +10,17 @@
 
 namespace audiod::ctl {
 
+std::optional<uint32_t> parse_id(const std::string& text) {
+    char* end = nullptr;
+    errno = 0;
+    const unsigned long id = std::strtoul(text.c_str(), &end, 10);
+    if (text.empty() || text[0] == '-' || errno != 0 || *end != '\0' || id == 0 ||
+        id > UINT32_MAX) {
+        return std::nullopt;
+    }
+    return static_cast<uint32_t>(id);
+}
+
 std::optional<Target> parse_target(const std::string& text, bool allow_sink) {
     Target target;
     if (text.rfind("app:", 0) == 0 && text.size() > 4) {
@@ -22,15 +33,12 @@ std::optional<Target> parse_target(const std::string& text, bool allow_sink) {
         target.name = text.substr(5);
         return target;
     }
-    char* end = nullptr;
-    errno = 0;
-    const unsigned long id = std::strtoul(text.c_str(), &end, 10);
-    if (text.empty() || text[0] == '-' || errno != 0 || *end != '\0' || id == 0 ||
-        id > UINT32_MAX) {
+    const auto id = parse_id(text);
+    if (!id) {
         return std::nullopt;
     }
     target.kind = static_cast<uint32_t>(proto::VolumeTarget::stream);
-    target.stream_id = static_cast<uint32_t>(id);
+    target.stream_id = *id;
     return target;
 }
 
@@ -150,6 +158,16 @@ int run_forget(Session& session, const Args& args) {
     proto::ForgetApp request;
     request.name = args[0].substr(4);
     return request_ok(session, "forget", request);
+}
+
+int run_kill_client(Session& session, const Args& args) {
+    const auto id = args.size() == 1 ? parse_id(args[0]) : std::nullopt;
+    if (!id) {
+        return usage("kill-client takes a client id (see audioctl list clients)");
+    }
+    proto::KillClient request;
+    request.client_id = *id;
+    return request_ok(session, "kill-client", request);
 }
 
 namespace {

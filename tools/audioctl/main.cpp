@@ -79,6 +79,12 @@ application, or sink:NAME):
   forget app:NAME  drop the volume, mute and sink set at run time for an
                    application, and when it last played: its rule in the
                    configuration ([apps.NAME]) or the defaults apply again.
+  kill-client ID   disconnect client ID (an id from `list clients`) and end
+                   its streams. A libaudiod player is told why, and its
+                   next call fails with "this client was ended on the
+                   server" instead of reconnecting as it would after a
+                   server restart. On a shared server, a user's own clients
+                   only (admins: any).
 
 Application volumes, mutes and preferred sinks are remembered by
 application name in the server's state file (see `audioctl info`), and
@@ -185,6 +191,7 @@ int main(int argc, char** argv) {
         {"unload-source", run_unload_source},
         {"set-default-sink", run_set_default_sink},
         {"forget", run_forget},
+        {"kill-client", run_kill_client},
         {"reload", run_reload},
         {"watch", run_watch},
     };

@@ -54,7 +54,12 @@ int run_watch(Session& session, const Args& args) {
                     const std::string line = session.json ? event_json(event) : event_text(event);
                     std::fputs(line.c_str(), stdout);
                 }
-                std::fputs("audioctl: the server went away\n", stderr);
+                if (const auto& farewell = session.channel.farewell()) {
+                    std::fprintf(stderr, "audioctl: the server closed this connection: %s\n",
+                                 farewell->message.c_str());
+                } else {
+                    std::fputs("audioctl: the server went away\n", stderr);
+                }
                 return 1;
             }
         }

@@ -64,6 +64,7 @@ enum audiod_error {
     AUDIOD_E_STALLED = -15,     /**< the server stopped responding (streams without keep-clock) */
     AUDIOD_E_DENIED =
         -16, /**< not permitted for this user (the socket, or another user's stream) */
+    AUDIOD_E_KILLED = -17, /**< the server's user ended this client (audioctl kill-client) */
 };
 
 /** Text for an AUDIOD_E_* code (or for 0). Never NULL; the string is static. */

@@ -119,6 +119,13 @@ BOOST_AUTO_TEST_CASE(error_keeps_negative_code) {
     check_truncations(e);
 }
 
+BOOST_AUTO_TEST_CASE(kill_client_round_trip) {
+    KillClient k;
+    k.client_id = 4242;
+    BOOST_CHECK_EQUAL(round_trip(k).client_id, 4242u);
+    check_truncations(k);
+}
+
 BOOST_AUTO_TEST_CASE(lists_round_trip) {
     SinkList sinks;
     StreamList streams;
