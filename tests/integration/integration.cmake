@@ -18,7 +18,7 @@ audiod_add_test(test_integration
 add_dependencies(test_integration audiod_bin audioplay audiorec audioctl audiod-test-client
   audiod-evil-client audiod-event-client audiod_module_null audiod_module_file
   audiod_module_faulty audiod_module_alsa audiod_fake_card audiod_alsa_pcm audiod_alsa_ctl audiod-alsa-player
-  audiod-portaudio-player audiod-udp-relay audiod_module_rtp audiod_module_portaudio
+  audiod-portaudio-player audiod-udp-relay audiod-unit-sandbox audiod_module_rtp audiod_module_portaudio
   ${AUDIOD_BROKEN_MODULES})
 find_package(ALSA REQUIRED)
 target_link_libraries(test_integration PRIVATE ALSA::ALSA)

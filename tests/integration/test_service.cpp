@@ -1,7 +1,8 @@
 // Starting as a service: socket activation (the first client to connect
 // starts the server on the socket a service manager made) and readiness
 // reported by the systemd notify protocol. systemd-socket-activate plays the
-// service manager, so no systemd as PID 1 is needed.
+// service manager, so no systemd as PID 1 is needed; audiod-unit-sandbox
+// applies the unit's hardening as systemd would.
 #include "fixtures/fixture_signals.h"
 #include "helpers.h"
 
@@ -13,6 +14,7 @@
 #include <filesystem>
 #include <fstream>
 #include <poll.h>
+#include <sstream>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -68,6 +70,61 @@ std::string program_of(pid_t pid) {
 
 bool wait_for_file(const std::string& path, std::chrono::milliseconds limit) {
     return eventually([&] { return ::access(path.c_str(), F_OK) == 0; }, limit);
+}
+
+// What audiod reports of itself (`audioctl --json info`) when it runs in
+// UNIT's sandbox, after a client played through it. The client's counter
+// must come out exact, and the server end cleanly on SIGTERM (a call
+// outside the unit's system call filter would kill it with SIGSYS).
+//
+// It runs as root: on these machines even root lacks CAP_SYS_RESOURCE, so
+// no RLIMIT_RTPRIO can be raised and no ordinary user may ever have
+// SCHED_FIFO. Root's CAP_SYS_NICE grants what a user's RLIMIT_RTPRIO would,
+// and what is under test is the unit's filter between the server and it.
+std::string info_in_sandbox(const std::string& unit, const TempDir& dir, const std::string& name,
+                            const std::vector<std::string>& server_args = {}) {
+    const std::string socket = dir.file(name + ".socket");
+    const std::string wav = dir.file(name + ".wav");
+    {
+        std::ofstream(dir.file(name + ".conf"))
+            << "[server]\nrt-priority = 20\n\n[sinks.out]\ntype = \"file\"\npath = \"" << wav
+            << "\"\n";
+    }
+    std::vector<std::string> argv;
+#ifdef AUDIOD_SANITIZED
+    // LeakSanitizer stops the world with ptrace(2) at exit, which the
+    // unit's filter rightly forbids; the other tests check for leaks.
+    argv = {installed("env"), "ASAN_OPTIONS=detect_leaks=0:abort_on_error=1"};
+#endif
+    for (const std::string& arg :
+         {bin("audiod-unit-sandbox"), unit, std::string("--"), bin("audiod"),
+          std::string("--socket"), socket, std::string("--config"), dir.file(name + ".conf"),
+          std::string("--state"), dir.file(name + ".state")}) {
+        argv.push_back(arg);
+    }
+    argv.insert(argv.end(), server_args.begin(), server_args.end());
+    BackgroundProgram server(argv);
+    BOOST_REQUIRE_MESSAGE(wait_for_socket(socket, 20s), server.output_so_far());
+    const ProgramResult played =
+        run_program({installed("env"), "AUDIOD_SOCKET=" + socket, bin("audiod-test-client"),
+                     "--signal", "counter", "--frames", "24000"},
+                    60s);
+    BOOST_CHECK_MESSAGE(played.status == 0, played.err);
+    const ProgramResult info = run_tool("audioctl", {"--socket", socket, "--json", "info"});
+    BOOST_CHECK_MESSAGE(info.status == 0, info.err);
+    ::kill(server.pid(), SIGTERM);
+    const ProgramResult ended = server.finish(30s);
+    BOOST_CHECK_MESSAGE(ended.status == 0, name << ": the sandboxed server ended with "
+                                                << ended.status << ":\n"
+                                                << ended.err);
+    BOOST_CHECK_EQUAL(counter_frames_heard(wav), 24000u);
+    return info.out;
+}
+
+bool says(const std::string& info, const std::string& field, const std::string& value) {
+    const bool found = info.find("\"" + field + "\":\"" + value) != std::string::npos;
+    BOOST_CHECK_MESSAGE(found, "wanted " << field << " " << value << " in " << info);
+    return found;
 }
 
 } // namespace
@@ -142,6 +199,36 @@ BOOST_AUTO_TEST_CASE(a_passed_stream_socket_is_refused_with_the_unit_setting_to_
     BOOST_CHECK_MESSAGE(ended.err.find("not SOCK_SEQPACKET") != std::string::npos &&
                             ended.err.find("ListenSequentialPacket=") != std::string::npos,
                         ended.err);
+}
+
+// The user unit's hardening leaves audiod what low latency needs: applied
+// as systemd applies it (audiod-unit-sandbox: the unit's seccomp filters and
+// no-new-privileges, since these machines have no systemd as PID 1 to run
+// the unit), the server's sink threads get SCHED_FIFO and its memory is
+// locked where the user's limits permit, and it plays. The same sandbox
+// with RestrictRealtime=yes added takes SCHED_FIFO away: the check can fail.
+BOOST_AUTO_TEST_CASE(the_units_sandbox_leaves_real_time_scheduling_and_locked_memory) {
+    BOOST_REQUIRE_MESSAGE(::geteuid() == 0, "this test needs root's CAP_SYS_NICE (see "
+                                            "info_in_sandbox); CI runs as root");
+    TempDir dir;
+    const std::string units = std::string(AUDIOD_SOURCE_DIR) + "/conf/systemd/";
+    const std::string user = info_in_sandbox(units + "audiod.service.in", dir, "user");
+    says(user, "scheduling", "SCHED_FIFO priority 20");
+    says(user, "memory", "locked");
+    const std::string system = info_in_sandbox(units + "audiod-system.service.in", dir, "system",
+                                               {"--system", "--group", "audio"});
+    says(system, "scheduling", "SCHED_FIFO priority 20");
+    says(system, "memory", "locked");
+
+    std::stringstream text;
+    text << std::ifstream(units + "audiod.service.in").rdbuf();
+    std::string restricted = text.str();
+    const auto service = restricted.find("[Service]\n");
+    BOOST_REQUIRE(service != std::string::npos);
+    restricted.insert(service + std::strlen("[Service]\n"), "RestrictRealtime=yes\n");
+    std::ofstream(dir.file("restricted.service")) << restricted;
+    says(info_in_sandbox(dir.file("restricted.service"), dir, "restricted"), "scheduling",
+         "SCHED_OTHER");
 }
 
 BOOST_AUTO_TEST_SUITE_END()
