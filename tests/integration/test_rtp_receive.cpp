@@ -41,12 +41,18 @@ HeardTone record_while(const std::function<void()>& send) {
     return hear_tone(read_wav_f32(dir.file("heard.wav")), 2, 48000, 1000.0);
 }
 
+// The tone arrived, at its pitch and about its level and length, however
+// the machine kept time; where it kept time, also exactly and clean. (A CI
+// run under load heard a GStreamer sender's tone 1.10 s long and 0.74 dB
+// low: concealment had filled late packets.)
 void check_tone(const HeardTone& heard, double length_tolerance_ms, double max_thd_db) {
-    BOOST_CHECK_LE(std::fabs(heard.seconds - 1.0), 0.1);
+    const double level_db = 20 * std::log10(heard.tone.amplitude / 0.5);
     BOOST_CHECK_LE(std::fabs(heard.frequency - 1000.0), 1.0); // 0.1 %
-    BOOST_CHECK_LE(std::fabs(20 * std::log10(heard.tone.amplitude / 0.5)), 0.5);
+    BOOST_CHECK_LE(std::fabs(heard.seconds - 1.0), 0.5);
+    BOOST_CHECK_LE(std::fabs(level_db), 3.0);
     if (rtp_receiver_kept_time({"net"})) {
         BOOST_CHECK_LE(std::fabs(heard.seconds - 1.0) * 1000, length_tolerance_ms);
+        BOOST_CHECK_LE(std::fabs(level_db), 0.5);
         BOOST_CHECK_LT(heard.tone.thd_n_db, max_thd_db);
         BOOST_CHECK_LE(heard.longest_quiet, 4u);
     }
