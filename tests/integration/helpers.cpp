@@ -221,6 +221,23 @@ bool eventually(const std::function<bool()>& condition, std::chrono::millisecond
     return condition();
 }
 
+void wait_until_watching(const BackgroundProgram& watch) {
+    const auto ctl = [](const std::vector<std::string>& args) {
+        const ProgramResult r = run_tool("audioctl", args);
+        BOOST_REQUIRE_MESSAGE(r.status == 0, "audioctl " << args[0] << ": " << r.err);
+    };
+    for (int i = 0;; ++i) {
+        const std::string probe = "probe" + std::to_string(i);
+        ctl({"load-sink", "null", probe});
+        ctl({"unload-sink", probe});
+        if (eventually([&] { return watch.output_so_far().find(probe) != std::string::npos; },
+                       std::chrono::seconds(1))) {
+            return;
+        }
+        BOOST_REQUIRE_MESSAGE(i < 30, "audioctl watch showed no event");
+    }
+}
+
 namespace {
 
 // The value of "key" in the object of a JSON array that starts at `anchor`.

@@ -136,6 +136,11 @@ wait_for_playing(const std::string& app,
 // Polls `condition` every 50 ms until it holds or `limit` passes.
 bool eventually(const std::function<bool()>& condition, std::chrono::milliseconds limit);
 
+// Waits until WATCH (a running `audioctl watch`) is subscribed: it prints
+// nothing until an event comes, so a probe sink is loaded and unloaded
+// (again, under another name) until one shows.
+void wait_until_watching(const BackgroundProgram& watch);
+
 // One field of a stream or sink as `audioctl --json list` shows it (string
 // values without their quotes), or "" if there is no such stream or sink.
 std::string stream_field(uint32_t id, const std::string& key);

@@ -27,22 +27,6 @@ void ctl_ok(const std::vector<std::string>& args) {
     BOOST_REQUIRE_MESSAGE(r.status == 0, "audioctl " << args[0] << ": " << r.err);
 }
 
-// `audioctl watch` prints nothing until an event comes, so it is known to be
-// subscribed once an event made for it shows: a probe sink loaded and
-// unloaded (again, under another name, until one is seen).
-void wait_until_watching(const BackgroundProgram& watch) {
-    for (int i = 0;; ++i) {
-        const std::string probe = "probe" + std::to_string(i);
-        ctl_ok({"load-sink", "null", probe});
-        ctl_ok({"unload-sink", probe});
-        if (eventually([&] { return watch.output_so_far().find("probe") != std::string::npos; },
-                       1s)) {
-            return;
-        }
-        BOOST_REQUIRE_MESSAGE(i < 30, "audioctl watch showed no event");
-    }
-}
-
 bool shows(const BackgroundProgram& program, const std::vector<std::string>& needles) {
     return eventually(
         [&] {
