@@ -91,6 +91,9 @@ int refresh(AudiodCtl& ctl, bool force) {
     rc = rc != 0 ? rc : fetch<proto::ListApps>(ctl, &apps);
     rc = rc != 0 ? rc : fetch<proto::GetInfo>(ctl, &info);
     if (rc != 0) {
+        // Said here, so that a mixer program's bare "failed" has a reason.
+        SNDERR("audiod: cannot read the server's volumes: %s %s", audiod_strerror(rc),
+               ctl.channel.last_error().c_str());
         return to_errno(rc);
     }
     ctl.snapshot.sinks = std::move(sinks.sinks);
@@ -231,7 +234,11 @@ int look_up(AudiodCtl& ctl, snd_ctl_ext_key_t key, const Element** e, float* vol
     if (const int rc = refresh(ctl, false); rc < 0) {
         return rc;
     }
-    return current(ctl, **e, volume, muted) ? 0 : -ENOENT;
+    if (!current(ctl, **e, volume, muted)) {
+        SNDERR("audiod: %s: no longer on the server", (*e)->id_name.c_str());
+        return -ENOENT;
+    }
+    return 0;
 }
 
 int ctl_read_integer(snd_ctl_ext_t* ext, snd_ctl_ext_key_t key, long* value) {
@@ -373,16 +380,20 @@ int open_ctl(snd_ctl_t** handlep, const char* name, snd_config_t* conf, int mode
     proto::HelloReply reply;
     rc =
         rc != 0 ? rc : ctl->channel.call_for(hello, &reply, audiod::Deadline::after_ms(kRequestMs));
-    rc = rc != 0 ? rc : refresh(*ctl, true);
     if (rc != 0) {
         if (socket.empty()) {
             for (const std::string& path : audiod::client_socket_paths()) {
                 socket += (socket.empty() ? "" : " or ") + path;
             }
         }
-        SNDERR("audiod: cannot reach the audiod server at %s", socket.c_str());
+        SNDERR("audiod: cannot reach the audiod server at %s: %s", socket.c_str(),
+               audiod_strerror(rc));
         delete ctl;
-        return -ECONNREFUSED;
+        return to_errno(rc);
+    }
+    if (const int err = refresh(*ctl, true); err < 0) {
+        delete ctl;
+        return err;
     }
     rebuild_elements(*ctl);
     snd_ctl_ext_t& ext = ctl->ext;

@@ -687,6 +687,24 @@ BOOST_AUTO_TEST_CASE(amixer_events_follow_changes_made_elsewhere) {
                 r.out.find("event value: numid=3") == std::string::npos);
 }
 
+// A stopped server makes a mixer call fail with a reason, not hang: every
+// request has a deadline (1 s).
+BOOST_AUTO_TEST_CASE(amixer_with_a_stopped_server_fails_soon_with_a_reason) {
+    TempDir dir;
+    ServerProcess server(sinks_config(dir));
+    const auto env = alsa_env(server.socket());
+    BOOST_REQUIRE_EQUAL(run_program({installed("amixer"), "-D", "audiod"}, 30s, env).status, 0);
+    ::kill(server.pid(), SIGSTOP);
+    const ProgramResult r = run_program({installed("amixer"), "-D", "audiod"}, 30s, env);
+    ::kill(server.pid(), SIGCONT);
+    BOOST_CHECK_NE(r.status, 0);
+    BOOST_CHECK_LT(r.seconds, 10.0);
+    BOOST_CHECK_MESSAGE(r.err.find("cannot reach the audiod server at " + server.socket() + ": ") !=
+                            std::string::npos,
+                        r.err);
+    BOOST_CHECK_EQUAL(server.stop(SIGTERM), 0);
+}
+
 BOOST_AUTO_TEST_CASE(amixer_without_a_server_fails_at_once) {
     TempDir dir;
     const ProgramResult r = run_program({installed("amixer"), "-D", "audiod"}, 10s,
