@@ -174,6 +174,8 @@ BOOST_AUTO_TEST_CASE(a_stream_moved_to_a_sink_of_another_rate_plays_on) {
     // The player reads the tone from a pipe: the first second, then (once
     // the stream has moved) the rest, so the move lands while it plays.
     Feed feed(dir.file("tone.f32"));
+    BackgroundProgram watch({bin("audioctl"), "watch"});
+    wait_until_watching(watch);
     BackgroundProgram play({bin("audioplay"), "--quiet", "--raw", "--format", "f32le", "--rate",
                             "48000", "--channels", "2", feed.path()});
     const auto samples = tone_samples(48000, 1000.0, 3.0);
@@ -198,7 +200,23 @@ BOOST_AUTO_TEST_CASE(a_stream_moved_to_a_sink_of_another_rate_plays_on) {
     const double seconds = double(on_a.frames()) / 48000 + double(on_b.frames()) / 44100;
     BOOST_TEST_MESSAGE("played " << seconds << " s across the two sinks (gaps: " << on_a.gaps
                                  << " and " << on_b.gaps << " frames)");
-    BOOST_CHECK_CLOSE(seconds, 3.0, 1.0);
+    // Nothing lost, unless the machine held the server still for 500 ms
+    // (seen under TSan on a loaded machine): then libaudiod rightly kept the
+    // player's clock, dropping what it wrote meanwhile, and created its
+    // stream anew, which the server's events show as a second stream.
+    const std::string events = watch.output_so_far();
+    size_t streams = 0;
+    for (size_t at = events.find("stream-added"); at != std::string::npos;
+         at = events.find("stream-added", at + 1)) {
+        ++streams;
+    }
+    if (streams == 1) {
+        BOOST_CHECK_CLOSE(seconds, 3.0, 1.0);
+    } else {
+        BOOST_TEST_MESSAGE(
+            "the player's stream was created anew (the server stood still): " << events);
+        BOOST_CHECK_LE(seconds, 3.03);
+    }
     // Still the 1 kHz tone at the new rate, measured where it plays without
     // a gap (the filter's edges left aside).
     BOOST_REQUIRE_GT(on_b.longest, 3 * 4410u);
