@@ -112,6 +112,13 @@ void SourcePlayer::deliver(const float* frames, uint32_t count, uint64_t pending
     const uint64_t consumed = playing->server_pos.load(std::memory_order_acquire);
     uint64_t queued = written_ - consumed;
 
+    if (started_ && consumed == 0 && queued >= uint64_t{target_} + sink_quantum_) {
+        // The sink has yet to take its first frames: the stream reaches its
+        // thread some cycles after this one starts (many, on a busy
+        // machine). The queue waits at its starting level; what comes
+        // meanwhile no one could have heard, and dropping it is no resync.
+        return;
+    }
     if (started_ && queued == 0) {
         // What is recorded and about to follow counts towards the target.
         queued = refill(count + pending);

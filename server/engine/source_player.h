@@ -22,7 +22,8 @@
 // run dry (this thread held up, or the source) the player starts again from
 // the target and counts a refill; should it overfill (the sink stopped
 // taking for longer than drift could explain), it drops back to the target
-// and counts a resync. A refill is the machine's doing; a resync with
+// and counts a resync. Before the sink first takes, the queue just waits
+// at its starting level. A refill is the machine's doing; a resync with
 // devices that kept time would be the loop's.
 //
 // Thread: the player's own, at the server's RT priority (it is in the
