@@ -17,7 +17,6 @@
 #include <fstream>
 #include <netinet/in.h>
 #include <random>
-#include <regex>
 #include <sstream>
 #include <sys/file.h>
 #include <sys/socket.h>
@@ -107,12 +106,16 @@ std::string write_tone_wav(const std::string& path, uint32_t rate, double hz, do
 }
 
 std::optional<uint64_t> json_number(const std::string& json, const std::string& key) {
-    const std::regex pattern("\"" + key + "\":([0-9]+)");
-    std::smatch match;
-    if (!std::regex_search(json, match, pattern)) {
+    const std::string anchor = "\"" + key + "\":";
+    const size_t at = json.find(anchor);
+    if (at == std::string::npos) {
         return std::nullopt;
     }
-    return std::stoull(match[1].str());
+    const char* digits = json.c_str() + at + anchor.size();
+    if (*digits < '0' || *digits > '9') {
+        return std::nullopt;
+    }
+    return std::strtoull(digits, nullptr, 10);
 }
 
 std::string file_sink_config(const std::string& path, uint32_t quantum, const std::string& extra) {

@@ -14,12 +14,12 @@
 
 #include <cmath>
 #include <csignal>
+#include <cstdio>
 #include <cstdlib>
 #include <fcntl.h>
 #include <filesystem>
 #include <fstream>
 #include <map>
-#include <regex>
 #include <sys/stat.h>
 #include <thread>
 #include <unistd.h>
@@ -83,10 +83,14 @@ void check_whole_sequence(const Heard& heard, uint64_t frames, const std::string
 }
 
 double json_double(const std::string& json, const std::string& key) {
-    const std::regex pattern("\"" + key + "\":(-?[0-9.]+)");
-    std::smatch match;
-    BOOST_REQUIRE_MESSAGE(std::regex_search(json, match, pattern), key << " missing in " << json);
-    return std::stod(match[1].str());
+    const std::string anchor = "\"" + key + "\":";
+    const size_t at = json.find(anchor);
+    BOOST_REQUIRE_MESSAGE(at != std::string::npos, key << " missing in " << json);
+    const char* start = json.c_str() + at + anchor.size();
+    char* end = nullptr;
+    const double value = std::strtod(start, &end);
+    BOOST_REQUIRE_MESSAGE(end != start, key << " is not a number in " << json);
+    return value;
 }
 
 ProgramResult run_player(const ServerProcess& server, std::vector<std::string> args) {
@@ -381,14 +385,18 @@ BOOST_AUTO_TEST_CASE(delay_matches_what_the_sink_has_consumed) {
     // Each check: written, delay, the server's position, delay again. The
     // true delay when the server answered is what was written and not yet
     // through the sink; it lies between the two readings.
-    const std::regex check(R"(\[(\d+),(\d+),(\d+),(\d+)\])");
     size_t checked = 0;
-    for (auto it = std::sregex_iterator(r.out.begin(), r.out.end(), check);
-         it != std::sregex_iterator(); ++it) {
-        const int64_t written = std::stoll((*it)[1].str());
-        const int64_t before = std::stoll((*it)[2].str());
-        const int64_t position = std::stoll((*it)[3].str());
-        const int64_t after = std::stoll((*it)[4].str());
+    for (size_t at = r.out.find('['); at != std::string::npos; at = r.out.find('[', at + 1)) {
+        long long written = 0;
+        long long before = 0;
+        long long position = 0;
+        long long after = 0;
+        char close = 0;
+        if (std::sscanf(r.out.c_str() + at, "[%lld,%lld,%lld,%lld%c", &written, &before, &position,
+                        &after, &close) != 5 ||
+            close != ']') {
+            continue;
+        }
         const int64_t truth = written - position + static_cast<int64_t>(latency);
         BOOST_CHECK_MESSAGE(truth <= before + quantum && truth >= after - quantum,
                             "delay read " << before << " then " << after << ", truth " << truth);
