@@ -224,15 +224,16 @@ bool eventually(const std::function<bool()>& condition, std::chrono::millisecond
     return condition();
 }
 
+void ctl_ok(const std::vector<std::string>& args) {
+    const ProgramResult r = run_tool("audioctl", args);
+    BOOST_REQUIRE_MESSAGE(r.status == 0, "audioctl " << args[0] << ": " << r.err);
+}
+
 void wait_until_watching(const BackgroundProgram& watch) {
-    const auto ctl = [](const std::vector<std::string>& args) {
-        const ProgramResult r = run_tool("audioctl", args);
-        BOOST_REQUIRE_MESSAGE(r.status == 0, "audioctl " << args[0] << ": " << r.err);
-    };
     for (int i = 0;; ++i) {
         const std::string probe = "probe" + std::to_string(i);
-        ctl({"load-sink", "null", probe});
-        ctl({"unload-sink", probe});
+        ctl_ok({"load-sink", "null", probe});
+        ctl_ok({"unload-sink", probe});
         if (eventually([&] { return watch.output_so_far().find(probe) != std::string::npos; },
                        std::chrono::seconds(1))) {
             return;

@@ -136,6 +136,10 @@ wait_for_playing(const std::string& app,
 // Polls `condition` every 50 ms until it holds or `limit` passes.
 bool eventually(const std::function<bool()>& condition, std::chrono::milliseconds limit);
 
+// Runs `audioctl ARGS...` and fails the test (with audioctl's message)
+// unless it succeeds.
+void ctl_ok(const std::vector<std::string>& args);
+
 // Waits until WATCH (a running `audioctl watch`) is subscribed: it prints
 // nothing until an event comes, so a probe sink is loaded and unloaded
 // (again, under another name) until one shows.

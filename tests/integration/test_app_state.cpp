@@ -24,11 +24,6 @@ std::string config(const TempDir& dir, const std::string& b_file) {
            "\"\n";
 }
 
-void ctl_ok(const std::vector<std::string>& args) {
-    const ProgramResult r = run_tool("audioctl", args);
-    BOOST_REQUIRE_MESSAGE(r.status == 0, "audioctl " << args[0] << ": " << r.err);
-}
-
 // Plays `frames` of a constant 10000 as application `app`.
 ProgramResult play_constant(const std::string& app, const std::string& frames = "24000") {
     return run_tool("audiod-test-client",

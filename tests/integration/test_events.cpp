@@ -22,11 +22,6 @@ std::vector<std::string> lines_of(const std::string& text) {
     return lines;
 }
 
-void ctl_ok(const std::vector<std::string>& args) {
-    const ProgramResult r = run_tool("audioctl", args);
-    BOOST_REQUIRE_MESSAGE(r.status == 0, "audioctl " << args[0] << ": " << r.err);
-}
-
 bool shows(const BackgroundProgram& program, const std::vector<std::string>& needles) {
     return eventually(
         [&] {

@@ -33,11 +33,6 @@ ProgramResult ctl(const std::vector<std::string>& args) {
     return run_tool("audioctl", args);
 }
 
-void ctl_ok(const std::vector<std::string>& args) {
-    const ProgramResult r = ctl(args);
-    BOOST_REQUIRE_MESSAGE(r.status == 0, "audioctl " << args[0] << ": " << r.err);
-}
-
 } // namespace
 
 BOOST_AUTO_TEST_SUITE(routing)

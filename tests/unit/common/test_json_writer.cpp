@@ -11,7 +11,7 @@ using audiod::JsonWriter;
 
 namespace {
 
-std::string quoted(std::string_view text) {
+std::string json_quoted(std::string_view text) {
     std::string out;
     JsonWriter::append_quoted(out, text);
     return out;
@@ -55,20 +55,20 @@ const std::string kFffd = "\xEF\xBF\xBD";
 BOOST_AUTO_TEST_SUITE(json_writer)
 
 BOOST_AUTO_TEST_CASE(escapes_quotes_backslashes_and_controls) {
-    BOOST_TEST(quoted("plain") == "\"plain\"");
-    BOOST_TEST(quoted("") == "\"\"");
-    BOOST_TEST(quoted("a\"b") == "\"a\\\"b\"");
-    BOOST_TEST(quoted("a\\b") == "\"a\\\\b\"");
-    BOOST_TEST(quoted("line\nnext\ttab\r") == "\"line\\u000anext\\u0009tab\\u000d\"");
-    BOOST_TEST(quoted(std::string_view("nul\0x", 5)) == "\"nul\\u0000x\"");
-    BOOST_TEST(quoted("\x1f\x7f") == "\"\\u001f\x7f\"");
-    BOOST_TEST(quoted("a/b") == "\"a/b\"");
+    BOOST_TEST(json_quoted("plain") == "\"plain\"");
+    BOOST_TEST(json_quoted("") == "\"\"");
+    BOOST_TEST(json_quoted("a\"b") == "\"a\\\"b\"");
+    BOOST_TEST(json_quoted("a\\b") == "\"a\\\\b\"");
+    BOOST_TEST(json_quoted("line\nnext\ttab\r") == "\"line\\u000anext\\u0009tab\\u000d\"");
+    BOOST_TEST(json_quoted(std::string_view("nul\0x", 5)) == "\"nul\\u0000x\"");
+    BOOST_TEST(json_quoted("\x1f\x7f") == "\"\\u001f\x7f\"");
+    BOOST_TEST(json_quoted("a/b") == "\"a/b\"");
 }
 
 BOOST_AUTO_TEST_CASE(valid_utf8_passes_through) {
     const std::string text =
         "caf\xC3\xA9 \xE2\x82\xAC \xF0\x9F\x8E\xB5 \xEF\xBF\xBF \xF4\x8F\xBF\xBF";
-    BOOST_TEST(quoted(text) == "\"" + text + "\"");
+    BOOST_TEST(json_quoted(text) == "\"" + text + "\"");
 }
 
 BOOST_AUTO_TEST_CASE(invalid_utf8_becomes_replacement_characters) {
@@ -93,7 +93,7 @@ BOOST_AUTO_TEST_CASE(invalid_utf8_becomes_replacement_characters) {
     };
     for (const Case& c : cases) {
         BOOST_TEST_CONTEXT("input of " << c.in.size() << " bytes") {
-            BOOST_TEST(quoted(c.in) == "\"" + c.out + "\"");
+            BOOST_TEST(json_quoted(c.in) == "\"" + c.out + "\"");
         }
     }
 }
@@ -108,7 +108,7 @@ BOOST_AUTO_TEST_CASE(every_byte_string_gives_valid_utf8) {
             const auto byte = static_cast<unsigned char>(seed >> 16);
             text += static_cast<char>(i % 3 == 0 ? byte | 0x80 : byte);
         }
-        const std::string out = quoted(text);
+        const std::string out = json_quoted(text);
         BOOST_TEST(valid_utf8(out));
         BOOST_TEST(out.front() == '"');
         BOOST_TEST(out.back() == '"');
