@@ -431,20 +431,15 @@ int main(int argc, char** argv) {
         if (activated != nullptr) {
             listener = std::move(activated->fd);
         } else {
-            auto bound = listen_on(socket_path);
+            // Members of the access group may connect; nobody else.
+            auto bound = listen_on(socket_path, options.system ? std::optional<gid_t>(access_gid)
+                                                               : std::nullopt);
             if (auto* failed = std::get_if<std::string>(&bound)) {
-                std::fprintf(stderr, "audiod: %s\n", failed->c_str());
+                std::fprintf(stderr, "audiod: %s%s\n", failed->c_str(),
+                             options.system ? (" (group " + options.group + ")").c_str() : "");
                 return 1;
             }
             listener = std::move(std::get<UniqueFd>(bound));
-            // Members of the access group may connect; nobody else.
-            if (options.system &&
-                (::chown(socket_path.c_str(), static_cast<uid_t>(-1), access_gid) != 0 ||
-                 ::chmod(socket_path.c_str(), 0660) != 0)) {
-                std::fprintf(stderr, "audiod: cannot give %s to group %s: %s\n",
-                             socket_path.c_str(), options.group.c_str(), std::strerror(errno));
-                return 1;
-            }
         }
         log_info("main", std::string(activated != nullptr ? "serving passed socket="
                                                           : "listening socket=") +

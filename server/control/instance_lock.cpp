@@ -45,7 +45,7 @@ InstanceLock::~InstanceLock() {
     // closing the fd releases the lock.
 }
 
-std::variant<UniqueFd, std::string> listen_on(const std::string& path) {
+std::variant<UniqueFd, std::string> listen_on(const std::string& path, std::optional<gid_t> group) {
     sockaddr_un addr{};
     if (path.size() >= sizeof addr.sun_path) {
         return "socket path too long: " + path;
@@ -67,7 +67,16 @@ std::variant<UniqueFd, std::string> listen_on(const std::string& path) {
     if (::bind(fd.get(), reinterpret_cast<const sockaddr*>(&addr), sizeof addr) != 0) {
         return "cannot bind " + path + ": " + std::strerror(errno);
     }
-    ::chmod(path.c_str(), 0600);
+    if (group) {
+        if (::chown(path.c_str(), static_cast<uid_t>(-1), *group) != 0 ||
+            ::chmod(path.c_str(), 0660) != 0) {
+            const std::string why = std::strerror(errno);
+            ::unlink(path.c_str());
+            return "cannot give " + path + " to its group: " + why;
+        }
+    } else {
+        ::chmod(path.c_str(), 0600);
+    }
     if (::listen(fd.get(), 64) != 0) {
         return "cannot listen on " + path + ": " + std::strerror(errno);
     }

@@ -6,7 +6,9 @@
 
 #include "protocol/unique_fd.h"
 
+#include <optional>
 #include <string>
+#include <sys/types.h>
 #include <variant>
 
 namespace audiod {
@@ -28,8 +30,11 @@ private:
 };
 
 // Binds and listens on a SOCK_SEQPACKET socket at `path`, replacing a stale
-// socket file (call only while holding the InstanceLock). Returns the fd or
-// an error message.
-std::variant<UniqueFd, std::string> listen_on(const std::string& path);
+// socket file (call only while holding the InstanceLock). The socket file
+// gets its final access before the socket listens, so that no client finds
+// it in between: mode 0600, or 0660 owned by `group` when one is given (a
+// system-wide server). Returns the fd or an error message.
+std::variant<UniqueFd, std::string> listen_on(const std::string& path,
+                                              std::optional<gid_t> group = std::nullopt);
 
 } // namespace audiod
