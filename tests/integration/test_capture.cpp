@@ -194,20 +194,24 @@ BOOST_AUTO_TEST_CASE(a_recording_keeps_its_pace_when_the_server_dies) {
     // frames end and the library's silence begins.
     PlayingClient player({"--signal", "constant", "--value", "1000", "--app", "player"});
     BOOST_REQUIRE(wait_for_playing("player"));
-    BackgroundProgram rec(
-        {bin("audiorec"), "--app", "rec", "--duration", "6", dir.file("rec.wav")});
+    // Recording until interrupted: with a fixed length, a slow step beside
+    // a loaded machine once killed the server after the recording had ended.
+    BackgroundProgram rec({bin("audiorec"), "--app", "rec", dir.file("rec.wav")});
     const auto id = wait_for_app_stream("rec");
     BOOST_REQUIRE(id);
     BOOST_REQUIRE(wait_for_position(*id, 36000));
     const auto killed = std::chrono::steady_clock::now();
     BOOST_CHECK_EQUAL(server->stop(SIGKILL), 128 + SIGKILL);
+    // Three seconds on the library's own clock (time is the point here).
+    std::this_thread::sleep_until(killed + 3s);
+    ::kill(rec.pid(), SIGINT);
     const ProgramResult r = rec.finish(30s);
     BOOST_REQUIRE_MESSAGE(r.status == 0, r.err);
     const double after =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - killed).count();
     player.stop();
     const auto samples = read_wav_s16(dir.file("rec.wav"));
-    BOOST_CHECK_EQUAL(samples.size(), 2u * 6 * 48000);
+    BOOST_REQUIRE_GT(samples.size(), 2u * 36000);
     // The silence after the last frame the server delivered is what the
     // library's clock recorded once it noticed the loss: it took about as
     // long as it lasts (no hang, and no runaway clock, which would deliver
@@ -223,7 +227,7 @@ BOOST_AUTO_TEST_CASE(a_recording_keeps_its_pace_when_the_server_dies) {
     BOOST_CHECK_GE(after, silence - 0.15);
     BOOST_CHECK_LE(after, silence + 3.0);
     // Waiting for the clock, not spinning on it (a spinning reader once
-    // used a whole core): a recording of 6 s costs well under a second.
+    // used a whole core): a recording of some 4 s costs well under a second.
     BOOST_TEST_MESSAGE("audiorec used " << r.cpu_seconds << " s of CPU");
     BOOST_CHECK_LT(r.cpu_seconds, 1.5);
 }
