@@ -432,11 +432,13 @@ int main(int argc, char** argv) {
             listener = std::move(activated->fd);
         } else {
             // Members of the access group may connect; nobody else.
-            auto bound = listen_on(socket_path, options.system ? std::optional<gid_t>(access_gid)
-                                                               : std::nullopt);
+            std::optional<SocketGroup> group;
+            if (options.system) {
+                group = SocketGroup{access_gid, options.group};
+            }
+            auto bound = listen_on(socket_path, group);
             if (auto* failed = std::get_if<std::string>(&bound)) {
-                std::fprintf(stderr, "audiod: %s%s\n", failed->c_str(),
-                             options.system ? (" (group " + options.group + ")").c_str() : "");
+                std::fprintf(stderr, "audiod: %s\n", failed->c_str());
                 return 1;
             }
             listener = std::move(std::get<UniqueFd>(bound));

@@ -234,11 +234,10 @@ int look_up(AudiodCtl& ctl, snd_ctl_ext_key_t key, const Element** e, float* vol
     if (const int rc = refresh(ctl, false); rc < 0) {
         return rc;
     }
-    if (!current(ctl, **e, volume, muted)) {
-        SNDERR("audiod: %s: no longer on the server", (*e)->id_name.c_str());
-        return -ENOENT;
-    }
-    return 0;
+    // Silent: an application that stopped playing leaves its element
+    // behind until the mixer rebuilds its list, which is no error to print
+    // (over alsamixer's screen, say).
+    return current(ctl, **e, volume, muted) ? 0 : -ENOENT;
 }
 
 int ctl_read_integer(snd_ctl_ext_t* ext, snd_ctl_ext_key_t key, long* value) {

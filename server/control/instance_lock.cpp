@@ -45,7 +45,8 @@ InstanceLock::~InstanceLock() {
     // closing the fd releases the lock.
 }
 
-std::variant<UniqueFd, std::string> listen_on(const std::string& path, std::optional<gid_t> group) {
+std::variant<UniqueFd, std::string> listen_on(const std::string& path,
+                                              const std::optional<SocketGroup>& group) {
     sockaddr_un addr{};
     if (path.size() >= sizeof addr.sun_path) {
         return "socket path too long: " + path;
@@ -68,11 +69,11 @@ std::variant<UniqueFd, std::string> listen_on(const std::string& path, std::opti
         return "cannot bind " + path + ": " + std::strerror(errno);
     }
     if (group) {
-        if (::chown(path.c_str(), static_cast<uid_t>(-1), *group) != 0 ||
+        if (::chown(path.c_str(), static_cast<uid_t>(-1), group->gid) != 0 ||
             ::chmod(path.c_str(), 0660) != 0) {
             const std::string why = std::strerror(errno);
             ::unlink(path.c_str());
-            return "cannot give " + path + " to its group: " + why;
+            return "cannot give " + path + " to group " + group->name + ": " + why;
         }
     } else {
         ::chmod(path.c_str(), 0600);

@@ -34,7 +34,11 @@ private:
 // gets its final access before the socket listens, so that no client finds
 // it in between: mode 0600, or 0660 owned by `group` when one is given (a
 // system-wide server). Returns the fd or an error message.
+struct SocketGroup {
+    gid_t gid = 0;
+    std::string name; // for messages
+};
 std::variant<UniqueFd, std::string> listen_on(const std::string& path,
-                                              std::optional<gid_t> group = std::nullopt);
+                                              const std::optional<SocketGroup>& group = {});
 
 } // namespace audiod
