@@ -54,13 +54,16 @@ void check_player(const ProgramResult& r) {
     BOOST_TEST_MESSAGE("paced player: " << r.out);
     BOOST_REQUIRE_MESSAGE(r.status == 0, "paced player failed: " << r.err);
     // About as much wall time as audio written: the player's clock never
-    // stopped. One that waited for the server would have written 8 s less.
+    // stopped. One that waited for the server would have written 8 s less;
+    // the bound lies halfway, since a loaded machine's sink may lose time
+    // of its own and hold the player's writes back (a TSan pass beside
+    // stress-ng: 2.5 s).
     const auto wall = json_number(r.out, "wall_ms");
     const auto written = json_number(r.out, "written");
     BOOST_REQUIRE(wall && written);
     const double audio_ms = double(*written) / 48.0;
     BOOST_CHECK_GE(double(*wall), audio_ms - 500);
-    BOOST_CHECK_LE(double(*wall), audio_ms + 2000);
+    BOOST_CHECK_LE(double(*wall), audio_ms + 4000);
     BOOST_CHECK_EQUAL(json_number(r.out, "kept_clock").value_or(0), 1u);
     // And no call blocked for long: a write waits for room at most about
     // half a buffer, plus the 500 ms it takes to notice a stalled server.
