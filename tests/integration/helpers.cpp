@@ -105,17 +105,33 @@ std::string write_tone_wav(const std::string& path, uint32_t rate, double hz, do
     return path;
 }
 
-std::optional<uint64_t> json_number(const std::string& json, const std::string& key) {
+namespace {
+
+// Where the value of "key" starts in `json`, or null.
+const char* json_value(const std::string& json, const std::string& key) {
     const std::string anchor = "\"" + key + "\":";
     const size_t at = json.find(anchor);
-    if (at == std::string::npos) {
-        return std::nullopt;
-    }
-    const char* digits = json.c_str() + at + anchor.size();
-    if (*digits < '0' || *digits > '9') {
+    return at == std::string::npos ? nullptr : json.c_str() + at + anchor.size();
+}
+
+} // namespace
+
+std::optional<uint64_t> json_number(const std::string& json, const std::string& key) {
+    const char* digits = json_value(json, key);
+    if (digits == nullptr || *digits < '0' || *digits > '9') {
         return std::nullopt;
     }
     return std::strtoull(digits, nullptr, 10);
+}
+
+std::optional<double> json_real(const std::string& json, const std::string& key) {
+    const char* start = json_value(json, key);
+    char* end = nullptr;
+    const double value = start != nullptr ? std::strtod(start, &end) : 0.0;
+    if (start == nullptr || end == start) {
+        return std::nullopt;
+    }
+    return value;
 }
 
 std::string file_sink_config(const std::string& path, uint32_t quantum, const std::string& extra) {

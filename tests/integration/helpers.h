@@ -33,6 +33,8 @@ std::vector<float> float_samples(const std::string& raw);
 
 // The unsigned integer after "KEY": in a JSON text, or nullopt.
 std::optional<uint64_t> json_number(const std::string& json, const std::string& key);
+// The same for any number (sign, fraction), e.g. "seconds":2.98.
+std::optional<double> json_real(const std::string& json, const std::string& key);
 
 // A configuration with one file sink NAME writing PATH, plus `extra` TOML.
 std::string file_sink_config(const std::string& path, uint32_t quantum = 256,

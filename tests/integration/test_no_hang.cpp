@@ -45,9 +45,9 @@ std::string one_file_sink(const std::string& wav) {
 
 // audiod-test-client's own measure of its longest libaudiod call, in ms.
 double longest_call_ms(const ProgramResult& r) {
-    const auto at = r.out.find("\"longest_call_ms\":");
-    BOOST_REQUIRE_MESSAGE(at != std::string::npos, r.out);
-    return std::stod(r.out.substr(at + 18));
+    const auto ms = json_real(r.out, "longest_call_ms");
+    BOOST_REQUIRE_MESSAGE(ms, r.out);
+    return *ms;
 }
 
 void check_player(const ProgramResult& r) {
