@@ -225,8 +225,9 @@ std::optional<uint32_t> wait_for_app_stream(const std::string& app,
     return wait_for_stream_of(app, 0, limit);
 }
 
-std::optional<uint32_t> wait_for_playing(const std::string& app, std::chrono::milliseconds limit) {
-    return wait_for_stream_of(app, 1, limit);
+std::optional<uint32_t> wait_for_playing(const std::string& app, std::chrono::milliseconds limit,
+                                         uint64_t frames) {
+    return wait_for_stream_of(app, frames, limit);
 }
 
 bool eventually(const std::function<bool()>& condition, std::chrono::milliseconds limit) {

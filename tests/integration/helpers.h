@@ -127,13 +127,14 @@ void touch(const std::string& path);
 std::optional<uint32_t>
 wait_for_app_stream(const std::string& app,
                     std::chrono::milliseconds limit = std::chrono::seconds(30));
-// Waits until a stream of APP has played (or recorded) a frame; returns its
-// id. For ALSA programs, which may open and close streams while they set up
-// (the plugin closes its stream at hw_params and opens one at prepare), this
-// is the stream that plays.
-std::optional<uint32_t>
-wait_for_playing(const std::string& app,
-                 std::chrono::milliseconds limit = std::chrono::seconds(30));
+// Waits until a stream of APP has played (or recorded) `frames` frames;
+// returns its id. For ALSA programs, which may open and close streams while
+// they set up (the plugin closes its stream at hw_params and opens one at
+// prepare), this is the stream that plays; for a libaudiod player whose
+// stream was created anew (after a stall of the server), the new one.
+std::optional<uint32_t> wait_for_playing(const std::string& app,
+                                         std::chrono::milliseconds limit = std::chrono::seconds(30),
+                                         uint64_t frames = 1);
 
 // Polls `condition` every 50 ms until it holds or `limit` passes.
 bool eventually(const std::function<bool()>& condition, std::chrono::milliseconds limit);

@@ -78,14 +78,19 @@ struct Playing {
     std::chrono::steady_clock::time_point seen;
 };
 
-// Waits until the paced player and audioplay both play, a second into the
-// player's stream.
-std::optional<Playing> both_playing() {
+// Waits until audioplay plays and the paced player is a second into a
+// stream of its (a new one, should the library have created it anew after
+// the loaded server stood still for 500 ms). Fails the test, saying which
+// wait ran out, with the streams listed and the server's log.
+Playing both_playing(const ServerProcess& server) {
     const auto audioplay = wait_for_app_stream("audioplay");
-    const auto player = wait_for_app_stream("player");
-    if (!audioplay || !player || !wait_for_position(*player, kOneSecond)) {
-        return std::nullopt;
-    }
+    const auto player = wait_for_playing("player", 30s, kOneSecond);
+    BOOST_REQUIRE_MESSAGE(
+        audioplay && player,
+        (audioplay ? "the paced player never reached 1 s" : "audioplay's stream never appeared")
+            << "; the streams now:\n"
+            << run_tool("audioctl", {"list", "streams"}).out << "the server's log:\n"
+            << server.log());
     Playing playing;
     playing.player = *player;
     playing.audioplay_position = stream_position(*audioplay).value_or(0);
@@ -202,14 +207,13 @@ BOOST_AUTO_TEST_CASE(server_stopped_for_8_s_players_keep_their_clock_and_sound_r
     const auto launched = std::chrono::steady_clock::now();
     BackgroundProgram play({bin("audioplay"), "--quiet", "--sink", "other", ten});
     EndWatch play_end(play);
-    const auto playing = both_playing();
-    BOOST_REQUIRE(playing);
-    BOOST_TEST_MESSAGE("the server stops " << playing->player_position / 48000.0
+    const Playing playing = both_playing(server);
+    BOOST_TEST_MESSAGE("the server stops " << playing.player_position / 48000.0
                                            << " s into the player");
     ::kill(server.pid(), SIGSTOP);
     std::this_thread::sleep_for(8s);
     ::kill(server.pid(), SIGCONT);
-    check_audioplay(play, play_end, launched, *playing);
+    check_audioplay(play, play_end, launched, playing);
     // Sound returns: the player's stream plays on.
     const auto after = wait_for_app_stream("player");
     BOOST_REQUIRE(after);
@@ -225,7 +229,7 @@ BOOST_AUTO_TEST_CASE(server_stopped_for_8_s_players_keep_their_clock_and_sound_r
     BOOST_REQUIRE(!heard.values.empty());
     BOOST_CHECK(heard.increasing);
     BOOST_CHECK_LT(heard.longest_gap, kOneSecond);
-    BOOST_CHECK_GT(heard.values.back(), playing->player_position + 9 * kOneSecond);
+    BOOST_CHECK_GT(heard.values.back(), playing.player_position + 9 * kOneSecond);
 }
 
 BOOST_AUTO_TEST_CASE(server_killed_and_replaced_players_carry_on) {
@@ -236,9 +240,8 @@ BOOST_AUTO_TEST_CASE(server_killed_and_replaced_players_carry_on) {
     const auto launched = std::chrono::steady_clock::now();
     BackgroundProgram play({bin("audioplay"), "--quiet", "--sink", "other", ten});
     EndWatch play_end(play);
-    const auto playing = both_playing();
-    BOOST_REQUIRE(playing);
-    BOOST_TEST_MESSAGE("the server is killed " << playing->player_position / 48000.0
+    const Playing playing = both_playing(*first);
+    BOOST_TEST_MESSAGE("the server is killed " << playing.player_position / 48000.0
                                                << " s into the player");
     BOOST_CHECK_EQUAL(first->stop(SIGKILL), 128 + SIGKILL);
     first.reset();
@@ -246,7 +249,7 @@ BOOST_AUTO_TEST_CASE(server_killed_and_replaced_players_carry_on) {
     // A new server on the same socket; the players find it by themselves.
     std::ofstream(dir.file("audiod.conf")) << one_file_sink(dir.file("second.wav"));
     ServerProcess second(one_file_sink(dir.file("second.wav")), dir.path());
-    check_audioplay(play, play_end, launched, *playing);
+    check_audioplay(play, play_end, launched, playing);
     const auto again = wait_for_app_stream("player");
     BOOST_REQUIRE_MESSAGE(again, "the player never came back; the new server's log:\n"
                                      << second.log());
@@ -265,7 +268,7 @@ BOOST_AUTO_TEST_CASE(server_killed_and_replaced_players_carry_on) {
     const auto start = first_sound(samples, 2);
     BOOST_REQUIRE(start);
     BOOST_CHECK_LT(*start, kOneSecond);
-    BOOST_CHECK_GT(heard.values.front(), playing->player_position + kOneSecond);
+    BOOST_CHECK_GT(heard.values.front(), playing.player_position + kOneSecond);
     BOOST_CHECK_GT(heard.values.back() - heard.values.front(), kOneSecond);
     // The first server's file is readable up to its last flush.
     const Heard before = hear_sequence(dir.file("first.wav"));
