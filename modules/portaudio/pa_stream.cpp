@@ -218,6 +218,15 @@ int wait_for_quantum(PaDevice& device) {
     }
 }
 
+int check_present(PaDevice& device) {
+    const long avail = device.capture ? Pa_GetStreamReadAvailable(device.stream)
+                                      : Pa_GetStreamWriteAvailable(device.stream);
+    if (avail == paInputOverflowed) {
+        return 0; // an overrun, which the read reports (and counts) itself
+    }
+    return avail < 0 ? error_code(static_cast<PaError>(avail)) : 0;
+}
+
 size_t describe_device(const PaDevice& device, char* text, size_t size) {
     // (A capture stream's buffer cannot be read before it fills.)
     const int n =

@@ -50,6 +50,18 @@ int start_device(PaDevice& device);
 // -ETIMEDOUT; -ENODEV once PortAudio says the stream stopped by itself (the
 // JACK server shut down). Thread: rt.
 int wait_for_quantum(PaDevice& device);
+// Whether the device is still there, asked right before each blocking read
+// or write: 0, or the error that fails the device. PortAudio 19.6 (Debian
+// 12's) loops for ever inside Pa_WriteStream or Pa_ReadStream when the
+// device vanishes while the call runs, if the device reports that as an
+// xrun (as ALSA plugin devices such as bluealsa do): its recovery cannot
+// prepare the device again, and the failure jumps back into the recovery
+// (fixed upstream in June 2025: PortAudio 87e35e7, "Avoid infinite loops
+// and hangs in ALSA code"). Asked here, a vanished device fails the call
+// that asks; asked only before the cycle's mix, it could vanish during the
+// mix, and the next call would never return. What is left is the
+// microseconds inside the call itself. Thread: rt.
+int check_present(PaDevice& device);
 
 // "host-api=…\ndevice=…\npa-latency-ms=…\nbuffer-ms=…\n". Thread: any.
 size_t describe_device(const PaDevice& device, char* text, size_t size);

@@ -71,6 +71,9 @@ int sink_wait(void* instance) {
 
 int sink_write(void* instance, const void* frames, uint32_t count) {
     auto& device = *static_cast<PaDevice*>(instance);
+    if (const int gone = check_present(device); gone != 0) {
+        return gone;
+    }
     const PaError err = Pa_WriteStream(device.stream, frames, count);
     if (err == paOutputUnderflowed) {
         device.xruns.fetch_add(1, std::memory_order_relaxed);

@@ -50,6 +50,10 @@ int source_wait(void* instance) {
 
 int source_read(void* instance, void* frames, uint32_t count) {
     auto& device = *static_cast<PaDevice*>(instance);
+    if (const int gone = check_present(device); gone != 0) {
+        std::memset(frames, 0, size_t{count} * device.frame_bytes);
+        return gone;
+    }
     const PaError err = Pa_ReadStream(device.stream, frames, count);
     if (err == paInputOverflowed) {
         device.xruns.fetch_add(1, std::memory_order_relaxed);
