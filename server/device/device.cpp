@@ -107,6 +107,7 @@ Device::open(const audiod_module& module, const audiod_host& host, DeviceRequest
 }
 
 Device::~Device() {
+    const bool stuck_in_module = stuck();
     stop();
     if (active_) {
         unlock_memory(active_.get(), kMaxStreams * sizeof(Stream*));
@@ -116,6 +117,13 @@ Device::~Device() {
         unlock_memory(resampled_.data(), resampled_.size() * sizeof(float));
         unlock_memory(resampled_for_record_.data(), resampled_for_record_.size() * sizeof(float));
         unlock_memory(record_bytes_.data(), record_bytes_.size());
+    }
+    if (stuck_in_module) {
+        // The module call still runs with the instance and this buffer:
+        // both are left to it, kept where leak checkers see them.
+        static auto* const left_to_stuck_threads = new std::vector<std::vector<uint8_t>>;
+        left_to_stuck_threads->push_back(std::move(output_));
+        return;
     }
     if (instance_ != nullptr) {
         ops_.close(instance_);
@@ -127,6 +135,7 @@ Status Device::start() {
         return Status::success();
     }
     stop_requested_.store(false);
+    link_ = std::make_shared<RtLink>();
     // The watchdog measures silence from now, not from the epoch.
     progress = {frames_played(), std::chrono::steady_clock::now(), false};
     // The thread raises its own priority, then reports what it got before it
@@ -144,13 +153,21 @@ Status Device::start() {
 }
 
 void Device::stop() {
-    if (thread_.joinable()) {
-        stop_requested_.store(true, std::memory_order_release);
-        thread_.join();
+    if (!thread_.joinable()) {
+        return;
     }
+    if (stuck()) {
+        thread_.detach(); // it ends when its module call returns
+        return;
+    }
+    stop_requested_.store(true, std::memory_order_release);
+    thread_.join();
 }
 
 void Device::release() {
+    if (stuck()) {
+        return; // later: the module call still uses the instance
+    }
     stop();
     if (instance_ != nullptr) {
         released_xruns_ = xruns();
@@ -158,6 +175,24 @@ void Device::release() {
         ops_.close(instance_);
         instance_ = nullptr;
     }
+}
+
+bool Device::abandon() noexcept {
+    uint8_t expected = RtLink::in_module;
+    if (!link_->phase.compare_exchange_strong(expected, RtLink::abandoned,
+                                              std::memory_order_acq_rel)) {
+        return false;
+    }
+    failed_.store(true, std::memory_order_relaxed);
+    return true;
+}
+
+bool Device::abandoned() const noexcept {
+    return link_->phase.load(std::memory_order_acquire) == RtLink::abandoned;
+}
+
+bool Device::rt_ended() const noexcept {
+    return link_->ended.load(std::memory_order_acquire);
 }
 
 bool Device::send(const RtCommand& command) noexcept {

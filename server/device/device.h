@@ -95,6 +95,21 @@ public:
     // reopens it once a second like a device that was unplugged (a reload
     // whose settings cannot be opened now). Thread: control.
     void mark_failed() noexcept { failed_.store(true, std::memory_order_relaxed); }
+    // Gives up on an RT thread stuck inside a call into its module (a driver
+    // that does not return), so that the engine may hand the streams to
+    // other devices: from then on the thread touches nothing of this
+    // device's, and when the call returns it ends at once. The device shows
+    // as failed. Its module instance stays open, since the call still uses
+    // it, until the thread has ended (rt_ended()); release() closes it only
+    // then. Destroying the device before that leaves the instance and the
+    // buffer the call uses to the thread, and does not wait for it. False
+    // when the thread is not inside a module call (its own cycle always
+    // ends). Thread: control.
+    bool abandon() noexcept;
+    [[nodiscard]] bool abandoned() const noexcept;
+    // Whether the RT thread has ended (for an abandoned one: its module call
+    // returned). Thread: control.
+    [[nodiscard]] bool rt_ended() const noexcept;
 
     // Queues a command for the RT thread; false if the queue is full (the RT
     // thread is not keeping up). Thread: control.
@@ -214,6 +229,17 @@ private:
     ChannelMix identity_mix_; // a source's device frames onto the bus
     GainRamp device_gain_;
 
+    // Where the RT thread is, for abandon(). Shared with the thread, which
+    // may come back from its module after the device is gone.
+    struct RtLink {
+        enum Phase : uint8_t { in_cycle, in_module, abandoned };
+        std::atomic<uint8_t> phase{in_cycle};
+        std::atomic<bool> ended{false};
+    };
+    // An abandoned thread still inside its module call. Thread: control.
+    [[nodiscard]] bool stuck() const noexcept { return abandoned() && !rt_ended(); }
+
+    std::shared_ptr<RtLink> link_ = std::make_shared<RtLink>();
     std::thread thread_;
     std::string scheduling_ = "not started";
     std::atomic<bool> stop_requested_{false};

@@ -85,9 +85,34 @@ void Device::run_rt(std::promise<std::string>& scheduling) noexcept {
     rt_tid_.store(static_cast<pid_t>(::syscall(SYS_gettid)), std::memory_order_release);
 
     const DeviceOps& ops = ops_;
+    // Every call into the module is bracketed, so that the control thread
+    // can abandon this thread inside one that does not return (abandon()).
+    // Back from a call it was abandoned in, the thread leaves at once,
+    // touching nothing of the device's (which may be gone) but the link.
+    const std::shared_ptr<RtLink> link = link_;
+    const auto enter_module = [&link] {
+        link->phase.store(RtLink::in_module, std::memory_order_release);
+    };
+    const auto back_from_module = [&link] {
+        uint8_t expected = RtLink::in_module;
+        return link->phase.compare_exchange_strong(expected, RtLink::in_cycle,
+                                                   std::memory_order_acq_rel);
+    };
+    const auto leave_abandoned = [&link, watchdog_slot] {
+        unregister_rt_thread(watchdog_slot);
+        link->ended.store(true, std::memory_order_release);
+    };
+    enter_module();
     int rc = ops.start(instance_);
+    if (!back_from_module()) {
+        return leave_abandoned();
+    }
     while (rc == 0 && !stop_requested_.load(std::memory_order_acquire)) {
+        enter_module();
         rc = ops.wait(instance_);
+        if (!back_from_module()) {
+            return leave_abandoned();
+        }
         if (rc != 0) {
             break;
         }
@@ -95,11 +120,19 @@ void Device::run_rt(std::promise<std::string>& scheduling) noexcept {
             RtScope in_cycle;
             apply_commands_rt();
             if (request_.kind == DeviceKind::source) {
+                enter_module();
                 rc = ops.read(instance_, output_.data(), request_.format.quantum);
+                if (!back_from_module()) {
+                    return leave_abandoned();
+                }
                 capture_cycle_rt();
             } else {
                 mix_cycle_rt();
+                enter_module();
                 rc = ops.write(instance_, output_.data(), request_.format.quantum);
+                if (!back_from_module()) {
+                    return leave_abandoned();
+                }
             }
             frames_.fetch_add(request_.format.quantum, std::memory_order_relaxed);
             if (events_posted_in_cycle_) {
@@ -116,6 +149,7 @@ void Device::run_rt(std::promise<std::string>& scheduling) noexcept {
     ops.stop(instance_);
     rt_tid_.store(0, std::memory_order_release);
     unregister_rt_thread(watchdog_slot);
+    link->ended.store(true, std::memory_order_release);
 }
 
 void Device::post_rt(const RtEvent& event) noexcept {

@@ -131,6 +131,7 @@ std::variant<Stream*, ClientError> Engine::create_stream(const StreamRequest& re
     // default sink's.
     Device* sink = nullptr;
     std::string wanted = p.sink;
+    std::string returns_to;
     if (record) {
         sink = find_source(p.sink, &wanted);
         if (sink == nullptr && !p.sink.empty()) {
@@ -144,6 +145,14 @@ std::variant<Stream*, ClientError> Engine::create_stream(const StreamRequest& re
     } else {
         wanted = app.sink;
         sink = app.sink.empty() ? nullptr : find_sink(app.sink);
+        // Where it would have played (the application's sink, else the
+        // default), if that has failed: it goes there when that comes back,
+        // like the streams the failure moved away. (A player whose stream
+        // stalled with its sink creates it anew.)
+        const Device* preferred = sink != nullptr ? sink : find_sink(default_sink_);
+        if (preferred != nullptr && preferred->failed()) {
+            returns_to = preferred->name();
+        }
         if (sink == nullptr || sink->failed()) {
             sink = default_sink();
         }
@@ -236,6 +245,7 @@ std::variant<Stream*, ClientError> Engine::create_stream(const StreamRequest& re
     state_.mark_seen(s.app, unix_now());
     s.device = sink;
     s.wanted_sink = wanted;
+    s.rescued_from = returns_to;
     s.format = format;
     s.rate = p.rate;
     s.channels = p.channels;
@@ -418,7 +428,7 @@ void Engine::watch_rt_threads() {
         Device::Progress& progress = sink.progress;
         const uint64_t frames = sink.frames_played();
         if (frames != progress.frames || sink.failed() || sink.rt_tid() == 0) {
-            if (progress.stalled) {
+            if (progress.stalled && !sink.failed()) {
                 log_info("watchdog", "sink " + sink.name() + " completes cycles again");
                 proto::Event event;
                 event.kind = "sink-changed";
@@ -446,6 +456,17 @@ void Engine::watch_rt_threads() {
             event.sink = sink.name();
             event.state = "stalled";
             emit(event);
+        }
+        if (progress.stalled && now - progress.since >= kRtAbandonTimeout && sink.abandon()) {
+            log_error("watchdog",
+                      "sink " + sink.name() + ": the RT thread has been inside a call into the " +
+                          sink.type() + " module for " +
+                          std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(
+                                             kRtAbandonTimeout)
+                                             .count()) +
+                          " ms; given up: the sink fails, its streams move to another sink, "
+                          "and it is reopened once that call returns");
+            announce_failure(sink);
         }
     }
 }

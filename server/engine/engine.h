@@ -169,7 +169,8 @@ private:
     void emit(proto::Event event) const;
     [[nodiscard]] proto::Event stream_event(const char* kind, const Stream& stream) const;
     void report_state_changes();
-    // The RT watchdog: demotes RT threads that stopped completing cycles.
+    // The RT watchdog: demotes RT threads that stopped completing cycles,
+    // and abandons one stuck in its module (its streams move on).
     void watch_rt_threads();
     [[nodiscard]] bool is_stalled(const Stream& stream) const;
     [[nodiscard]] std::string state_name(const Stream& stream) const;
@@ -206,6 +207,9 @@ private:
     void rehome_streams(Device& leaving);
     void bring_back_streams(Device& arrived);
     void handle_sink_failure(Device& sink, int64_t error);
+    // What a failed sink's streams and listeners learn (after its RT thread
+    // has stopped, or been abandoned).
+    void announce_failure(Device& sink);
 
     // engine_players.cpp
     // Takes `sink` and `play-latency-ms` out of a source's options: where
@@ -266,6 +270,11 @@ inline constexpr auto kReopenInterval = std::chrono::seconds(1);
 
 // A sink whose RT thread completes no cycle for this long is demoted.
 inline constexpr auto kRtWatchdogTimeout = std::chrono::milliseconds(1000);
+// One whose RT thread has been inside a call into its module (a driver that
+// does not return) this long is given up: it fails, and its streams move
+// to another sink. Long enough that a loaded machine's slow cycles never
+// come near it: clients already keep their own clock after 500 ms.
+inline constexpr auto kRtAbandonTimeout = std::chrono::milliseconds(4000);
 
 // Every sink is also a source, its monitor, named SINK + this.
 inline constexpr std::string_view kMonitorSuffix = ".monitor";

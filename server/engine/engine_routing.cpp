@@ -481,6 +481,12 @@ void Engine::reopen_failed_sinks() {
         if (!entry.device->failed() || now < entry.next_reopen) {
             continue;
         }
+        if (entry.device->abandoned()) {
+            if (!entry.device->rt_ended()) {
+                continue; // reopened once its stuck call returns, not beside it
+            }
+            entry.device->release();
+        }
         entry.next_reopen = now + kReopenInterval;
         const std::string name = entry.device->name();
         auto opened =
@@ -538,6 +544,10 @@ void Engine::handle_sink_failure(Device& sink, int64_t error) {
     // The device is closed now: the module may need it closed to find it
     // again when the server reopens it.
     sink.release();
+    announce_failure(sink);
+}
+
+void Engine::announce_failure(Device& sink) {
     rehome_streams(sink);
     proto::Event event;
     event.kind = "sink-changed";

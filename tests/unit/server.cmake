@@ -9,7 +9,7 @@ audiod_add_test(test_server
           unit/server/test_engine_routing.cpp unit/server/test_app_state.cpp
           unit/server/test_toml_guard.cpp unit/server/test_keep_clock.cpp
           unit/server/test_conversion.cpp unit/server/test_thread_realtime.cpp
-          unit/server/test_source_player.cpp
+          unit/server/test_source_player.cpp unit/server/test_abandoned_thread.cpp
   LIBS audiod_client_objects audiod_server audiod_test_stepped_sink audiod_module_support)
 set_tests_properties(test_server PROPERTIES LABELS "threads")
 

@@ -52,12 +52,16 @@ int stepped_start(void*) {
 
 int stepped_wait(void* instance) {
     auto* device = static_cast<SteppedDevice*>(instance);
+    device->waiting.store(true, std::memory_order_release);
     // Poll the stop flag now and then so that Device::stop() can join us.
     while (!device->permits.try_acquire_for(std::chrono::milliseconds(5))) {
         if (device->stopping.load()) {
+            device->waiting.store(false, std::memory_order_release);
             return -125; // ECANCELED: ends the RT loop
         }
     }
+    device->waiting.store(false, std::memory_order_release);
+    device->waits_returned.fetch_add(1, std::memory_order_release);
     return 0;
 }
 
@@ -130,9 +134,13 @@ SinkRig::SinkRig(DeviceFormat f, const char* output_format)
 }
 
 SinkRig::~SinkRig() {
-    device->stopping.store(true);
-    sink->stop();
-    sink.reset();
+    if (device != nullptr) { // (a test may have closed it)
+        device->stopping.store(true);
+    }
+    if (sink) { // (a test may have destroyed it)
+        sink->stop();
+        sink.reset();
+    }
 }
 
 void SinkRig::run_cycles(uint64_t cycles) {

@@ -24,6 +24,8 @@ struct SteppedDevice {
     std::vector<uint8_t> captured;
     std::atomic<size_t> captured_bytes{0};
     std::atomic<uint64_t> cycles{0};
+    std::atomic<bool> waiting{false};        // the RT thread is inside `wait`
+    std::atomic<uint64_t> waits_returned{0}; // waits that let a cycle run
     uint32_t frame_bytes = 0;
 };
 
