@@ -21,6 +21,13 @@ cleanup() {
 trap cleanup EXIT
 fail() { echo "install_tree: $*" >&2; exit 1; }
 
+# A build for a distribution package installs a link into /etc/alsa/conf.d,
+# outside any prefix: installing it here would leave that link pointing into
+# this test's temporary tree, and every ALSA program on the machine failing.
+if grep -qx 'AUDIOD_SYSTEM_PACKAGE:BOOL=ON' "$build/CMakeCache.txt" 2>/dev/null; then
+    fail "$build is configured with AUDIOD_SYSTEM_PACKAGE=ON, which installs outside the prefix; this test needs a build without it"
+fi
+
 cmake --install "$build" --prefix "$work/first" >/dev/null
 # The systemd user units are where systemd looks, name the installed server,
 # and pass systemd's own checks.
