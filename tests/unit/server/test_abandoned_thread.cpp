@@ -16,8 +16,9 @@ using namespace audiod::test;
 
 namespace {
 
-constexpr uint32_t kQuantum = 64;
-constexpr uint32_t kChannels = 2;
+// SinkRig's default format: 64-frame quanta, stereo.
+constexpr uint32_t kRigQuantum = 64;
+constexpr uint32_t kRigChannels = 2;
 
 // Abandons the device's thread once it waits inside its module's `wait`
 // for a permit that the test does not give.
@@ -32,7 +33,7 @@ bool abandon_inside_wait(Device& device, const SteppedDevice& stepped) {
     return device.abandon();
 }
 
-bool is_open(const SteppedDevice* device) {
+bool instance_open(const SteppedDevice* device) {
     const auto& open = stepped_devices();
     return std::find(open.begin(), open.end(), device) != open.end();
 }
@@ -54,12 +55,12 @@ BOOST_AUTO_TEST_SUITE(abandoned_thread)
 BOOST_AUTO_TEST_CASE(touches_nothing_once_its_module_call_returns) {
     SinkRig rig;
     Stream& stream = rig.add_stream(SampleFormat::s16le, 4096);
-    const std::vector<int16_t> frames(size_t{4096} * kChannels, 7);
+    const std::vector<int16_t> frames(size_t{4096} * kRigChannels, 7);
     rig.write(stream, frames.data(), 4096);
     rig.set_client_flags(stream, kClientFlagStarted);
     rig.run_cycles(2);
     const uint64_t consumed = stream.ring.header()->server_pos.load();
-    BOOST_REQUIRE_EQUAL(consumed, 2u * kQuantum);
+    BOOST_REQUIRE_EQUAL(consumed, 2u * kRigQuantum);
     const uint64_t played = rig.sink->frames_played();
     const uint64_t cycles = rig.device->cycles.load();
 
@@ -70,7 +71,7 @@ BOOST_AUTO_TEST_CASE(touches_nothing_once_its_module_call_returns) {
     BOOST_CHECK(!rig.sink->abandon()); // once
     // Releasing it now neither waits for the call nor closes what it uses.
     rig.sink->release();
-    BOOST_CHECK(is_open(rig.device));
+    BOOST_CHECK(instance_open(rig.device));
 
     // The call returns: the thread ends without a cycle.
     const uint64_t returned = rig.device->waits_returned.load();
@@ -88,7 +89,7 @@ BOOST_AUTO_TEST_CASE(touches_nothing_once_its_module_call_returns) {
     // Now the instance can be closed.
     const SteppedDevice* device = rig.device;
     rig.sink->release();
-    BOOST_CHECK(!is_open(device));
+    BOOST_CHECK(!instance_open(device));
     rig.device = nullptr;
 }
 
@@ -98,7 +99,7 @@ BOOST_AUTO_TEST_CASE(a_device_destroyed_meanwhile_leaves_the_call_what_it_uses) 
     BOOST_REQUIRE(abandon_inside_wait(*rig.sink, *rig.device));
     // Destroying it returns at once and leaves the instance open.
     rig.sink.reset();
-    BOOST_CHECK(is_open(rig.device));
+    BOOST_CHECK(instance_open(rig.device));
     // The call returns into a thread whose device is gone: it ends, touching
     // only what it shares with it (the sanitizer builds check that).
     const uint64_t returned = rig.device->waits_returned.load();
