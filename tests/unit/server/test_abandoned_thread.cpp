@@ -105,6 +105,10 @@ BOOST_AUTO_TEST_CASE(a_device_destroyed_meanwhile_leaves_the_call_what_it_uses) 
     const uint64_t returned = rig.device->waits_returned.load();
     rig.device->permits.release(1);
     wait_for_returns(*rig.device, returned + 1);
+    // Past its last touch of the instance: close it, so that the tests after
+    // this one find only their own devices open.
+    stepped_module().sink->close(rig.device);
+    rig.device = nullptr;
 }
 
 BOOST_AUTO_TEST_SUITE_END()
