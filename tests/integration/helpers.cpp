@@ -225,6 +225,17 @@ std::optional<uint32_t> wait_for_app_stream(const std::string& app,
     return wait_for_stream_of(app, 0, limit);
 }
 
+std::string why_no_stream(const BackgroundProgram& program, const ServerProcess& server) {
+    std::ostringstream why;
+    why << "the program " << (program.has_exited() ? "has ended" : "still runs")
+        << "; its standard error:\n"
+        << program.errors_so_far() << "the streams now:\n"
+        << run_tool("audioctl", {"list", "streams"}).out << "the clients:\n"
+        << run_tool("audioctl", {"list", "clients"}).out << "the server's log:\n"
+        << server.log();
+    return why.str();
+}
+
 std::optional<uint32_t> wait_for_playing(const std::string& app, std::chrono::milliseconds limit,
                                          uint64_t frames) {
     return wait_for_stream_of(app, frames, limit);

@@ -88,6 +88,7 @@ public:
     explicit PlayingClient(std::vector<std::string> args);
     PlayingClient(const PlayingClient&) = delete;
     pid_t pid() const { return program_->pid(); }
+    const BackgroundProgram& program() const { return *program_; }
     // Ends the stream at the client's next chunk; it drains, reports (the
     // JSON line with "written", "underruns"...) and exits.
     ProgramResult stop(std::chrono::milliseconds limit = std::chrono::seconds(60));
@@ -127,6 +128,11 @@ void touch(const std::string& path);
 std::optional<uint32_t>
 wait_for_app_stream(const std::string& app,
                     std::chrono::milliseconds limit = std::chrono::seconds(30));
+// Why a program's stream is not there, for a failed wait: whether the
+// program still runs and what it said, the streams and clients the server
+// lists, and the server's log.
+std::string why_no_stream(const BackgroundProgram& program, const ServerProcess& server);
+
 // Waits until a stream of APP has played (or recorded) `frames` frames;
 // returns its id. For ALSA programs, which may open and close streams while
 // they set up (the plugin closes its stream at hw_params and opens one at

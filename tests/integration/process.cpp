@@ -151,6 +151,10 @@ std::string BackgroundProgram::output_so_far() const {
     return file_contents(out_path_);
 }
 
+std::string BackgroundProgram::errors_so_far() const {
+    return file_contents(err_path_);
+}
+
 bool BackgroundProgram::has_exited() const {
     if (finished_) {
         return true;

@@ -41,6 +41,8 @@ public:
     pid_t pid() const { return pid_; }
     // What it has written to standard output so far.
     std::string output_so_far() const;
+    // What it has written to standard error so far.
+    std::string errors_so_far() const;
     // Whether it has ended (it is reaped only by finish, so finish still
     // reports how).
     bool has_exited() const;

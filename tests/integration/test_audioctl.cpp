@@ -193,9 +193,11 @@ BOOST_AUTO_TEST_CASE(kill_client_ends_a_player_for_good_and_no_one_else) {
     BackgroundProgram victim({bin("audiod-test-client"), "--signal", "constant", "--value", "0",
                               "--frames", "2880000", "--paced", "--app", "victim"});
     PlayingClient survivor({"--signal", "counter", "--app", "survivor"});
-    BOOST_REQUIRE(wait_for_app_stream("victim"));
+    BOOST_REQUIRE_MESSAGE(wait_for_app_stream("victim"),
+                          "the victim's stream never appeared; " << why_no_stream(victim, server));
     const auto id = wait_for_app_stream("survivor");
-    BOOST_REQUIRE(id);
+    BOOST_REQUIRE_MESSAGE(id, "the survivor's stream never appeared; "
+                                  << why_no_stream(survivor.program(), server));
     BOOST_REQUIRE(wait_for_position(*id, 4800));
 
     const auto victim_client =

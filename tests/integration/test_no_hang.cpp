@@ -82,15 +82,14 @@ struct Playing {
 // stream of its (a new one, should the library have created it anew after
 // the loaded server stood still for 500 ms). Fails the test, saying which
 // wait ran out, with the streams listed and the server's log.
-Playing both_playing(const ServerProcess& server) {
+Playing both_playing(const ServerProcess& server, const BackgroundProgram& play,
+                     const PlayingClient& player_client) {
     const auto audioplay = wait_for_app_stream("audioplay");
+    BOOST_REQUIRE_MESSAGE(audioplay,
+                          "audioplay's stream never appeared; " << why_no_stream(play, server));
     const auto player = wait_for_playing("player", 30s, kOneSecond);
-    BOOST_REQUIRE_MESSAGE(
-        audioplay && player,
-        (audioplay ? "the paced player never reached 1 s" : "audioplay's stream never appeared")
-            << "; the streams now:\n"
-            << run_tool("audioctl", {"list", "streams"}).out << "the server's log:\n"
-            << server.log());
+    BOOST_REQUIRE_MESSAGE(player, "the paced player never reached 1 s; "
+                                      << why_no_stream(player_client.program(), server));
     Playing playing;
     playing.player = *player;
     playing.audioplay_position = stream_position(*audioplay).value_or(0);
@@ -207,7 +206,7 @@ BOOST_AUTO_TEST_CASE(server_stopped_for_8_s_players_keep_their_clock_and_sound_r
     const auto launched = std::chrono::steady_clock::now();
     BackgroundProgram play({bin("audioplay"), "--quiet", "--sink", "other", ten});
     EndWatch play_end(play);
-    const Playing playing = both_playing(server);
+    const Playing playing = both_playing(server, play, player);
     BOOST_TEST_MESSAGE("the server stops " << playing.player_position / 48000.0
                                            << " s into the player");
     ::kill(server.pid(), SIGSTOP);
@@ -240,7 +239,7 @@ BOOST_AUTO_TEST_CASE(server_killed_and_replaced_players_carry_on) {
     const auto launched = std::chrono::steady_clock::now();
     BackgroundProgram play({bin("audioplay"), "--quiet", "--sink", "other", ten});
     EndWatch play_end(play);
-    const Playing playing = both_playing(*first);
+    const Playing playing = both_playing(*first, play, player);
     BOOST_TEST_MESSAGE("the server is killed " << playing.player_position / 48000.0
                                                << " s into the player");
     BOOST_CHECK_EQUAL(first->stop(SIGKILL), 128 + SIGKILL);
