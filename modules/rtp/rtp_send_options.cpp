@@ -46,10 +46,10 @@ std::string host_name() {
 std::optional<RtpSendOptions> parse_send_options(const audiod_sink_config& config,
                                                  std::string& error) {
     const SinkOptions options(config);
-    if (const auto key =
-            options.unknown_key({"destination", "port", "payload", "payload-type", "ptime",
-                                 "bitrate", "fec", "expected-loss", "ttl", "mtu", "sdp-file",
-                                 "announce", "sap-address", "session-name", "suppress-silence"})) {
+    if (const auto key = options.unknown_key({"destination", "port", "payload", "payload-type",
+                                              "ptime", "bitrate", "fec", "expected-loss", "resend",
+                                              "ttl", "mtu", "sdp-file", "announce", "sap-address",
+                                              "session-name", "suppress-silence"})) {
         error = "the rtp sink has no option '" + *key + "'";
         return std::nullopt;
     }
@@ -171,6 +171,9 @@ std::optional<RtpSendOptions> parse_send_options(const audiod_sink_config& confi
             return bad("expected-loss", "'" + *v + "' is not a percentage");
         }
         o.expected_loss = static_cast<uint32_t>(number);
+    }
+    if (const auto v = options.get("resend"); v && !parse_bool(*v, o.resend)) {
+        return bad("resend", "'" + *v + "' is not true or false");
     }
     if (const auto v = options.get("ttl")) {
         if (!parse_uint(*v, 255, number)) {

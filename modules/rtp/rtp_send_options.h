@@ -28,6 +28,8 @@ struct RtpSendOptions {
     uint32_t bitrate = 0; // Opus, bits per second
     bool fec = false;
     uint32_t expected_loss = 10; // percent, tunes Opus FEC
+    // Each packet is sent again with the next one, a ptime later.
+    bool resend = false;
     int ttl = 1;
     uint32_t mtu = kDefaultMtu;
     std::string sdp_file;

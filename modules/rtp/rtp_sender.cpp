@@ -97,6 +97,9 @@ std::unique_ptr<RtpSender> RtpSender::create(const RtpSendOptions& options, uint
             ? kMaxOpusPacket
             : size_t{options.packet_frames} * channels * pcm_sample_bytes(options.encoding);
     s->packet_.assign(kHeaderSize + payload, 0);
+    if (options.resend) {
+        s->copy_.assign(s->packet_.size(), 0);
+    }
     s->ssrc_ = random_value<uint32_t>();
     s->sequence_ = random_value<uint16_t>();
     s->timestamp_ = random_value<uint32_t>();
@@ -143,6 +146,7 @@ void RtpSender::write_rt(const void* frames, uint32_t count) noexcept {
 
 void RtpSender::send_packet_rt() noexcept {
     const uint32_t frames = options_.packet_frames;
+    resend_rt(); // the last packet's copy goes first, a ptime after it
     if (all_zero(pending_.data(), pending_.size())) {
         silent_frames_ += frames;
     } else {
@@ -171,6 +175,10 @@ void RtpSender::send_packet_rt() noexcept {
             } else {
                 packets_.fetch_add(1, std::memory_order_relaxed);
                 octets_.fetch_add(payload, std::memory_order_relaxed);
+            }
+            if (options_.resend) { // even one the network refused: it may take the copy
+                std::memcpy(copy_.data(), packet_.data(), kHeaderSize + payload);
+                copy_size_ = kHeaderSize + payload;
             }
         }
     }
@@ -204,6 +212,18 @@ size_t RtpSender::encode_rt(uint8_t* out, size_t room) noexcept {
     return 0;
 }
 
+void RtpSender::resend_rt() noexcept {
+    if (copy_size_ == 0) {
+        return;
+    }
+    if (const int rc = send_rt(rtp_fd_.get(), rtp_to_, copy_.data(), copy_size_); rc != 0) {
+        count_drop_rt(rc);
+    } else {
+        resent_.fetch_add(1, std::memory_order_relaxed);
+    }
+    copy_size_ = 0;
+}
+
 void RtpSender::send_report_rt() noexcept {
     // The report maps "now" to the RTP time of the audio just sent.
     SenderReport report;
@@ -235,6 +255,7 @@ SenderStats RtpSender::stats() const noexcept {
     s.packets = packets_.load(std::memory_order_relaxed);
     s.octets = octets_.load(std::memory_order_relaxed);
     s.dropped = dropped_.load(std::memory_order_relaxed);
+    s.resent = resent_.load(std::memory_order_relaxed);
     s.encode_errors = encode_errors_.load(std::memory_order_relaxed);
     s.last_error = last_error_.load(std::memory_order_relaxed);
     s.silent = silent_.load(std::memory_order_relaxed);

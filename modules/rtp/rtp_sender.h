@@ -11,6 +11,16 @@
 // that packet, counted in `dropped`; the sink's clock, and so every other
 // sink, never waits for it.
 //
+// Resending (`resend`). A packet lost on its way is rebuilt by Opus's FEC
+// from the next one, but two lost in a row are not, and libopus 1.3 takes
+// hundreds of milliseconds to return to a clean tone after concealing them.
+// With `resend`, each packet goes out a second time, unchanged, with the
+// next one: a receiver then misses a packet only when both copies are lost,
+// and drops the copy it does not need as the duplicate it is (RFC 3550
+// receivers all do), so the stream stays standard. Twice the bandwidth;
+// the copy trails by a ptime so that a short burst of loss does not take
+// both.
+//
 // Silence. After a second of digital silence (nothing playing) the sender
 // stops sending, as RTP allows (RFC 3551 §4.1); the RTP clock keeps
 // counting, and the first packet with sound again has the marker bit set.
@@ -35,6 +45,7 @@ struct SenderStats {
     uint64_t packets = 0;       // sent
     uint64_t octets = 0;        // payload bytes sent
     uint64_t dropped = 0;       // the network refused them
+    uint64_t resent = 0;        // copies sent (`resend`)
     uint64_t encode_errors = 0; // Opus failed: the packet was not sent
     int last_error = 0;         // errno of the last drop
     bool silent = false;        // sending nothing while nothing plays
@@ -71,6 +82,7 @@ private:
     RtpSender(const RtpSendOptions& options, uint32_t rate, uint32_t channels);
     void send_packet_rt() noexcept;
     [[nodiscard]] size_t encode_rt(uint8_t* out, size_t room) noexcept;
+    void resend_rt() noexcept;
     void send_report_rt() noexcept;
     void count_drop_rt(int error) noexcept;
 
@@ -90,6 +102,8 @@ private:
     std::vector<uint8_t> pending_; // one packet of frames in the sink's format
     uint32_t pending_frames_ = 0;
     std::vector<uint8_t> packet_; // header + payload, sized for the MTU
+    std::vector<uint8_t> copy_;   // the last packet, to send again (`resend`)
+    size_t copy_size_ = 0;        // 0: nothing to send again
     uint32_t ssrc_ = 0;
     uint16_t sequence_ = 0;
     uint32_t timestamp_ = 0;
@@ -101,6 +115,7 @@ private:
     std::atomic<uint64_t> packets_{0};
     std::atomic<uint64_t> octets_{0};
     std::atomic<uint64_t> dropped_{0};
+    std::atomic<uint64_t> resent_{0};
     std::atomic<uint64_t> encode_errors_{0};
     std::atomic<int> last_error_{0};
     std::atomic<bool> silent_{false};

@@ -65,6 +65,20 @@ RtpSendOptions options_for(Encoding encoding, uint32_t frames, bool fec) {
     return o;
 }
 
+// Takes every datagram waiting, in order.
+std::vector<std::vector<uint8_t>> take_all(const Receiver& receiver) {
+    std::vector<std::vector<uint8_t>> datagrams;
+    uint8_t buffer[2048];
+    for (ssize_t n; (n = recv(receiver.fd, buffer, sizeof buffer, 0)) > 0;) {
+        datagrams.emplace_back(buffer, buffer + n);
+    }
+    return datagrams;
+}
+
+uint16_t sequence_of(const std::vector<uint8_t>& packet) {
+    return static_cast<uint16_t>(packet[2] << 8 | packet[3]);
+}
+
 // Feeds `seconds` of a tone, then of silence, in 256-frame quanta, inside an
 // RT scope as the sink's cycle would; between quanta the receiver (if any)
 // takes what arrived, as a real one would keep up.
@@ -131,6 +145,54 @@ BOOST_AUTO_TEST_CASE(sending_never_allocates_or_locks) {
         BOOST_CHECK_EQUAL(s.dropped, 0u);
         BOOST_CHECK_EQUAL(s.encode_errors, 0u);
         BOOST_CHECK_EQUAL(receiver.received + receiver.drain(), s.packets);
+    }
+}
+
+// With `resend`, every packet goes out twice, byte for byte, the copy
+// just ahead of the next packet, a ptime after its original: sequence
+// numbers on the wire run N, N, N+1, N+1, ... Still without allocating.
+BOOST_AUTO_TEST_CASE(resend_sends_each_packet_again_a_packet_later) {
+    RtpSendOptions o = options_for(Encoding::opus, 480, true);
+    o.resend = true;
+    Receiver receiver;
+    auto sender = make(o, receiver.port);
+    std::vector<std::vector<uint8_t>> wire;
+    const size_t quantum = 480;
+    std::vector<float> tone(quantum * 2);
+    for (size_t q = 0; q < 20; ++q) {
+        for (size_t i = 0; i < quantum; ++i) {
+            tone[2 * i] = tone[2 * i + 1] = static_cast<float>(
+                0.5 * std::sin(2 * M_PI * 1000 * double(q * quantum + i) / 48000));
+        }
+        rt_violations().reset();
+        {
+            RtScope scope;
+            sender->write_rt(tone.data(), quantum);
+        }
+        BOOST_CHECK_EQUAL(rt_violations().total(), 0u);
+        for (auto& d : take_all(receiver)) {
+            wire.push_back(std::move(d));
+        }
+    }
+    // A packet's time of silence (still sent: silence stops the stream only
+    // after a second).
+    std::vector<float> silence(quantum * 2, 0.0f);
+    sender->write_rt(silence.data(), quantum);
+    for (auto& d : take_all(receiver)) {
+        wire.push_back(std::move(d));
+    }
+    const SenderStats s = sender->stats();
+    BOOST_CHECK_EQUAL(s.packets, 21u);
+    BOOST_CHECK_EQUAL(s.resent, 20u);
+    BOOST_REQUIRE_EQUAL(wire.size(), 41u);
+    // wire: P0, copy of P0, P1, copy of P1, ..., P20 (its copy is due with
+    // the next packet time).
+    for (size_t k = 0; k < 20; ++k) {
+        const auto& original = wire[2 * k];
+        const auto& copy = wire[2 * k + 1];
+        BOOST_CHECK(copy == original);
+        BOOST_CHECK_EQUAL(sequence_of(wire[2 * k + 2]),
+                          static_cast<uint16_t>(sequence_of(original) + 1));
     }
 }
 

@@ -38,6 +38,7 @@ BOOST_AUTO_TEST_CASE(defaults) {
     BOOST_CHECK_EQUAL(o->packet_frames, 480u);
     BOOST_CHECK_EQUAL(o->bitrate, 128000u);
     BOOST_CHECK(!o->fec);
+    BOOST_CHECK(!o->resend);
     BOOST_CHECK_EQUAL(o->ttl, 1);
     BOOST_CHECK(!o->announce);
     BOOST_CHECK(o->sap_address.empty()); // SAP's own group for the session's family
@@ -108,6 +109,7 @@ BOOST_AUTO_TEST_CASE(bad_options_are_named) {
         {{{"fec", "maybe"}}, "fec"},
         {{{"fec", "true"}, {"payload", "l16"}}, "fec"},
         {{{"expected-loss", "101"}}, "expected-loss"},
+        {{{"resend", "twice"}}, "resend"},
         {{{"ttl", "256"}}, "ttl"},
         {{{"mtu", "100"}}, "mtu"},
         {{{"announce", "sometimes"}}, "announce"},
