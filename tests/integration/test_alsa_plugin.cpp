@@ -269,8 +269,11 @@ BOOST_AUTO_TEST_CASE(a_seeking_player_keeps_its_stream_and_its_volume) {
                                              << second << " s");
         // Half scale at 25 %, within 0.5 dB; the stream and its volume stayed.
         BOOST_CHECK_CLOSE(heard.amplitude, 0.5 * 0.25, 6.0);
-        BOOST_CHECK_EQUAL(stream_field(*id, "app"), "mplayer");
-        BOOST_CHECK_EQUAL(mplayer_streams(), 1u);
+        BOOST_REQUIRE_MESSAGE(stream_field(*id, "app") == "mplayer" && mplayer_streams() == 1,
+                              "mplayer's stream " << *id << " is not its only one; the streams:\n"
+                                                  << run_tool("audioctl", {"list", "streams"}).out
+                                                  << "the server's log:\n"
+                                                  << server.log());
         BOOST_CHECK_CLOSE(std::stod(stream_field(*id, "volume")), 0.25, 0.1);
     }
     const std::string quit = "quit\n";
@@ -368,13 +371,19 @@ BOOST_AUTO_TEST_CASE(delay_matches_what_the_sink_has_consumed) {
     ServerProcess server(sinks_config(dir));
     const uint32_t quantum = std::stoul(sink_field("out", "quantum"));
     const uint64_t latency = std::stoull(sink_field("out", "latency_frames"));
+    // A second of buffer, so that the player's buffer outlasts an audioctl
+    // run on a loaded machine.
     const ProgramResult r =
         run_player(server, {"--frames", std::to_string(3 * 48000), "--delay-checks", "12",
-                            "--audioctl", bin("audioctl")});
+                            "--buffer-ms", "1000", "--audioctl", bin("audioctl")});
     // Each check: written, delay, the server's position, delay again. The
     // true delay when the server answered is what was written and not yet
-    // through the sink; it lies between the two readings.
+    // through the sink; it lies between the two readings. A check whose
+    // second reading is 0 saw the buffer run dry (the player was held up
+    // for longer than its buffer, once in a stress pass): the server then
+    // played silence, and the delay says nothing about the queue.
     size_t checked = 0;
+    size_t ran_dry = 0;
     for (size_t at = r.out.find('['); at != std::string::npos; at = r.out.find('[', at + 1)) {
         long long written = 0;
         long long before = 0;
@@ -386,12 +395,17 @@ BOOST_AUTO_TEST_CASE(delay_matches_what_the_sink_has_consumed) {
             close != ']') {
             continue;
         }
+        if (after <= 0) {
+            ++ran_dry;
+            continue;
+        }
         const int64_t truth = written - position + static_cast<int64_t>(latency);
         BOOST_CHECK_MESSAGE(truth <= before + quantum && truth >= after - quantum,
                             "delay read " << before << " then " << after << ", truth " << truth);
         ++checked;
     }
-    BOOST_CHECK_EQUAL(checked, 12u);
+    BOOST_CHECK_EQUAL(checked + ran_dry, 12u);
+    BOOST_CHECK_GE(checked, 8u);
     BOOST_REQUIRE_EQUAL(server.stop(SIGTERM), 0);
     check_whole_sequence(hear_sequence(dir.file("out.wav")), 3 * 48000, "alsa-player");
 }
@@ -399,35 +413,46 @@ BOOST_AUTO_TEST_CASE(delay_matches_what_the_sink_has_consumed) {
 BOOST_AUTO_TEST_CASE(pause_freezes_the_delay_and_resume_loses_nothing) {
     TempDir dir;
     ServerProcess server(sinks_config(dir));
-    const ProgramResult r =
-        run_player(server, {"--frames", std::to_string(kTwoSeconds), "--pause-at", "40000",
-                            "--pause-ms", "1000", "--audioctl", bin("audioctl")});
+    // A second of buffer, so that a player held up after its resume plays
+    // on from what it queued rather than leaving a gap of its own; paused
+    // half a second into the sound (aplay-like, it starts once its buffer
+    // is full), while it plays.
+    const ProgramResult r = run_player(
+        server, {"--frames", std::to_string(kTwoSeconds), "--pause-at", "72000", "--pause-ms",
+                 "1000", "--buffer-ms", "1000", "--audioctl", bin("audioctl")});
     const uint64_t written = json_number(r.out, "written").value_or(0);
     const auto pause = r.out.substr(r.out.find("\"pause\":"));
     const auto paused_at = json_number(pause, "written");
     const auto before = json_number(pause, "delay_before");
     const auto after = json_number(pause, "delay_after");
     const auto position = json_number(pause, "position");
-    BOOST_REQUIRE(paused_at && before && after && position);
+    const auto paused_ms = json_number(pause, "paused_ms");
+    BOOST_REQUIRE(paused_at && before && after && position && paused_ms);
     BOOST_CHECK_EQUAL(written, kTwoSeconds);
     // Nothing moved while paused, and the delay was the truth.
     BOOST_CHECK_EQUAL(*before, *after);
     BOOST_CHECK_EQUAL(*before, *paused_at - *position);
     BOOST_CHECK_GE(json_real(r.out, "seconds").value_or(0), 2.9);
     BOOST_REQUIRE_EQUAL(server.stop(SIGTERM), 0);
-    // Every frame once, in order, with about a second of silence between.
+    // Every frame once, in order, with the pause's silence between: about
+    // as long as the player really stayed paused (a second asked; running
+    // audioctl in it took 9 s once, in a stress pass whose disk was slow).
     const Heard heard = hear_sequence(dir.file("out.wav"));
     BOOST_REQUIRE_EQUAL(heard.values.size(), kTwoSeconds);
     BOOST_CHECK(heard.increasing);
     BOOST_CHECK_GE(heard.longest_gap, 40000u);
-    BOOST_CHECK_LE(heard.longest_gap, 144000u);
+    BOOST_CHECK_LE(heard.longest_gap, uint64_t(*paused_ms + 2000) * 48);
 }
 
 BOOST_AUTO_TEST_CASE(drop_discards_what_was_queued_and_playback_goes_on) {
     TempDir dir;
     ServerProcess server(sinks_config(dir));
-    const ProgramResult r =
-        run_player(server, {"--frames", std::to_string(kTwoSeconds), "--drop-at", "48000"});
+    // A second of buffer, full at the drop, half a second into the sound: a
+    // player held up for less than a second still has something queued to
+    // drop (with 200 ms, a TSan CI run found it all played, and nothing to
+    // drop).
+    const ProgramResult r = run_player(server, {"--frames", std::to_string(kTwoSeconds),
+                                                "--drop-at", "72000", "--buffer-ms", "1000"});
     const uint64_t buffer = json_number(r.out, "buffer_size").value_or(0);
     BOOST_REQUIRE_EQUAL(server.stop(SIGTERM), 0);
     const Heard heard = hear_sequence(dir.file("out.wav"));
@@ -514,7 +539,7 @@ BOOST_AUTO_TEST_CASE(aplay_keeps_playing_when_the_server_dies_and_sound_returns)
     const auto launched = std::chrono::steady_clock::now();
     BackgroundProgram aplay({installed("aplay"), "-q", "-D", "audiod", wav}, alsa_env(socket));
     const auto id = wait_for_playing("aplay");
-    BOOST_REQUIRE(id);
+    BOOST_REQUIRE_MESSAGE(id, "aplay never played; " << why_no_stream(aplay, *first));
     // Killed a second in, and away for a second and a half: time is the
     // point here.
     BOOST_REQUIRE(wait_for_position(*id, 48000));
@@ -525,20 +550,33 @@ BOOST_AUTO_TEST_CASE(aplay_keeps_playing_when_the_server_dies_and_sound_returns)
     ServerProcess second(sinks_config(dir), dir.path());
     const ProgramResult r = aplay.finish(30s);
     BOOST_REQUIRE_MESSAGE(r.status == 0, r.err);
-    // aplay's clock never stopped: 10 s of audio in about 10 s, at least the
-    // file less aplay's buffer, at most that plus its start-up and a loaded
-    // machine's scheduling.
+    // aplay's clock never stopped: 10 s of audio took at least the file
+    // less aplay's buffer (no runaway clock). An upper bound on the time
+    // would judge the machine as much as aplay (a stress pass whose disk
+    // stalled programs measured 21 s), so only a gross one here; what shows
+    // that aplay never waited for the server is below, in the frames.
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - launched).count();
     BOOST_TEST_MESSAGE("aplay played 10 s in " << seconds << " s");
     BOOST_CHECK_GE(seconds, 9.0);
-    BOOST_CHECK_LE(seconds, 13.5);
+    BOOST_CHECK_LE(seconds, 40.0);
     BOOST_REQUIRE_EQUAL(second.stop(SIGTERM), 0);
     // The new server heard the rest of the file, within a second of starting.
     const Heard heard = hear_sequence(dir.file("out.wav"));
     BOOST_REQUIRE_MESSAGE(!heard.values.empty(), "nothing heard; aplay ended "
                                                      << seconds << " s after it started\n"
                                                      << second.log());
+    // What played while no server was there (at least the 1.5 s away) went
+    // by on aplay's clock, unheard: the new server picks the file up well
+    // past where the first left it. A player that waited for the server
+    // would have gone on from there, losing at most what the dead server
+    // held (under half a second of buffer).
+    const Heard before_kill = hear_sequence(dir.file("first.wav"));
+    BOOST_REQUIRE(!before_kill.values.empty());
+    BOOST_TEST_MESSAGE("the first server heard up to frame " << before_kill.values.back()
+                                                             << ", the second from frame "
+                                                             << heard.values.front());
+    BOOST_CHECK_GE(heard.values.front(), before_kill.values.back() + 48000);
     BOOST_CHECK(heard.increasing);
     BOOST_CHECK_GT(heard.values.back(), frames - 48000);
     const auto start = first_sound(read_wav_s16(dir.file("out.wav")), 2);

@@ -205,6 +205,8 @@ BOOST_AUTO_TEST_CASE(a_recording_keeps_its_pace_when_the_server_dies) {
     // Three seconds on the library's own clock (time is the point here).
     std::this_thread::sleep_until(killed + 3s);
     ::kill(rec.pid(), SIGINT);
+    const double interrupted =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - killed).count();
     const ProgramResult r = rec.finish(30s);
     BOOST_REQUIRE_MESSAGE(r.status == 0, r.err);
     const double after =
@@ -213,19 +215,22 @@ BOOST_AUTO_TEST_CASE(a_recording_keeps_its_pace_when_the_server_dies) {
     const auto samples = read_wav_s16(dir.file("rec.wav"));
     BOOST_REQUIRE_GT(samples.size(), 2u * 36000);
     // The silence after the last frame the server delivered is what the
-    // library's clock recorded once it noticed the loss: it took about as
-    // long as it lasts (no hang, and no runaway clock, which would deliver
-    // it at once); noticing may take a while on a loaded machine.
+    // library's clock recorded once it noticed the loss: no more than the
+    // time audiorec had to record it (a runaway clock would deliver it at
+    // once), and most of the three seconds before the interrupt (a hang
+    // would record none; noticing may take a while on a loaded machine).
+    // How long audiorec then took to finish its file is not the point: a
+    // stress pass saw 7 s, with the disk the machine's bottleneck.
     size_t last_sound = 0;
     for (size_t f = 0; f < samples.size() / 2; ++f) {
         last_sound = samples[2 * f] != 0 ? f : last_sound;
     }
     const double silence = double(samples.size() / 2 - last_sound - 1) / 48000;
     BOOST_TEST_MESSAGE("recorded " << silence << " s of silence in the " << after
-                                   << " s after the kill");
+                                   << " s after the kill (interrupted at " << interrupted << " s)");
     BOOST_REQUIRE_GT(silence, 0.5);
     BOOST_CHECK_GE(after, silence - 0.15);
-    BOOST_CHECK_LE(after, silence + 3.0);
+    BOOST_CHECK_GE(silence, interrupted - 2.5);
     // Waiting for the clock, not spinning on it (a spinning reader once
     // used a whole core): a recording of some 4 s costs well under a second.
     BOOST_TEST_MESSAGE("audiorec used " << r.cpu_seconds << " s of CPU");
