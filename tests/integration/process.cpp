@@ -230,6 +230,19 @@ int ServerProcess::stop(int signal, std::chrono::milliseconds limit) {
     ::kill(pid_, signal);
     int status = wait_until(pid_, std::chrono::steady_clock::now() + limit);
     if (status == -2) {
+        // Where it is stuck, before it is killed: every thread's stack (gdb,
+        // where installed) and the log.
+        std::string stacks = "(no gdb)";
+        if (::access("/usr/bin/gdb", X_OK) == 0) {
+            stacks = run_program({"/usr/bin/gdb", "-p", std::to_string(pid_), "-batch", "-ex",
+                                  "thread apply all bt"},
+                                 std::chrono::seconds(60))
+                         .out;
+        }
+        BOOST_ERROR("the server did not end within " << limit.count() << " ms of signal " << signal
+                                                     << "; its threads:\n"
+                                                     << stacks << "\nits log:\n"
+                                                     << log());
         ::kill(pid_, SIGKILL);
         wait_until(pid_, std::chrono::steady_clock::now() + std::chrono::seconds(5));
         status = -1;
