@@ -16,8 +16,9 @@
 // hundreds of milliseconds to return to a clean tone after concealing them.
 // With `resend`, each packet goes out a second time, unchanged, with the
 // next one: a receiver then misses a packet only when both copies are lost,
-// and drops the copy it does not need as the duplicate it is (RFC 3550
-// receivers all do), so the stream stays standard. Twice the bandwidth;
+// and drops the copy it does not need as a duplicate, which any RTP
+// receiver must already expect from a network, so the stream stays
+// standard (tested audiod to audiod). Twice the bandwidth;
 // the copy trails by a ptime so that a short burst of loss does not take
 // both.
 //
