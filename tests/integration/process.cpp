@@ -234,10 +234,15 @@ int ServerProcess::stop(int signal, std::chrono::milliseconds limit) {
         // where installed) and the log.
         std::string stacks = "(no gdb)";
         if (::access("/usr/bin/gdb", X_OK) == 0) {
-            stacks = run_program({"/usr/bin/gdb", "-p", std::to_string(pid_), "-batch", "-ex",
-                                  "thread apply all bt"},
-                                 std::chrono::seconds(60))
-                         .out;
+            const ProgramResult gdb = run_program({"/usr/bin/gdb", "-p", std::to_string(pid_),
+                                                   "-batch", "-ex", "thread apply all bt"},
+                                                  std::chrono::seconds(60));
+            stacks = gdb.out + gdb.err;
+        }
+        siginfo_t info{};
+        if (::waitid(P_PID, static_cast<id_t>(pid_), &info, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+            info.si_pid == pid_) {
+            stacks += "\n(it ended while they were being taken)";
         }
         BOOST_ERROR("the server did not end within " << limit.count() << " ms of signal " << signal
                                                      << "; its threads:\n"

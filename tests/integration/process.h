@@ -85,8 +85,10 @@ public:
     std::string log() const;
 
     // Sends `signal` and waits for exit; returns the exit code (128+signal
-    // if killed), or -1 on timeout.
-    int stop(int signal = 15, std::chrono::milliseconds limit = std::chrono::seconds(10));
+    // if killed), or -1 on timeout. (30 s: a TSan server on a stress-loaded
+    // machine, its log ending in "stopped", once took just over 10 s to be
+    // gone.)
+    int stop(int signal = 15, std::chrono::milliseconds limit = std::chrono::seconds(30));
     bool running() const { return pid_ > 0; }
 
 private:
