@@ -1,6 +1,7 @@
 #include "engine/app_state.h"
 
 #include "engine/app_name.h"
+#include "os/atomic_file.h"
 
 #include "config/toml_guard.h"
 #include "config/toml_parser.h"
@@ -42,28 +43,6 @@ std::string quoted(const std::string& text) {
 }
 
 // Creates the directories above `path` (mode 0700 for new ones).
-void make_parent_directories(const std::string& path) {
-    for (size_t slash = path.find('/', 1); slash != std::string::npos;
-         slash = path.find('/', slash + 1)) {
-        ::mkdir(path.substr(0, slash).c_str(), 0700);
-    }
-}
-
-int write_all(int fd, const std::string& text) {
-    size_t done = 0;
-    while (done < text.size()) {
-        const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
-        if (n < 0) {
-            if (errno == EINTR) {
-                continue;
-            }
-            return -errno;
-        }
-        done += static_cast<size_t>(n);
-    }
-    return 0;
-}
-
 } // namespace
 
 std::string AppStateStore::default_path() {
@@ -312,38 +291,30 @@ Status AppStateStore::save_all() {
     return save_if_dirty();
 }
 
+std::optional<std::string> AppStateStore::take_all_text() {
+    dirty_ = dirty_ || seen_changed_;
+    return take_text();
+}
+
 Status AppStateStore::save_if_dirty() {
-    if (!dirty_ || path_.empty()) {
+    const std::optional<std::string> text = take_text();
+    if (!text) {
         return Status::success();
     }
-    make_parent_directories(path_);
-    const std::string temp = path_ + ".tmp";
-    const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-    if (fd < 0) {
-        return Status::failure("cannot write " + temp + ": " + std::strerror(errno));
+    if (Status saved = replace_file_atomically(path_, *text); !saved.ok()) {
+        dirty_ = true;
+        return saved;
     }
-    int rc = write_all(fd, serialize());
-    if (rc == 0 && ::fsync(fd) != 0) {
-        rc = -errno;
-    }
-    ::close(fd);
-    if (rc == 0 && ::rename(temp.c_str(), path_.c_str()) != 0) {
-        rc = -errno;
-    }
-    if (rc != 0) {
-        ::unlink(temp.c_str());
-        return Status::failure("cannot save " + path_ + ": " + std::strerror(-rc));
-    }
-    // The rename is durable only once the directory entry is on disk.
-    const auto slash = path_.rfind('/');
-    const std::string dir = slash == std::string::npos ? "." : path_.substr(0, slash);
-    if (const int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC); dfd >= 0) {
-        ::fsync(dfd);
-        ::close(dfd);
+    return Status::success();
+}
+
+std::optional<std::string> AppStateStore::take_text() {
+    if (!dirty_ || path_.empty()) {
+        return std::nullopt;
     }
     dirty_ = false;
     seen_changed_ = false;
-    return Status::success();
+    return serialize();
 }
 
 } // namespace audiod

@@ -15,7 +15,8 @@
 // old file or the new one, never a mixture. A file that cannot be read back
 // — corrupt, truncated, or from a future version — is renamed to
 // PATH.corrupt and the server starts with defaults; it never refuses to run
-// because of it. Thread: control.
+// because of it. The server writes it off the control thread (see
+// state_file_writer.h). Thread: control.
 #pragma once
 
 #include "common/status.h"
@@ -61,8 +62,15 @@ public:
     Status load();
 
     // Writes the file if anything changed since the last save; fails with
-    // the reason (the state stays dirty and is retried).
+    // the reason (the state stays dirty and is retried). This waits for the
+    // disk: the server writes through a StateFileWriter instead.
     Status save_if_dirty();
+    // The file's text if anything changed since it was last taken (nullopt
+    // if not, or if the state is kept in memory only); the state counts as
+    // saved from then on: the caller writes it.
+    [[nodiscard]] std::optional<std::string> take_text();
+    // A write of taken text failed: it is taken again next time.
+    void mark_dirty() noexcept { dirty_ = true; }
 
     // The configuration's [apps.NAME] rules (replacing earlier ones).
     void set_rules(std::map<std::string, AppSettings> rules);
@@ -96,6 +104,8 @@ public:
     [[nodiscard]] bool dirty() const noexcept { return dirty_; }
     // Saves also the play times noted since the last save (at a clean stop).
     Status save_all();
+    // take_text() with those play times.
+    [[nodiscard]] std::optional<std::string> take_all_text();
 
     // The file's text for the current state (public for tests).
     [[nodiscard]] std::string serialize() const;

@@ -109,8 +109,15 @@ void Engine::stop() {
     streams_.clear();
     pending_.clear();
     devices_.clear();
-    if (const Status saved = state_.save_all(); !saved.ok()) {
-        log_error("engine", saved.reason());
+    if (std::optional<std::string> text = state_.take_all_text()) {
+        state_writer_.submit(state_.path(), std::move(*text));
+    }
+    if (!state_writer_.flush(StateFileWriter::kStopWait)) {
+        log_error("engine", "the state file " + state_.path() + " is still being written after " +
+                                std::to_string(StateFileWriter::kStopWait.count()) +
+                                " s (a slow disk); stopping without waiting for it");
+    } else if (const std::string failure = state_writer_.take_failure(); !failure.empty()) {
+        log_error("engine", failure);
     }
 }
 
@@ -359,8 +366,16 @@ void Engine::tick() {
     reopen_failed_sinks();
     handle_source_requests();
     report_state_changes();
-    if (const Status saved = state_.save_if_dirty(); !saved.ok()) {
-        log_warning("engine", saved.reason());
+    save_state();
+}
+
+void Engine::save_state() {
+    if (const std::string failure = state_writer_.take_failure(); !failure.empty()) {
+        log_warning("engine", failure);
+        state_.mark_dirty(); // taken again below
+    }
+    if (std::optional<std::string> text = state_.take_text()) {
+        state_writer_.submit(state_.path(), std::move(*text));
     }
 }
 

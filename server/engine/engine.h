@@ -28,6 +28,7 @@
 #include "engine/app_state.h"
 #include "engine/module_loader.h"
 #include "engine/source_player.h"
+#include "engine/state_file_writer.h"
 #include "protocol/messages.h"
 
 #include <chrono>
@@ -169,6 +170,9 @@ private:
     void emit(proto::Event event) const;
     [[nodiscard]] proto::Event stream_event(const char* kind, const Stream& stream) const;
     void report_state_changes();
+    // Hands the state file's new text to the writer, and logs a failed write
+    // (the state is then written again).
+    void save_state();
     // The RT watchdog: demotes RT threads that stopped completing cycles,
     // and abandons one stuck in its module (its streams move on).
     void watch_rt_threads();
@@ -248,6 +252,7 @@ private:
     ServerConfig config_;
     ModuleLoader& modules_;
     AppStateStore& state_;
+    StateFileWriter state_writer_; // the control thread never waits for the disk
     EngineObserver* observer_ = nullptr;
     audiod_host host_{};
     std::vector<DeviceEntry> devices_;

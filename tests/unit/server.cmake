@@ -7,6 +7,7 @@ audiod_add_test(test_server
           unit/server/test_sink_cycle.cpp unit/server/test_spsc_queue.cpp
           unit/server/test_timer_clock.cpp unit/server/test_ring_stress.cpp
           unit/server/test_engine_routing.cpp unit/server/test_app_state.cpp
+          unit/server/test_state_file_writer.cpp
           unit/server/test_toml_guard.cpp unit/server/test_keep_clock.cpp
           unit/server/test_conversion.cpp unit/server/test_thread_realtime.cpp
           unit/server/test_source_player.cpp unit/server/test_abandoned_thread.cpp
