@@ -6,16 +6,11 @@
 #include "config/toml_guard.h"
 #include "config/toml_parser.h"
 #include <algorithm>
-#include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
-#include <fcntl.h>
 #include <fstream>
 #include <sstream>
-#include <sys/stat.h>
-#include <unistd.h>
 
 namespace audiod {
 
@@ -42,7 +37,6 @@ std::string quoted(const std::string& text) {
     return out + "\"";
 }
 
-// Creates the directories above `path` (mode 0700 for new ones).
 } // namespace
 
 std::string AppStateStore::default_path() {
