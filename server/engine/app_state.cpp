@@ -280,11 +280,6 @@ Status AppStateStore::load() {
     return Status::success();
 }
 
-Status AppStateStore::save_all() {
-    dirty_ = dirty_ || seen_changed_;
-    return save_if_dirty();
-}
-
 std::optional<std::string> AppStateStore::take_all_text() {
     dirty_ = dirty_ || seen_changed_;
     return take_text();

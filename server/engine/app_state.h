@@ -102,9 +102,8 @@ public:
 
     [[nodiscard]] const std::string& path() const noexcept { return path_; }
     [[nodiscard]] bool dirty() const noexcept { return dirty_; }
-    // Saves also the play times noted since the last save (at a clean stop).
-    Status save_all();
-    // take_text() with those play times.
+    // take_text(), with the play times noted since the last save too (at a
+    // clean stop).
     [[nodiscard]] std::optional<std::string> take_all_text();
 
     // The file's text for the current state (public for tests).
