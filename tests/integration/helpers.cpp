@@ -193,12 +193,20 @@ namespace {
 
 // The first stream of APP in a `list streams` JSON array whose position is
 // at least `position`.
-std::optional<uint32_t> stream_of(const std::string& json, const std::string& app,
-                                  uint64_t position) {
+// The JSON objects of APP's streams in a `list streams` listing.
+std::vector<std::string> app_stream_objects(const std::string& json, const std::string& app) {
     const std::string key = "\"app\":\"" + app + "\"";
+    std::vector<std::string> objects;
     for (auto at = json.find(key); at != std::string::npos; at = json.find(key, at + 1)) {
         const auto begin = json.rfind('{', at);
-        const std::string object = json.substr(begin, json.find('}', at) - begin + 1);
+        objects.push_back(json.substr(begin, json.find('}', at) - begin + 1));
+    }
+    return objects;
+}
+
+std::optional<uint32_t> stream_of(const std::string& json, const std::string& app,
+                                  uint64_t position) {
+    for (const std::string& object : app_stream_objects(json, app)) {
         if (json_number(object, "position").value_or(0) >= position) {
             return static_cast<uint32_t>(json_number(object, "id").value_or(0));
         }
@@ -223,6 +231,15 @@ std::optional<uint32_t> wait_for_stream_of(const std::string& app, uint64_t posi
 std::optional<uint32_t> wait_for_app_stream(const std::string& app,
                                             std::chrono::milliseconds limit) {
     return wait_for_stream_of(app, 0, limit);
+}
+
+std::vector<uint32_t> app_streams(const std::string& app) {
+    std::vector<uint32_t> ids;
+    for (const std::string& object :
+         app_stream_objects(run_tool("audioctl", {"--json", "list", "streams"}).out, app)) {
+        ids.push_back(static_cast<uint32_t>(json_number(object, "id").value_or(0)));
+    }
+    return ids;
 }
 
 std::string why_no_stream(const BackgroundProgram& program, const ServerProcess& server) {
@@ -731,6 +748,36 @@ uint64_t written_by(const ProgramResult& r) {
     const auto written = json_number(r.out, "written");
     BOOST_REQUIRE_MESSAGE(written, "no report from the client: " << r.out << r.err);
     return *written;
+}
+
+bool has_row(const std::string& table, const std::vector<std::string>& fields) {
+    const auto is_number = [](const std::string& text) {
+        return !text.empty() && text.find_first_not_of("0123456789.") == std::string::npos;
+    };
+    const auto matches = [&](const std::string& want, const std::string& got) {
+        if (want == "#") {
+            return is_number(got);
+        }
+        if (want == "#/#") {
+            const size_t slash = got.find('/');
+            return slash != std::string::npos && is_number(got.substr(0, slash)) &&
+                   is_number(got.substr(slash + 1));
+        }
+        return want == got;
+    };
+    std::istringstream lines(table);
+    for (std::string line; std::getline(lines, line);) {
+        std::istringstream words(line);
+        std::vector<std::string> got;
+        for (std::string word; words >> word;) {
+            got.push_back(word);
+        }
+        if (got.size() >= fields.size() &&
+            std::equal(fields.begin(), fields.end(), got.begin(), matches)) {
+            return true;
+        }
+    }
+    return false;
 }
 
 } // namespace audiod::test

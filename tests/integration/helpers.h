@@ -128,6 +128,10 @@ void touch(const std::string& path);
 std::optional<uint32_t>
 wait_for_app_stream(const std::string& app,
                     std::chrono::milliseconds limit = std::chrono::seconds(30));
+// The ids of every stream of application APP listed now (a player whose
+// library re-created its stream may have an old one still listed beside
+// the new, e.g. on a sink whose thread is stuck).
+std::vector<uint32_t> app_streams(const std::string& app);
 // Why a program's stream is not there, for a failed wait: whether the
 // program still runs and what it said, the streams and clients the server
 // lists, and the server's log.
@@ -175,6 +179,11 @@ uint64_t source_number(const std::string& source, const std::string& key);
 // is the machine's doing, not audiod's, and a test checks only that the
 // sound got through; the reason is logged.
 bool rtp_receiver_kept_time(const std::vector<std::string>& sinks);
+
+// Whether a line of TABLE (`audiod --list-devices`, `audioctl list`...)
+// starts with these whitespace-separated fields, where "#" stands for a
+// number (digits and dots) and "#/#" for two.
+bool has_row(const std::string& table, const std::vector<std::string>& fields);
 
 // Points this process (and so the servers and tools it starts) at the test
 // sound card (tests/fixtures/fake_card), with its fault files in DIR/card.

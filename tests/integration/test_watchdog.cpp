@@ -235,18 +235,25 @@ BOOST_AUTO_TEST_CASE(a_sink_stuck_in_its_driver_is_given_up_and_its_streams_play
                         server.log());
     // The player's stream plays on in the other sink: the one the sink's
     // failure moved there, or (as the stall made the player keep its own
-    // clock) one its library created anew, which the server put there.
-    const auto on_spare = [] {
-        const auto id = wait_for_app_stream("player", 2s);
-        return id && stream_field(*id, "sink") == "spare" ? id : std::nullopt;
+    // clock) one its library created anew, which the server put there. The
+    // old stream may still be listed on the stuck sink meanwhile.
+    const auto on_spare = []() -> std::optional<uint32_t> {
+        for (const uint32_t id : app_streams("player")) {
+            if (stream_field(id, "sink") == "spare") {
+                return id;
+            }
+        }
+        return std::nullopt;
     };
     std::optional<uint32_t> rescued;
-    BOOST_CHECK(eventually(
-        [&] {
-            rescued = on_spare();
-            return rescued && wait_for_more(*rescued, 9600, 5s);
-        },
-        60s));
+    BOOST_CHECK_MESSAGE(eventually(
+                            [&] {
+                                rescued = on_spare();
+                                return rescued && wait_for_more(*rescued, 9600, 5s);
+                            },
+                            60s),
+                        "no stream of the player's plays on spare; "
+                            << why_no_stream(player.program(), server));
     BOOST_REQUIRE(rescued);
     // The call returns: the sink is reopened, and the stream goes back.
     ::unlink(hang.c_str());
