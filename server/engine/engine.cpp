@@ -164,11 +164,17 @@ std::variant<Stream*, ClientError> Engine::create_stream(const StreamRequest& re
             sink = default_sink();
         }
     }
+    // A sink or source asked for by name that has failed (its device gone,
+    // being reopened): the stream plays, or records, where the failure
+    // moved the others, and goes there when it comes back, as they do. A
+    // player whose stream stalled with its sink creates it anew, naming
+    // the sink it had asked for.
+    if (sink != nullptr && sink->failed()) {
+        returns_to = sink->name();
+        sink = default_sink();
+    }
     if (sink == nullptr) {
         return ClientError{AUDIOD_E_NOENTITY, "no sink is available"};
-    }
-    if (sink->failed()) {
-        return ClientError{AUDIOD_E_BUSY, "sink '" + sink->name() + "' has failed"};
     }
     const auto format = static_cast<SampleFormat>(p.format);
     if (!is_known_format(p.format)) {
