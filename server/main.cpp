@@ -106,10 +106,15 @@ Configuration (TOML):
   type = "alsa"          # a sound card, driven by its own clock
   device = "hw:0,0"      # any ALSA PCM; periods = 3 quanta of buffer
 
-  [sinks.studio]
+  [sinks.oss]
   type = "portaudio"     # a device PortAudio reaches: ALSA, JACK, OSS
-  device = "system"      # a name or part of one (audiod --list-devices),
-  host-api = "jack"      #   or an index; latency-ms = 3 quanta queued
+  device = "/dev/dsp"    # a name or part of one (audiod --list-devices),
+  host-api = "oss"       #   or an index; latency-ms = 3 quanta queued
+
+  [sinks.studio]
+  type = "jack"          # a client of a JACK graph; back when jackd is
+  connect = "physical"   # or "none", a client's name, a port regex;
+                         #   server = "NAME" (jackd -n NAME)
 
   [sinks.recorder]
   type = "file"          # writes the mix to a WAV file

@@ -46,7 +46,7 @@ mv "$work/first" "$work/prefix"
 p="$work/prefix"
 for f in bin/audiod bin/audioctl bin/audioplay bin/audiorec $l/libaudiod.so include/audiod/audiod.h \
          include/audiod/module.h $l/pkgconfig/audiod.pc $l/audiod/modules/null.so \
-         $l/audiod/modules/file.so $l/audiod/modules/alsa.so $l/audiod/modules/portaudio.so \
+         $l/audiod/modules/file.so $l/audiod/modules/alsa.so $l/audiod/modules/portaudio.so $l/audiod/modules/jack.so \
          share/audiod/audiod.conf \
          $l/alsa-lib/libasound_module_pcm_audiod.so $l/alsa-lib/libasound_module_ctl_audiod.so \
          share/alsa/alsa.conf.d/50-audiod.conf; do

@@ -10,7 +10,8 @@ audiod_add_test(test_integration
           integration/test_alsa_source.cpp integration/test_modules.cpp
           integration/test_files.cpp integration/test_rtp.cpp
           integration/test_rtp_receive.cpp integration/test_source_player.cpp
-          integration/test_portaudio.cpp integration/test_service.cpp
+          integration/test_portaudio.cpp integration/test_jack.cpp integration/dummy_jack.cpp
+          integration/test_service.cpp
           integration/test_reload.cpp integration/test_system.cpp
   LIBS audiod_protocol audiod_common audiod audiod_rtp
   NO_CTEST)
@@ -18,7 +19,7 @@ audiod_add_test(test_integration
 add_dependencies(test_integration audiod_bin audioplay audiorec audioctl audiod-test-client
   audiod-evil-client audiod-event-client audiod_module_null audiod_module_file
   audiod_module_faulty audiod_module_alsa audiod_fake_card audiod_alsa_pcm audiod_alsa_ctl audiod-alsa-player
-  audiod-portaudio-player audiod-udp-relay audiod-unit-sandbox audiod_module_rtp audiod_module_portaudio
+  audiod-portaudio-player audiod-udp-relay audiod-unit-sandbox audiod_module_rtp audiod_module_portaudio audiod_module_jack
   ${AUDIOD_BROKEN_MODULES})
 find_package(ALSA REQUIRED)
 target_link_libraries(test_integration PRIVATE ALSA::ALSA)
@@ -50,7 +51,7 @@ endif()
 # a falling COST starts them in this order (before the short unit tests),
 # and a step lasts as long as the last test it started.
 set(cost 100)
-foreach(suite rtp source_player rtp_receive alsa_plugin capture watchdog portaudio alsa_source
+foreach(suite rtp source_player rtp_receive alsa_plugin capture watchdog portaudio jack alsa_source
         playback lifecycle service reload system_wide audioctl routing app_state events alsa alsa_mixer conversion modules files
         no_hang/a_client_killed_mid_write_disturbs_no_one
         no_hang/server_stopped_for_8_s_players_keep_their_clock_and_sound_returns

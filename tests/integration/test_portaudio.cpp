@@ -3,6 +3,7 @@
 // "testcard"): what they play and record, a device that is unplugged and
 // comes back, how a device is named and refused, and `audiod
 // --list-devices`.
+#include "dummy_jack.h"
 #include "fixtures/fixture_signals.h"
 #include "helpers.h"
 
@@ -83,38 +84,6 @@ struct PortAudioMicServer {
     std::string card;
     std::unique_ptr<ServerProcess> server;
 };
-
-// Whether a line of TABLE starts with these whitespace-separated fields,
-// where "#" stands for a number (digits and dots) and "#/#" for two.
-bool has_row(const std::string& table, const std::vector<std::string>& fields) {
-    const auto is_number = [](const std::string& text) {
-        return !text.empty() && text.find_first_not_of("0123456789.") == std::string::npos;
-    };
-    const auto matches = [&](const std::string& want, const std::string& got) {
-        if (want == "#") {
-            return is_number(got);
-        }
-        if (want == "#/#") {
-            const size_t slash = got.find('/');
-            return slash != std::string::npos && is_number(got.substr(0, slash)) &&
-                   is_number(got.substr(slash + 1));
-        }
-        return want == got;
-    };
-    std::istringstream lines(table);
-    for (std::string line; std::getline(lines, line);) {
-        std::istringstream words(line);
-        std::vector<std::string> got;
-        for (std::string word; words >> word;) {
-            got.push_back(word);
-        }
-        if (got.size() >= fields.size() &&
-            std::equal(fields.begin(), fields.end(), got.begin(), matches)) {
-            return true;
-        }
-    }
-    return false;
-}
 
 } // namespace
 
@@ -323,53 +292,11 @@ BOOST_AUTO_TEST_SUITE_END()
 // jackd's output, for the next person to look).
 BOOST_AUTO_TEST_SUITE(portaudio_jack)
 
-// A paced JACK server of the test's own (`jackd -d dummy`: no sound card,
-// no real-time rights), which this process and the programs it starts
-// find by name through JACK_DEFAULT_SERVER. It is stopped with SIGTERM, as
-// a user would: a jackd killed outright can leave JACK's shared registry
-// locked, and every jackd after it on the machine hangs at start.
-struct DummyJack {
-    DummyJack()
-        : name("audiod-test-" + std::to_string(::getpid())) {
-        ::setenv("JACK_DEFAULT_SERVER", name.c_str(), 1);
-        server = std::make_unique<BackgroundProgram>(std::vector<std::string>{
-            "/usr/bin/jackd", "-n", name, "-r", "-d", "dummy", "-r", "48000", "-p", "256"});
-        const ProgramResult up =
-            run_program({"/usr/bin/jack_wait", "-w", "-t", "30", "-s", name}, 40s);
-        BOOST_REQUIRE_MESSAGE(up.status == 0, "jackd did not start: " << up.out << up.err
-                                                                      << server->output_so_far());
-    }
-    void stop() {
-        if (server) {
-            ::kill(server->pid(), SIGTERM);
-            server->finish(20s); // (SIGKILL only if it will not go)
-            server.reset();
-        }
-    }
-    ~DummyJack() {
-        stop();
-        ::unsetenv("JACK_DEFAULT_SERVER");
-    }
-
-    std::string name;
-    std::unique_ptr<BackgroundProgram> server;
-};
-
 BOOST_AUTO_TEST_CASE(a_tone_comes_out_of_jack_and_a_dead_jack_fails_the_sink_not_the_server) {
     TempDir dir;
     use_test_card(dir);
     DummyJack jack;
-    // Through JACK, PortAudio's blocking stream is a lock-free ring between
-    // the server's RT thread and libjack's, whose barriers are in
-    // uninstrumented libportaudio: ThreadSanitizer sees only the copies on
-    // either side and calls them a race. And libjack leaves the threads of a
-    // client whose server died unjoined. (Only the server needs telling;
-    // this process reads the variable when it starts, never again.)
-    const std::string suppressions = dir.file("tsan.supp");
-    std::ofstream(suppressions) << "race:libportaudio\nthread:libjack\n";
-    const char* tsan = std::getenv("TSAN_OPTIONS");
-    const std::string tsan_before = tsan != nullptr ? tsan : "";
-    ::setenv("TSAN_OPTIONS", (tsan_before + ":suppressions=" + suppressions).c_str(), 1);
+    const JackSanitizerSettings sanitizers(dir);
     ServerProcess server("[server]\nrt-priority = 0\ndefault-sink = \"studio\"\n\n[sinks.studio]\n"
                          "type = \"portaudio\"\nhost-api = \"jack\"\n\n[sinks.spare]\ntype = "
                          "\"null\"\n");
@@ -378,43 +305,11 @@ BOOST_AUTO_TEST_CASE(a_tone_comes_out_of_jack_and_a_dead_jack_fails_the_sink_not
                           listed);
     // What PortAudio's client sends into the JACK graph, recorded by a JACK
     // client of JACK's own, while a tone plays.
-    BackgroundProgram recorder({"/usr/bin/jack_rec", "-f", dir.file("jack.wav"), "-d", "3", "-b",
-                                "32", "PortAudio:out_0", "PortAudio:out_1"});
-    std::string graph;
-    BOOST_REQUIRE_MESSAGE(eventually(
-                              [&] {
-                                  graph = run_program({"/usr/bin/jack_lsp", "-c"}, 10s).out;
-                                  return graph.find("jackrec") != std::string::npos;
-                              },
-                              20s),
-                          "jack_rec never joined the graph:\n"
-                              << graph << recorder.output_so_far());
-    const ProgramResult played =
-        run_tool("audioplay", {"--quiet", "--tone", "1000", "--duration", "1"}, 30s);
-    BOOST_REQUIRE_MESSAGE(played.status == 0, played.err);
-    BOOST_REQUIRE_EQUAL(recorder.finish(30s).status, 0);
-    // (jack_rec writes integer samples; the tone measure reads floats.)
-    const ProgramResult converted = run_program({"/usr/bin/sox", dir.file("jack.wav"), "-e",
-                                                 "floating-point", "-b", "32", dir.file("f.wav")});
-    BOOST_REQUIRE_MESSAGE(converted.status == 0, converted.err);
-    const std::vector<float> samples = read_wav_f32(dir.file("f.wav"));
-    const HeardTone heard = hear_tone(samples, 2, 48000, 1000);
-    BOOST_CHECK_LE(std::fabs(heard.frequency - 1000), 1);
-    BOOST_CHECK_GT(heard.seconds, 0.9);
-    // audioplay's tone is at -12 dBFS, judged window by window: this JACK
-    // server (dummy driver, no real-time rights) misses periods on a loaded
-    // machine, and the gaps pull a fit over the whole tone down (by 1.3 to
-    // 2.9 dB beside the suite), while the windows between them hold the
-    // tone whole. Most of them must.
-    const std::vector<ToneWindow> windows =
-        measure_tone_windows(samples, 2, 48000, 1000, heard.first, heard.last);
-    const auto whole = std::count_if(windows.begin(), windows.end(), [](const ToneWindow& w) {
-        return std::fabs(20 * std::log10(w.tone.amplitude) + 12) <= 0.5 && w.tone.thd_n_db < -40;
+    check_tone_from_jack(dir, "PortAudio:out_0", "PortAudio:out_1", [] {
+        const ProgramResult played =
+            run_tool("audioplay", {"--quiet", "--tone", "1000", "--duration", "1"}, 30s);
+        BOOST_REQUIRE_MESSAGE(played.status == 0, played.err);
     });
-    BOOST_TEST_MESSAGE(whole << " of " << windows.size() << " windows hold the tone whole");
-    BOOST_CHECK_MESSAGE(windows.size() >= 8 && size_t(whole) * 2 >= windows.size(),
-                        whole << " of " << windows.size() << " windows hold the tone at -12 dBFS:\n"
-                              << describe(windows));
 
     // JACK goes away under a playing stream: the sink fails, the stream
     // plays on in the other sink, and the server answers throughout.
@@ -423,7 +318,7 @@ BOOST_AUTO_TEST_CASE(a_tone_comes_out_of_jack_and_a_dead_jack_fails_the_sink_not
     BOOST_REQUIRE_MESSAGE(id, "the stream on studio never appeared; the sinks:\n"
                                   << run_tool("audioctl", {"list", "sinks"}).out
                                   << why_no_stream(client.program(), server) << "jackd said:\n"
-                                  << jack.server->output_so_far() << jack.server->errors_so_far());
+                                  << jack.said());
     BOOST_REQUIRE(wait_for_position(*id, 24000));
     jack.stop();
     BOOST_CHECK(eventually([&] { return sink_field("studio", "state") == "failed"; }, 20s));
@@ -433,7 +328,6 @@ BOOST_AUTO_TEST_CASE(a_tone_comes_out_of_jack_and_a_dead_jack_fails_the_sink_not
     BOOST_REQUIRE_EQUAL(client.stop().status, 0);
     const int status = server.stop(SIGTERM);
     BOOST_CHECK_MESSAGE(status == 0, "the server exited " << status << ":\n" << server.log());
-    ::setenv("TSAN_OPTIONS", tsan_before.c_str(), 1);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

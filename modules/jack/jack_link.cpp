@@ -1,0 +1,499 @@
+#include "jack_link.h"
+
+#include "sink_options.h"
+
+#include <algorithm>
+#include <bit>
+#include <cerrno>
+#include <chrono>
+#include <condition_variable>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <future>
+#include <mutex>
+#include <thread>
+
+namespace audiod::jack {
+
+namespace {
+
+// jackd2's largest period; the callback's buffer is sized for it once, so
+// that a period change never allocates.
+constexpr uint32_t kMaxPeriod = 8192;
+
+void quiet(const char*) {}
+
+std::unique_ptr<JackLink> refuse(std::string* error, int* code, std::string message, int value) {
+    *error = std::move(message);
+    *code = value;
+    return nullptr;
+}
+
+timespec monotonic_after(int64_t ns) {
+    timespec t{};
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    const int64_t total = int64_t{t.tv_nsec} + ns;
+    t.tv_sec += static_cast<time_t>(total / 1'000'000'000);
+    t.tv_nsec = static_cast<long>(total % 1'000'000'000);
+    return t;
+}
+
+uint32_t round_up(uint32_t frames, uint32_t quantum) {
+    return (frames + quantum - 1) / quantum * quantum;
+}
+
+// The server's name as libjack resolves it when none is given.
+std::string default_server() {
+    const char* name = std::getenv("JACK_DEFAULT_SERVER");
+    return name != nullptr && name[0] != '\0' ? name : "default";
+}
+
+// Every port of `client` with these flags, as libjack lists them (freed with
+// jack_free).
+std::vector<std::string> list_ports(jack_client_t* client, const char* pattern,
+                                    unsigned long flags) {
+    std::vector<std::string> out;
+    if (const char** ports = jack_get_ports(client, pattern, JACK_DEFAULT_AUDIO_TYPE, flags)) {
+        for (const char** p = ports; *p != nullptr; ++p) {
+            out.emplace_back(*p);
+        }
+        jack_free(ports);
+    }
+    return out;
+}
+
+// "system, jack_rec": the clients owning ports with these flags, for a
+// message that says what `connect` could have named.
+std::string client_names(jack_client_t* client, unsigned long flags) {
+    std::vector<std::string> names;
+    for (const std::string& port : list_ports(client, nullptr, flags)) {
+        std::string owner = port.substr(0, port.find(':'));
+        if (std::find(names.begin(), names.end(), owner) == names.end()) {
+            names.push_back(std::move(owner));
+        }
+    }
+    std::string text;
+    for (const std::string& name : names) {
+        text += (text.empty() ? "" : ", ") + name;
+    }
+    return text.empty() ? "none" : text;
+}
+
+// One jack_client_open, run on a thread of its own: a JACK server that is
+// stopped, or still shutting down, accepts the connection and never
+// answers, and the control thread must not wait for it.
+struct OpenAttempt {
+    std::mutex mutex;
+    std::condition_variable finished;
+    bool done = false;
+    bool abandoned = false; // the caller gave up: the thread closes what it opened
+    jack_client_t* client = nullptr;
+    jack_status_t status{};
+};
+
+// The attempt left to its thread, if its server has still not answered:
+// while it waits, every open fails at once instead of adding a thread.
+std::mutex g_pending_mutex;
+std::shared_ptr<OpenAttempt> g_pending;
+
+constexpr auto kOpenWait = std::chrono::seconds(1);
+
+// jack_client_open, waited for at most kOpenWait. nullptr with `*late` set
+// if the server did not answer in time (or an earlier attempt's still has
+// not); nullptr with `*status` set if it refused.
+jack_client_t* open_client(const std::string& name, const std::string& server,
+                           jack_status_t* status, bool* late) {
+    *late = false;
+    {
+        const std::lock_guard guard(g_pending_mutex);
+        if (g_pending) {
+            const std::lock_guard attempt(g_pending->mutex);
+            if (!g_pending->done) {
+                *late = true;
+                return nullptr;
+            }
+        }
+        g_pending.reset();
+    }
+    auto attempt = std::make_shared<OpenAttempt>();
+    try {
+        std::thread([attempt, name, server] {
+            jack_status_t got{};
+            // Never start a server (libjack would, by default, start jackd
+            // with the user's settings) and never take another name: ports
+            // are found by it.
+            jack_client_t* client = jack_client_open(
+                name.c_str(),
+                static_cast<jack_options_t>(JackNoStartServer | JackUseExactName | JackServerName),
+                &got, server.c_str());
+            std::unique_lock lock(attempt->mutex);
+            attempt->done = true;
+            if (attempt->abandoned) {
+                lock.unlock();
+                if (client != nullptr) {
+                    jack_client_close(client);
+                }
+                return;
+            }
+            attempt->client = client;
+            attempt->status = got;
+            attempt->finished.notify_all();
+        }).detach();
+    } catch (const std::system_error&) {
+        *status = JackFailure;
+        return nullptr;
+    }
+    std::unique_lock lock(attempt->mutex);
+    if (!attempt->finished.wait_for(lock, kOpenWait, [&] { return attempt->done; })) {
+        attempt->abandoned = true;
+        lock.unlock();
+        const std::lock_guard guard(g_pending_mutex);
+        g_pending = attempt;
+        *late = true;
+        return nullptr;
+    }
+    *status = attempt->status;
+    return attempt->client;
+}
+
+// `connect` as a jack_get_ports pattern: a client's name stands for all its
+// ports; anything with a ':' is a regular expression on full port names.
+std::string port_pattern(const std::string& connect) {
+    if (connect.find(':') != std::string::npos) {
+        return connect;
+    }
+    std::string escaped = "^";
+    for (const char c : connect) {
+        if (std::strchr("\\^$.|?*+()[]{}", c) != nullptr) {
+            escaped += '\\';
+        }
+        escaped += c;
+    }
+    return escaped + ":";
+}
+
+} // namespace
+
+void silence_libjack() {
+    jack_set_error_function(quiet);
+    jack_set_info_function(quiet);
+}
+
+std::unique_ptr<JackLink> JackLink::open(const audiod_host* host, const audiod_sink_config& config,
+                                         bool capture, std::string* error, int* code) {
+    const SinkOptions options(config);
+    const std::string kind = capture ? "source" : "sink";
+    if (const auto key = options.unknown_key({"server", "client-name", "connect", "latency-ms"})) {
+        return refuse(error, code,
+                      "the jack " + kind + " has no option '" + *key +
+                          "' (it takes server, client-name, connect, latency-ms)",
+                      -EINVAL);
+    }
+    uint32_t latency_ms = 0;
+    if (const auto text = options.get("latency-ms")) {
+        uint64_t ms = 0;
+        if (!parse_uint(*text, 2000, ms) || ms == 0) {
+            return refuse(error, code, "latency-ms = " + *text + " is not 1-2000", -EINVAL);
+        }
+        latency_ms = static_cast<uint32_t>(ms);
+    }
+    std::unique_ptr<JackLink> link(new JackLink);
+    link->host_ = host;
+    link->capture_ = capture;
+    link->channels_ = config.channels;
+    link->quantum_ = config.quantum;
+    link->rate_ = config.rate;
+    link->server_ = options.get("server").value_or(default_server());
+    link->client_name_ = options.get("client-name").value_or(std::string("audiod-") + config.name);
+    if (link->client_name_.empty() ||
+        link->client_name_.size() >= static_cast<size_t>(jack_client_name_size())) {
+        return refuse(error, code,
+                      "client-name must be 1-" + std::to_string(jack_client_name_size() - 1) +
+                          " characters",
+                      -EINVAL);
+    }
+
+    silence_libjack();
+    jack_status_t status{};
+    bool late = false;
+    link->client_ = open_client(link->client_name_, link->server_, &status, &late);
+    if (late) {
+        return refuse(error, code,
+                      "JACK server '" + link->server_ +
+                          "' did not answer within 1 s (stopped, or shutting down?)",
+                      -ENODEV);
+    }
+    if (link->client_ == nullptr) {
+        if ((status & JackServerFailed) != 0) {
+            return refuse(error, code,
+                          "no JACK server '" + link->server_ +
+                              "' answers (is jackd running? `jackd -n NAME` names it; `server` "
+                              "chooses it)",
+                          -ENODEV);
+        }
+        // jackd2 reports a name already taken as a bare server error.
+        return refuse(error, code,
+                      "JACK server '" + link->server_ + "' refused a client named '" +
+                          link->client_name_ + "' (JACK status " + std::to_string(status) +
+                          "; is one of that name there already? client-name sets another)",
+                      -ENODEV);
+    }
+    const jack_nframes_t jack_rate = jack_get_sample_rate(link->client_);
+    if (jack_rate != config.rate) {
+        return refuse(error, code,
+                      "JACK server '" + link->server_ + "' runs at " + std::to_string(jack_rate) +
+                          " Hz, not " + std::to_string(config.rate) + ": set rate = " +
+                          std::to_string(jack_rate) + " for " + kind + " " + config.name,
+                      -EINVAL);
+    }
+    link->period_.store(jack_get_buffer_size(link->client_), std::memory_order_relaxed);
+    link->keep_ = latency_ms > 0 ? round_up(latency_ms * config.rate / 1000, config.quantum) : 0;
+    link->ring_ = std::make_unique<SpscQueue<float>>(
+        std::bit_ceil(2 * (kMaxPeriod + std::max(link->keep_, kMaxPeriod) + config.quantum)) *
+        size_t{config.channels});
+    link->scratch_.assign(size_t{kMaxPeriod} * config.channels, 0.0F);
+    if (sem_init(&link->wake_, 0, 0) != 0) {
+        return refuse(error, code, "cannot make a semaphore", -errno);
+    }
+    link->wake_ready_ = true;
+    for (uint32_t c = 0; c < config.channels; ++c) {
+        const std::string port = (capture ? "in_" : "out_") + std::to_string(c + 1);
+        jack_port_t* registered =
+            jack_port_register(link->client_, port.c_str(), JACK_DEFAULT_AUDIO_TYPE,
+                               capture ? JackPortIsInput : JackPortIsOutput, 0);
+        if (registered == nullptr) {
+            return refuse(error, code, "JACK would not register port " + port, -EIO);
+        }
+        link->ports_.push_back(registered);
+    }
+
+    // The ports `connect` names, found before the client joins the graph.
+    const std::string connect = options.get("connect").value_or("physical");
+    const unsigned long direction = capture ? JackPortIsOutput : JackPortIsInput;
+    std::vector<std::string> targets;
+    if (connect == "physical") {
+        targets = list_ports(link->client_, nullptr, direction | JackPortIsPhysical);
+    } else if (connect != "none") {
+        targets = list_ports(link->client_, port_pattern(connect).c_str(), direction);
+        if (targets.empty()) {
+            return refuse(
+                error, code,
+                "connect = \"" + connect + "\" names no JACK " + (capture ? "output" : "input") +
+                    " port; clients with such ports: " + client_names(link->client_, direction),
+                -ENODEV);
+        }
+    }
+
+    JackLink* self = link.get();
+    // libjack's thread already exists, and hands over to it through JACK's
+    // own shared-memory semaphores, which ThreadSanitizer cannot see: the
+    // callback takes what was set up here through this flag instead.
+    link->set_up_.store(true, std::memory_order_release);
+    if (jack_set_process_callback(link->client_, process, self) != 0 ||
+        jack_set_buffer_size_callback(link->client_, period_changed, self) != 0 ||
+        jack_set_xrun_callback(link->client_, graph_xrun, self) != 0) {
+        return refuse(error, code, "JACK refused the client's callbacks", -EIO);
+    }
+    jack_on_info_shutdown(link->client_, gone, self);
+    if (jack_activate(link->client_) != 0) {
+        return refuse(error, code, "JACK would not activate client " + link->client_name_, -EIO);
+    }
+    for (size_t c = 0; c < link->ports_.size() && c < targets.size(); ++c) {
+        const char* ours = jack_port_name(link->ports_[c]);
+        const int r = capture ? jack_connect(link->client_, targets[c].c_str(), ours)
+                              : jack_connect(link->client_, ours, targets[c].c_str());
+        if (r != 0 && r != EEXIST) {
+            if (host != nullptr && host->log != nullptr) {
+                host->log(AUDIOD_LOG_WARNING, "jack",
+                          ("cannot connect " + std::string(ours) + " and " + targets[c]).c_str());
+            }
+            continue;
+        }
+        link->connected_ += (link->connected_.empty() ? "" : ",") + targets[c];
+    }
+    jack_latency_range_t range{};
+    jack_port_get_latency_range(link->ports_.front(),
+                                capture ? JackCaptureLatency : JackPlaybackLatency, &range);
+    link->latency_ =
+        (capture ? link->period_.load(std::memory_order_relaxed) : link->keep()) + range.max;
+    return link;
+}
+
+JackLink::~JackLink() {
+    if (client_ != nullptr) {
+        jack_deactivate(client_);
+        jack_client_close(client_);
+        // JACK calls no more; its last call is seen to end before the ring
+        // and buffers go (as for set_up_, in a way a race detector sees).
+        while (in_callback_.load(std::memory_order_acquire) != 0) {
+            std::this_thread::yield();
+        }
+    }
+    if (wake_ready_) {
+        sem_destroy(&wake_);
+    }
+}
+
+void JackLink::start() noexcept {
+    started_.store(true, std::memory_order_release);
+}
+
+void JackLink::stop() noexcept {
+    started_.store(false, std::memory_order_release);
+    primed_.store(false, std::memory_order_relaxed);
+}
+
+uint32_t JackLink::keep() const noexcept {
+    const uint32_t least = round_up(period_.load(std::memory_order_relaxed) + quantum_, quantum_);
+    return std::max(keep_, least);
+}
+
+bool JackLink::ready() const noexcept {
+    const size_t queued = ring_->size_approx() / channels_;
+    return capture_ ? queued >= quantum_ : queued + quantum_ <= keep();
+}
+
+int JackLink::wait_for_quantum() noexcept {
+    const timespec deadline =
+        monotonic_after(int64_t{2} * quantum_ * 1'000'000'000 / rate_ + 200'000'000);
+    for (;;) {
+        if (gone_.load(std::memory_order_acquire)) {
+            return -ENODEV;
+        }
+        if (ready()) {
+            return 0;
+        }
+        // Announce the wait, then look again: a period that ended in between
+        // has either been seen here or will post the semaphore.
+        waiting_.store(true, std::memory_order_seq_cst);
+        if (ready() || gone_.load(std::memory_order_seq_cst)) {
+            waiting_.store(false, std::memory_order_relaxed);
+            continue;
+        }
+        if (sem_clockwait(&wake_, CLOCK_MONOTONIC, &deadline) != 0 && errno == ETIMEDOUT) {
+            waiting_.store(false, std::memory_order_relaxed);
+            return ready() ? 0 : -ETIMEDOUT;
+        }
+    }
+}
+
+void JackLink::write(const float* frames) noexcept {
+    const size_t samples = size_t{quantum_} * channels_;
+    if (ring_->try_push_n(frames, samples) < samples) {
+        xruns_.fetch_add(1, std::memory_order_relaxed); // (wait_for_quantum makes room first)
+    }
+}
+
+void JackLink::read(float* frames) noexcept {
+    const size_t samples = size_t{quantum_} * channels_;
+    const size_t got = ring_->try_pop_n(frames, samples);
+    std::fill(frames + got, frames + samples, 0.0F);
+}
+
+int JackLink::process(jack_nframes_t frames, void* self) noexcept {
+    auto* link = static_cast<JackLink*>(self);
+    link->in_callback_.fetch_add(1, std::memory_order_acquire);
+    if (link->set_up_.load(std::memory_order_acquire)) {
+        if (link->capture_) {
+            link->capture(frames);
+        } else {
+            link->play(frames);
+        }
+        link->wake();
+    }
+    link->in_callback_.fetch_sub(1, std::memory_order_release);
+    return 0;
+}
+
+void JackLink::play(jack_nframes_t frames) noexcept {
+    const size_t samples = size_t{frames} * channels_;
+    size_t got = 0;
+    if (frames <= kMaxPeriod && started_.load(std::memory_order_acquire)) {
+        got = ring_->try_pop_n(scratch_.data(), samples);
+        if (got == samples) {
+            primed_.store(true, std::memory_order_relaxed);
+        } else if (primed_.load(std::memory_order_relaxed)) {
+            xruns_.fetch_add(1, std::memory_order_relaxed); // the ring ran dry
+        }
+    }
+    for (uint32_t c = 0; c < channels_; ++c) {
+        auto* out = static_cast<float*>(jack_port_get_buffer(ports_[c], frames));
+        const size_t whole = got / channels_;
+        for (size_t i = 0; i < whole; ++i) {
+            out[i] = scratch_[i * channels_ + c];
+        }
+        std::fill(out + whole, out + frames, 0.0F);
+    }
+}
+
+void JackLink::capture(jack_nframes_t frames) noexcept {
+    if (frames > kMaxPeriod || !started_.load(std::memory_order_acquire)) {
+        return;
+    }
+    for (uint32_t c = 0; c < channels_; ++c) {
+        const auto* in = static_cast<const float*>(jack_port_get_buffer(ports_[c], frames));
+        for (size_t i = 0; i < frames; ++i) {
+            scratch_[i * channels_ + c] = in[i];
+        }
+    }
+    const size_t samples = size_t{frames} * channels_;
+    if (ring_->try_push_n(scratch_.data(), samples) < samples) {
+        xruns_.fetch_add(1, std::memory_order_relaxed); // the RT thread fell behind
+    }
+}
+
+void JackLink::wake() noexcept {
+    if (waiting_.exchange(false, std::memory_order_acq_rel)) {
+        sem_post(&wake_);
+    }
+}
+
+int JackLink::period_changed(jack_nframes_t frames, void* self) noexcept {
+    static_cast<JackLink*>(self)->period_.store(frames, std::memory_order_relaxed);
+    return 0;
+}
+
+int JackLink::graph_xrun(void* self) noexcept {
+    static_cast<JackLink*>(self)->xruns_.fetch_add(1, std::memory_order_relaxed);
+    return 0;
+}
+
+void JackLink::gone(jack_status_t, const char*, void* self) noexcept {
+    auto* link = static_cast<JackLink*>(self);
+    link->gone_.store(true, std::memory_order_seq_cst);
+    link->waiting_.store(false, std::memory_order_relaxed);
+    sem_post(&link->wake_);
+}
+
+size_t JackLink::describe(char* text, size_t size) const noexcept {
+    const uint32_t period = period_.load(std::memory_order_relaxed);
+    const int n = std::snprintf(
+        text, size,
+        "jack-server=%s\njack-client=%s\nconnected-to=%s\njack-period=%u\nbuffer-ms=%.1f\n",
+        server_.c_str(), client_name_.c_str(), connected_.empty() ? "-" : connected_.c_str(),
+        period, (capture_ ? period : keep()) * 1000.0 / rate_);
+    return n < 0 ? 0 : std::min(static_cast<size_t>(n), size > 0 ? size - 1 : 0);
+}
+
+void close_link(std::unique_ptr<JackLink> link) {
+    const audiod_host* host = link->host();
+    std::promise<void> closed;
+    std::future<void> done = closed.get_future();
+    try {
+        std::thread([owned = std::move(link), closed = std::move(closed)]() mutable {
+            owned.reset();
+            closed.set_value();
+        }).detach();
+    } catch (const std::system_error&) {
+        return; // no thread: the link was closed here, as the thread would have
+    }
+    if (done.wait_for(std::chrono::milliseconds(500)) != std::future_status::ready &&
+        host != nullptr && host->log != nullptr) {
+        host->log(AUDIOD_LOG_WARNING, "jack",
+                  "a JACK client did not close within 500 ms; left to a thread of its own");
+    }
+}
+
+} // namespace audiod::jack

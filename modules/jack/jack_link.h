@@ -1,0 +1,138 @@
+// One JACK client of a jack sink or source: its ports in the JACK graph,
+// and the ring between JACK's process callback and the device's RT thread.
+//
+// JACK's clock drives the device. JACK calls `process` on its own thread
+// once per JACK period; the callback moves a period between the ring and
+// the ports and wakes the RT thread, which waits (wait_for_quantum) until a
+// quantum fits in the ring or has arrived in it. The two threads share
+// nothing but the ring's two counters and a semaphore, so the callback
+// never waits on the server, and the server's quantum may differ from
+// JACK's period.
+//
+// JACK going away (jackd stopped or killed, or the client thrown out for
+// being too slow) arrives through JACK's shutdown callback: wait_for_quantum
+// then returns -ENODEV, the server fails the device and reopens it once a
+// second, and a new client joins the graph as soon as a JACK server is
+// there again. libjack can close a client whose server is gone, which is
+// what PortAudio's JACK host API cannot do (see the README).
+#pragma once
+
+#include "audiod/module.h"
+#include "common/spsc_queue.h"
+
+#include <jack/jack.h>
+#include <semaphore.h>
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace audiod::jack {
+
+class JackLink {
+public:
+    // Joins the JACK server the options name (`server`, `client-name`,
+    // `connect`, `latency-ms`) with `config.channels` ports, playback
+    // (`capture` false) or capture, activates the client and connects its
+    // ports. nullptr with a message in `error` and a negative errno in
+    // `code` if it cannot: -ENODEV when no JACK server answers, -EINVAL for
+    // options or a rate JACK does not run at. Waits for the server at most
+    // 1 s to let the client in (a stopped jackd never answers); the few
+    // calls after that (ports, activation, connections) are not bounded.
+    // Thread: control.
+    static std::unique_ptr<JackLink> open(const audiod_host* host, const audiod_sink_config& config,
+                                          bool capture, std::string* error, int* code);
+    // Leaves the graph and closes the client. libjack talks to the server
+    // here, which may be stopped: close_link() is the bounded way. Thread:
+    // control, or close_link's own.
+    ~JackLink();
+    JackLink(const JackLink&) = delete;
+    JackLink& operator=(const JackLink&) = delete;
+
+    // What the server is told at open: frames between a `write` and the
+    // JACK graph's output (the ring kept full, plus what JACK reports for
+    // the ports this one feeds), or between capture and `read`.
+    [[nodiscard]] uint32_t latency_frames() const noexcept { return latency_; }
+    [[nodiscard]] const audiod_host* host() const noexcept { return host_; }
+
+    // The RT thread has begun: the callback starts moving audio (and
+    // counting a ring that ran dry as an xrun). Thread: rt.
+    void start() noexcept;
+    // The RT thread has ended: the callback plays silence. Thread: rt.
+    void stop() noexcept;
+    // Sleeps until a quantum fits (playback: and no more than the latency
+    // would be queued) or has been captured: 0; -ENODEV once JACK has gone
+    // away; -ETIMEDOUT after two quanta and 200 ms without a JACK period (a
+    // stopped or frozen server: the server fails the device on it, and
+    // reopens it once JACK answers). Thread: rt.
+    int wait_for_quantum() noexcept;
+    // One quantum of interleaved float frames into the ring. Thread: rt.
+    void write(const float* frames) noexcept;
+    // One quantum out of the ring; silence for any frames not there.
+    // Thread: rt.
+    void read(float* frames) noexcept;
+
+    // Periods JACK found the ring too empty (playback) or too full (capture)
+    // for, once audio had begun, and the xruns JACK reported in its graph (a
+    // client, this one or another, not finished in time: its ports' audio
+    // for that period is lost or repeated). Thread: any.
+    [[nodiscard]] uint64_t xruns() const noexcept { return xruns_.load(std::memory_order_relaxed); }
+    // "server=…\nclient=…\nconnected=…\njack-period=…\nbuffer-ms=…\n". Thread: any.
+    size_t describe(char* text, size_t size) const noexcept;
+
+private:
+    JackLink() = default;
+
+    static int process(jack_nframes_t frames, void* self) noexcept;
+    static int period_changed(jack_nframes_t frames, void* self) noexcept;
+    static int graph_xrun(void* self) noexcept;
+    static void gone(jack_status_t status, const char* reason, void* self) noexcept;
+    void play(jack_nframes_t frames) noexcept;
+    void capture(jack_nframes_t frames) noexcept;
+    void wake() noexcept;
+    // Frames the ring should hold before the RT thread waits: the asked-for
+    // latency, but never less than JACK's period and a quantum.
+    [[nodiscard]] uint32_t keep() const noexcept;
+    // A quantum fits (playback) or has arrived (capture).
+    [[nodiscard]] bool ready() const noexcept;
+
+    const audiod_host* host_ = nullptr;
+    jack_client_t* client_ = nullptr;
+    std::vector<jack_port_t*> ports_;
+    std::unique_ptr<SpscQueue<float>> ring_;
+    std::vector<float> scratch_; // the callback's interleaved period
+    sem_t wake_{};
+    bool wake_ready_ = false;
+    bool capture_ = false;
+    uint32_t channels_ = 0;
+    uint32_t quantum_ = 0;
+    uint32_t rate_ = 0;
+    uint32_t keep_ = 0;
+    uint32_t latency_ = 0;
+    std::string server_;
+    std::string client_name_;
+    std::string connected_;
+    std::atomic<uint32_t> period_{0};
+    std::atomic<bool> set_up_{false}; // everything the callback reads is there
+    std::atomic<int> in_callback_{0}; // JACK is inside `process`
+    std::atomic<bool> started_{false};
+    std::atomic<bool> primed_{false}; // the ring has once held a whole period
+    std::atomic<bool> waiting_{false};
+    std::atomic<bool> gone_{false};
+    std::atomic<uint64_t> xruns_{0};
+};
+
+// libjack prints to standard error whenever a client cannot reach a server,
+// which the once-a-second reopen of a sink whose JACK is gone would repeat
+// for as long as it is gone: this keeps it quiet (for the whole process),
+// and the module says what went wrong itself.
+void silence_libjack();
+
+// Destroys the link on a thread of its own, waiting for it at most 500 ms; a
+// client that does not close in time is left to that thread and said so in
+// the server's log. Thread: control.
+void close_link(std::unique_ptr<JackLink> link);
+
+} // namespace audiod::jack

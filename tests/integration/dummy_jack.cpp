@@ -1,0 +1,100 @@
+#include "dummy_jack.h"
+
+#include <boost/test/unit_test.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <csignal>
+#include <cstdlib>
+#include <fstream>
+#include <unistd.h>
+
+namespace audiod::test {
+
+using namespace std::chrono_literals;
+
+DummyJack::DummyJack(uint32_t period)
+    : name_("audiod-test-" + std::to_string(::getpid()))
+    , period_(period) {
+    ::setenv("JACK_DEFAULT_SERVER", name_.c_str(), 1);
+    start();
+}
+
+DummyJack::~DummyJack() {
+    stop();
+    ::unsetenv("JACK_DEFAULT_SERVER");
+}
+
+void DummyJack::start() {
+    server_ = std::make_unique<BackgroundProgram>(
+        std::vector<std::string>{"/usr/bin/jackd", "-n", name_, "-r", "-d", "dummy", "-r", "48000",
+                                 "-p", std::to_string(period_)});
+    const ProgramResult up =
+        run_program({"/usr/bin/jack_wait", "-w", "-t", "30", "-s", name_}, 40s);
+    BOOST_REQUIRE_MESSAGE(up.status == 0, "jackd did not start: " << up.out << up.err << said());
+}
+
+void DummyJack::stop() {
+    if (server_) {
+        ::kill(server_->pid(), SIGTERM);
+        const ProgramResult ended = server_->finish(20s); // (SIGKILL only if it will not go)
+        BOOST_TEST_MESSAGE("jackd ended with status " << ended.status);
+        server_.reset();
+    }
+}
+
+pid_t DummyJack::pid() const {
+    return server_ ? server_->pid() : -1;
+}
+
+std::string DummyJack::said() const {
+    return server_ ? server_->output_so_far() + server_->errors_so_far() : "";
+}
+
+JackSanitizerSettings::JackSanitizerSettings(const TempDir& dir) {
+    const std::string suppressions = dir.file("tsan-jack.supp");
+    std::ofstream(suppressions) << "race:libportaudio\nthread:libjack\n";
+    const char* tsan = std::getenv("TSAN_OPTIONS");
+    before_ = tsan != nullptr ? tsan : "";
+    ::setenv("TSAN_OPTIONS", (before_ + ":suppressions=" + suppressions).c_str(), 1);
+}
+
+JackSanitizerSettings::~JackSanitizerSettings() {
+    ::setenv("TSAN_OPTIONS", before_.c_str(), 1);
+}
+
+void check_tone_from_jack(const TempDir& dir, const std::string& left, const std::string& right,
+                          const std::function<void()>& play) {
+    BackgroundProgram recorder(
+        {"/usr/bin/jack_rec", "-f", dir.file("jack.wav"), "-d", "3", "-b", "32", left, right});
+    std::string graph;
+    BOOST_REQUIRE_MESSAGE(eventually(
+                              [&] {
+                                  graph = run_program({"/usr/bin/jack_lsp", "-c"}, 10s).out;
+                                  return graph.find("jackrec") != std::string::npos;
+                              },
+                              20s),
+                          "jack_rec never joined the graph:\n"
+                              << graph << recorder.output_so_far());
+    play();
+    BOOST_REQUIRE_EQUAL(recorder.finish(30s).status, 0);
+    // (jack_rec writes integer samples; the tone measure reads floats.)
+    const ProgramResult converted = run_program({"/usr/bin/sox", dir.file("jack.wav"), "-e",
+                                                 "floating-point", "-b", "32", dir.file("f.wav")});
+    BOOST_REQUIRE_MESSAGE(converted.status == 0, converted.err);
+    const std::vector<float> samples = read_wav_f32(dir.file("f.wav"));
+    const HeardTone heard = hear_tone(samples, 2, 48000, 1000);
+    BOOST_CHECK_LE(std::fabs(heard.frequency - 1000), 1);
+    BOOST_CHECK_GT(heard.seconds, 0.9);
+    const std::vector<ToneWindow> windows =
+        measure_tone_windows(samples, 2, 48000, 1000, heard.first, heard.last);
+    const auto whole = std::count_if(windows.begin(), windows.end(), [](const ToneWindow& w) {
+        return std::fabs(20 * std::log10(w.tone.amplitude) + 12) <= 0.5 && w.tone.thd_n_db < -40;
+    });
+    BOOST_TEST_MESSAGE(whole << " of " << windows.size() << " windows hold the tone whole");
+    BOOST_CHECK_MESSAGE(windows.size() >= 8 && size_t(whole) * 2 >= windows.size(),
+                        whole << " of " << windows.size() << " windows hold the tone at -12 dBFS:\n"
+                              << describe(windows));
+}
+
+} // namespace audiod::test

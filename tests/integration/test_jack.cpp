@@ -1,0 +1,238 @@
+// The jack sink and source against a paced JACK server of the test's own
+// (`jackd -d dummy`): a tone that comes out of the graph at its pitch and
+// level, a jackd that goes away and comes back under a playing stream, a
+// recording of what a jack sink played through the graph, and the options
+// and mistakes a user meets.
+#include "dummy_jack.h"
+#include "helpers.h"
+
+#include <boost/test/unit_test.hpp>
+
+#include <csignal>
+#include <optional>
+#include <sstream>
+#include <string>
+
+using namespace audiod;
+using namespace audiod::test;
+using namespace std::chrono_literals;
+
+namespace {
+
+// The jack sink "studio" as the default, a file sink "spare" beside it, and
+// whatever else the test adds.
+std::string studio_config(const TempDir& dir, const std::string& more = "") {
+    return "[server]\nrt-priority = 0\ndefault-sink = \"studio\"\n\n[sinks.studio]\ntype = "
+           "\"jack\"\n\n[sinks.spare]\ntype = \"file\"\npath = \"" +
+           dir.file("spare.wav") + "\"\n" + more;
+}
+
+// A stream of APP that plays on SINK, 24000 frames more within 5 s: the
+// one the test started, or one its library made anew when a stall went on
+// for over half a second (which the sink's failure may take on a loaded
+// machine).
+std::optional<uint32_t> playing_on(const std::string& app, const std::string& sink) {
+    std::optional<uint32_t> found;
+    eventually(
+        [&] {
+            for (const uint32_t id : app_streams(app)) {
+                if (stream_field(id, "sink") == sink && wait_for_more(id, 24000, 5s)) {
+                    found = id;
+                    return true;
+                }
+            }
+            return false;
+        },
+        30s);
+    return found;
+}
+
+} // namespace
+
+BOOST_AUTO_TEST_SUITE(jack)
+
+BOOST_AUTO_TEST_CASE(a_tone_comes_out_of_the_graph_at_its_pitch_and_level) {
+    TempDir dir;
+    DummyJack jack;
+    const JackSanitizerSettings sanitizers(dir);
+    ServerProcess server(studio_config(dir));
+    const std::string listed = run_tool("audioctl", {"list", "sinks"}).out;
+    BOOST_CHECK_MESSAGE(listed.find("studio: jack-server=" + jack.name() +
+                                    " jack-client=audiod-studio "
+                                    "connected-to=system:playback_1,system:playback_2 "
+                                    "jack-period=256") != std::string::npos,
+                        listed);
+    check_tone_from_jack(dir, "audiod-studio:out_1", "audiod-studio:out_2", [] {
+        const ProgramResult played =
+            run_tool("audioplay", {"--quiet", "--tone", "1000", "--duration", "1"}, 30s);
+        BOOST_REQUIRE_MESSAGE(played.status == 0, played.err);
+    });
+    BOOST_CHECK_EQUAL(server.stop(SIGTERM), 0);
+}
+
+BOOST_AUTO_TEST_CASE(jackd_going_away_fails_the_sink_and_its_return_brings_the_stream_back) {
+    TempDir dir;
+    DummyJack jack;
+    const JackSanitizerSettings sanitizers(dir);
+    ServerProcess server(studio_config(dir));
+    PlayingClient client({"--signal", "sequence", "--sink", "studio", "--app", "faithful"});
+    const auto id = wait_for_app_stream("faithful");
+    BOOST_REQUIRE_MESSAGE(id, "the stream on studio never appeared; "
+                                  << why_no_stream(client.program(), server) << "jackd said:\n"
+                                  << jack.said());
+    BOOST_REQUIRE(wait_for_position(*id, 24000));
+    // jackd stops under the playing stream: the sink fails and the stream
+    // plays on in the other sink, the server answering throughout.
+    jack.stop();
+    BOOST_CHECK_MESSAGE(eventually([&] { return sink_field("studio", "state") == "failed"; }, 20s),
+                        "the sink did not fail; sinks:\n"
+                            << run_tool("audioctl", {"--json", "list", "sinks"}).out
+                            << "\nserver's log:\n"
+                            << server.log());
+    BOOST_REQUIRE(playing_on("faithful", "spare"));
+    BOOST_CHECK_EQUAL(run_tool("audioctl", {"info"}).status, 0);
+    // A player that asks for the sink while it is away plays where the
+    // others went, and goes to it when it is back, as they do. (It plays
+    // silence, to leave the spare sink's sequence whole.)
+    PlayingClient late(
+        {"--signal", "silence", "--value", "0", "--sink", "studio", "--app", "late"});
+    BOOST_REQUIRE_MESSAGE(playing_on("late", "spare"), why_no_stream(late.program(), server));
+    // jackd comes back: a new client joins it, and the stream returns.
+    jack.start();
+    BOOST_CHECK_MESSAGE(eventually([&] { return sink_field("studio", "state") == "running"; }, 30s),
+                        "the sink did not come back; the server's log:\n"
+                            << server.log());
+    BOOST_REQUIRE(playing_on("faithful", "studio"));
+    BOOST_REQUIRE(playing_on("late", "studio"));
+    BOOST_REQUIRE_EQUAL(late.stop().status, 0);
+    const std::string graph = run_program({"/usr/bin/jack_lsp", "-c"}, 10s).out;
+    BOOST_CHECK_MESSAGE(
+        graph.find("audiod-studio:out_1\n   system:playback_1") != std::string::npos, graph);
+    const ProgramResult r = client.stop();
+    BOOST_REQUIRE_MESSAGE(r.status == 0, r.err);
+    BOOST_CHECK(server.log().find("sink studio is back") != std::string::npos);
+    BOOST_REQUIRE_EQUAL(server.stop(SIGTERM), 0);
+    // What played while JACK was away, in order.
+    const Heard on_spare = hear_sequence(dir.file("spare.wav"));
+    BOOST_CHECK_GE(on_spare.values.size(), 24000u);
+    BOOST_CHECK(on_spare.increasing);
+}
+
+BOOST_AUTO_TEST_CASE(a_frozen_jackd_fails_the_sink_and_never_the_server) {
+    TempDir dir;
+    DummyJack jack;
+    const JackSanitizerSettings sanitizers(dir);
+    ServerProcess server(studio_config(dir));
+    PlayingClient client({"--signal", "sequence", "--sink", "studio", "--app", "frozen"});
+    const auto id = wait_for_app_stream("frozen");
+    BOOST_REQUIRE(id);
+    BOOST_REQUIRE(wait_for_position(*id, 24000));
+    // A stopped jackd takes connections and answers none: the sink's wait
+    // runs out, the sink fails, and its reopening (which would wait on
+    // jackd for ever) gives up after a second, while the server answers
+    // every request throughout.
+    ::kill(jack.pid(), SIGSTOP);
+    BOOST_CHECK(eventually([&] { return sink_field("studio", "state") == "failed"; }, 20s));
+    BOOST_REQUIRE_MESSAGE(playing_on("frozen", "spare"),
+                          "no stream of the player's plays on spare; "
+                              << why_no_stream(client.program(), server));
+    for (int i = 0; i < 5; ++i) {
+        const ProgramResult r = run_tool("audioctl", {"list", "sinks"}, 10s);
+        BOOST_CHECK_MESSAGE(r.status == 0, r.err);
+    }
+    ::kill(jack.pid(), SIGCONT);
+    BOOST_CHECK_MESSAGE(eventually([&] { return sink_field("studio", "state") == "running"; }, 30s),
+                        "the sink did not come back; the server's log:\n"
+                            << server.log());
+    BOOST_REQUIRE(playing_on("frozen", "studio"));
+    BOOST_REQUIRE_EQUAL(client.stop().status, 0);
+    BOOST_REQUIRE_EQUAL(server.stop(SIGTERM), 0);
+}
+
+BOOST_AUTO_TEST_CASE(a_jack_source_records_what_a_jack_sink_played_every_frame_in_order) {
+    TempDir dir;
+    DummyJack jack;
+    const JackSanitizerSettings sanitizers(dir);
+    // The source takes the sink's ports (`connect` names the sink's client):
+    // the graph carries the floats unchanged, so s16 material comes back
+    // bit-exact.
+    ServerProcess server(studio_config(dir, "\n[sources.studio-in]\ntype = \"jack\"\nconnect = "
+                                            "\"audiod-studio\"\n"));
+    const std::string sources = run_tool("audioctl", {"list", "sources"}).out;
+    BOOST_CHECK_MESSAGE(sources.find("connected-to=audiod-studio:out_1,audiod-studio:out_2") !=
+                            std::string::npos,
+                        sources);
+    PlayingClient client({"--signal", "sequence", "--sink", "studio", "--app", "source"});
+    BOOST_REQUIRE(wait_for_playing("source", 30s, 4800));
+    const ProgramResult r = run_tool("audiorec",
+                                     {"--quiet", "--source", "studio-in", "--latency-ms",
+                                      kExactRecorderMs, "--duration", "2", dir.file("rec.wav")},
+                                     30s);
+    BOOST_REQUIRE_MESSAGE(r.status == 0, r.err);
+    const std::string sinks = run_tool("audioctl", {"--json", "list", "sinks"}).out;
+    const std::string sources_after = run_tool("audioctl", {"--json", "list", "sources"}).out;
+    const std::string streams = run_tool("audioctl", {"--json", "list", "streams"}).out;
+    const uint64_t xruns = sink_number("studio", "xruns") + source_number("studio-in", "xruns");
+    const ProgramResult played = client.stop();
+    BOOST_REQUIRE_EQUAL(played.status, 0);
+    BOOST_REQUIRE_EQUAL(server.stop(SIGTERM), 0);
+    // Every frame that came through is the sequence's next: silence, where
+    // the sink had nothing queued, is allowed; a frame lost, repeated or
+    // altered is not. Unless JACK itself reported an xrun (a client of its
+    // graph not finished in time: a non-real-time jackd on a loaded
+    // machine), which loses or repeats a period between its clients and is
+    // counted in the sink's and source's xruns; then only the amount is
+    // checked.
+    const Heard heard = hear_sequence(dir.file("rec.wav"));
+    std::ostringstream jumps;
+    for (size_t i = 1; i < heard.values.size(); ++i) {
+        if (heard.values[i] != heard.values[i - 1] + 1) {
+            jumps << " at " << i << ": " << heard.values[i - 1] << " -> " << heard.values[i];
+        }
+    }
+    const std::string why = std::to_string(sequence_jumps(heard)) + " jumps" + jumps.str() +
+                            "\nsinks: " + sinks + "\nsources: " + sources_after +
+                            "\nstreams: " + streams + "\nplayer: " + played.out + played.err +
+                            "\nrecorder: " + r.err + "\njackd: " + jack.said();
+    if (xruns > 0) {
+        BOOST_TEST_MESSAGE("JACK reported xruns; " << why);
+        BOOST_CHECK_GT(heard.values.size(), 24000u);
+        return;
+    }
+    BOOST_CHECK_GT(heard.values.size(), 48000u);
+    BOOST_CHECK_MESSAGE(heard.increasing && sequence_jumps(heard) == 0, why);
+}
+
+BOOST_AUTO_TEST_CASE(mistakes_are_refused_with_what_would_have_worked) {
+    TempDir dir;
+    DummyJack jack;
+    const JackSanitizerSettings sanitizers(dir);
+    ServerProcess server("[server]\nrt-priority = 0\ndefault-sink = \"spare\"\n\n[sinks.spare]\n"
+                         "type = \"null\"\n");
+    const auto refused = [](const std::vector<std::string>& args, const std::string& why) {
+        const ProgramResult r = run_tool("audioctl", args);
+        BOOST_CHECK_NE(r.status, 0);
+        BOOST_CHECK_MESSAGE(r.err.find(why) != std::string::npos, r.err);
+    };
+    refused({"load-sink", "jack", "x", "server=no-such-jack"},
+            "no JACK server 'no-such-jack' answers");
+    refused({"load-sink", "jack", "x", "rate=44100"},
+            "runs at 48000 Hz, not 44100: set rate = 48000 for sink x");
+    refused({"load-sink", "jack", "x", "connect=nobody"},
+            "connect = \"nobody\" names no JACK input port; clients with such ports: system");
+    refused({"load-sink", "jack", "x", "colour=blue"}, "the jack sink has no option 'colour'");
+    refused({"load-sink", "jack", "x", "latency-ms=0"}, "latency-ms = 0 is not 1-2000");
+    // Two sinks may not be one JACK client: ports are found by its name.
+    ctl_ok({"load-sink", "jack", "one", "client-name=shared", "connect=none"});
+    refused({"load-sink", "jack", "two", "client-name=shared"}, "refused a client named 'shared'");
+    // What `connect` can name, with each client's ports.
+    const ProgramResult table = run_tool("audiod", {"--list-devices"});
+    BOOST_CHECK_EQUAL(table.status, 0);
+    BOOST_CHECK_MESSAGE(has_row(table.out, {"jack", "jack", "-", "system", "2", "2", "48000"}),
+                        table.out);
+    BOOST_CHECK_MESSAGE(has_row(table.out, {"jack", "jack", "-", "shared", "-", "2", "48000"}),
+                        table.out);
+    BOOST_CHECK_EQUAL(server.stop(SIGTERM), 0);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
