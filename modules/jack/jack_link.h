@@ -124,6 +124,11 @@ private:
     std::atomic<uint64_t> xruns_{0};
 };
 
+// The link behind a sink's or source's instance pointer.
+inline JackLink& link_of(void* instance) {
+    return *static_cast<JackLink*>(instance);
+}
+
 // libjack prints to standard error whenever a client cannot reach a server,
 // which the once-a-second reopen of a sink whose JACK is gone would repeat
 // for as long as it is gone: this keeps it quiet (for the whole process),

@@ -42,26 +42,22 @@ int sink_open(const audiod_host* host, const audiod_sink_config* config, void** 
     return 0;
 }
 
-JackLink& link(void* instance) {
-    return *static_cast<JackLink*>(instance);
-}
-
 int sink_start(void* instance) {
-    link(instance).start();
+    link_of(instance).start();
     return 0;
 }
 
 int sink_wait(void* instance) {
-    return link(instance).wait_for_quantum();
+    return link_of(instance).wait_for_quantum();
 }
 
 int sink_write(void* instance, const void* frames, uint32_t) {
-    link(instance).write(static_cast<const float*>(frames));
+    link_of(instance).write(static_cast<const float*>(frames));
     return 0;
 }
 
 void sink_stop(void* instance) {
-    link(instance).stop();
+    link_of(instance).stop();
 }
 
 void sink_close(void* instance) {
@@ -69,11 +65,11 @@ void sink_close(void* instance) {
 }
 
 uint64_t sink_xruns(void* instance) {
-    return link(instance).xruns();
+    return link_of(instance).xruns();
 }
 
 size_t sink_describe(void* instance, char* text, size_t size) {
-    return link(instance).describe(text, size);
+    return link_of(instance).describe(text, size);
 }
 
 constexpr audiod_sink_ops kSinkOps = {sink_open, sink_start, sink_wait,  sink_write,

@@ -22,10 +22,6 @@ namespace audiod::jack {
 
 namespace {
 
-JackLink& link(void* instance) {
-    return *static_cast<JackLink*>(instance);
-}
-
 int source_open(const audiod_host* host, const audiod_sink_config* config, void** instance,
                 audiod_sink_info* info, char* error, size_t error_size) {
     std::string why;
@@ -42,21 +38,21 @@ int source_open(const audiod_host* host, const audiod_sink_config* config, void*
 }
 
 int source_start(void* instance) {
-    link(instance).start();
+    link_of(instance).start();
     return 0;
 }
 
 int source_wait(void* instance) {
-    return link(instance).wait_for_quantum();
+    return link_of(instance).wait_for_quantum();
 }
 
 int source_read(void* instance, void* frames, uint32_t) {
-    link(instance).read(static_cast<float*>(frames));
+    link_of(instance).read(static_cast<float*>(frames));
     return 0;
 }
 
 void source_stop(void* instance) {
-    link(instance).stop();
+    link_of(instance).stop();
 }
 
 void source_close(void* instance) {
@@ -64,11 +60,11 @@ void source_close(void* instance) {
 }
 
 uint64_t source_xruns(void* instance) {
-    return link(instance).xruns();
+    return link_of(instance).xruns();
 }
 
 size_t source_describe(void* instance, char* text, size_t size) {
-    return link(instance).describe(text, size);
+    return link_of(instance).describe(text, size);
 }
 
 constexpr audiod_source_ops kSourceOps = {source_open, source_start, source_wait,  source_read,
