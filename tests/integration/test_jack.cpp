@@ -9,6 +9,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include <csignal>
+#include <filesystem>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -225,8 +226,13 @@ BOOST_AUTO_TEST_CASE(mistakes_are_refused_with_what_would_have_worked) {
     // Two sinks may not be one JACK client: ports are found by its name.
     ctl_ok({"load-sink", "jack", "one", "client-name=shared", "connect=none"});
     refused({"load-sink", "jack", "two", "client-name=shared"}, "refused a client named 'shared'");
-    // What `connect` can name, with each client's ports.
-    const ProgramResult table = run_tool("audiod", {"--list-devices"});
+    // What `connect` can name, with each client's ports. (The jack module
+    // alone: PortAudio, listing with a JACK server about, leaks what its
+    // JACK host API set up, which LeakSanitizer would fail audiod for.)
+    const std::string modules = dir.file("modules");
+    std::filesystem::create_directory(modules);
+    std::filesystem::create_symlink(AUDIOD_MODULE_BUILD_DIR "/jack.so", modules + "/jack.so");
+    const ProgramResult table = run_tool("audiod", {"--list-devices", "--module-dir", modules});
     BOOST_CHECK_EQUAL(table.status, 0);
     BOOST_CHECK_MESSAGE(has_row(table.out, {"jack", "jack", "-", "system", "2", "2", "48000"}),
                         table.out);
