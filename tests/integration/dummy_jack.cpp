@@ -53,7 +53,8 @@ std::string DummyJack::said() const {
 
 JackSanitizerSettings::JackSanitizerSettings(const TempDir& dir) {
     const std::string suppressions = dir.file("tsan-jack.supp");
-    std::ofstream(suppressions) << "race:libportaudio\nthread:libjack\n";
+    std::ofstream(suppressions) << "race:libportaudio\nthread:libjack\n"
+                                   "race:copy_into_jack_port\nrace:copy_out_of_jack_port\n";
     const char* tsan = std::getenv("TSAN_OPTIONS");
     before_ = tsan != nullptr ? tsan : "";
     ::setenv("TSAN_OPTIONS", (before_ + ":suppressions=" + suppressions).c_str(), 1);

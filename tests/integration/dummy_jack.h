@@ -42,8 +42,10 @@ private:
 
 // For servers started while it lives: libjack's threads (and PortAudio's
 // ring beside them, in uninstrumented code) are not ThreadSanitizer's to
-// judge, and libjack leaves the threads of a client whose server died
-// unjoined. (Only the server needs telling: this process reads
+// judge, nor are the jack module's copies into and out of JACK's port
+// buffers, which other clients read and write in an order JACK keeps with
+// semaphores in shared memory; and libjack leaves the threads of a client
+// whose server died unjoined. (Only the server needs telling: this process reads
 // TSAN_OPTIONS when it starts, never again.)
 class JackSanitizerSettings {
 public:

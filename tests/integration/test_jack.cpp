@@ -164,7 +164,9 @@ BOOST_AUTO_TEST_CASE(a_jack_source_records_what_a_jack_sink_played_every_frame_i
                             std::string::npos,
                         sources);
     PlayingClient client({"--signal", "sequence", "--sink", "studio", "--app", "source"});
-    BOOST_REQUIRE(wait_for_playing("source", 30s, 4800));
+    BOOST_REQUIRE_MESSAGE(wait_for_playing("source", 30s, 4800),
+                          "the player's stream never played; "
+                              << why_no_stream(client.program(), server));
     const ProgramResult r = run_tool("audiorec",
                                      {"--quiet", "--source", "studio-in", "--latency-ms",
                                       kExactRecorderMs, "--duration", "2", dir.file("rec.wav")},
