@@ -13,6 +13,7 @@
 #include <ctime>
 #include <future>
 #include <mutex>
+#include <set>
 #include <thread>
 
 namespace audiod::jack {
@@ -98,16 +99,27 @@ struct OpenAttempt {
 std::mutex g_pending_mutex;
 std::shared_ptr<OpenAttempt> g_pending;
 
-constexpr auto kOpenWait = std::chrono::seconds(1);
+// A reopen (once a second on the control thread, while clients wait on
+// it) waits little; a first open, at the server's start or a load-sink,
+// waits long enough for a loaded machine's jackd to take a new client
+// (over a second under sanitizers with other work about).
+constexpr auto kFirstOpenWait = std::chrono::seconds(10);
+constexpr auto kReopenWait = std::chrono::seconds(1);
 
-// jack_client_open, waited for at most kOpenWait. nullptr with `*late` set
-// if the server did not answer in time (or an earlier attempt's still has
-// not); nullptr with `*status` set if it refused.
+// "server/client" of each client this process has opened once.
+std::set<std::string> g_opened_before;
+
+// jack_client_open, waited for at most kFirstOpenWait or kReopenWait (see
+// above; `*waited` says which). nullptr with `*late` set if the server did
+// not answer in time (or an earlier attempt's still has not); nullptr with
+// `*status` set if it refused.
 jack_client_t* open_client(const std::string& name, const std::string& server,
-                           jack_status_t* status, bool* late) {
+                           jack_status_t* status, bool* late, std::chrono::seconds* waited) {
     *late = false;
+    const std::string key = server + "/" + name;
     {
         const std::lock_guard guard(g_pending_mutex);
+        *waited = g_opened_before.contains(key) ? kReopenWait : kFirstOpenWait;
         if (g_pending) {
             const std::lock_guard attempt(g_pending->mutex);
             if (!g_pending->done) {
@@ -146,7 +158,7 @@ jack_client_t* open_client(const std::string& name, const std::string& server,
         return nullptr;
     }
     std::unique_lock lock(attempt->mutex);
-    if (!attempt->finished.wait_for(lock, kOpenWait, [&] { return attempt->done; })) {
+    if (!attempt->finished.wait_for(lock, *waited, [&] { return attempt->done; })) {
         attempt->abandoned = true;
         lock.unlock();
         const std::lock_guard guard(g_pending_mutex);
@@ -155,6 +167,11 @@ jack_client_t* open_client(const std::string& name, const std::string& server,
         return nullptr;
     }
     *status = attempt->status;
+    if (attempt->client != nullptr) {
+        lock.unlock();
+        const std::lock_guard guard(g_pending_mutex);
+        g_opened_before.insert(key);
+    }
     return attempt->client;
 }
 
@@ -239,11 +256,12 @@ std::unique_ptr<JackLink> JackLink::open(const audiod_host* host, const audiod_s
     silence_libjack();
     jack_status_t status{};
     bool late = false;
-    link->client_ = open_client(link->client_name_, link->server_, &status, &late);
+    std::chrono::seconds waited{};
+    link->client_ = open_client(link->client_name_, link->server_, &status, &late, &waited);
     if (late) {
         return refuse(error, code,
-                      "JACK server '" + link->server_ +
-                          "' did not answer within 1 s (stopped, or shutting down?)",
+                      "JACK server '" + link->server_ + "' did not answer within " +
+                          std::to_string(waited.count()) + " s (stopped, or shutting down?)",
                       -ENODEV);
     }
     if (link->client_ == nullptr) {

@@ -27,8 +27,8 @@ DummyJack::~DummyJack() {
 
 void DummyJack::start() {
     server_ = std::make_unique<BackgroundProgram>(
-        std::vector<std::string>{"/usr/bin/jackd", "-n", name_, "-r", "-d", "dummy", "-r", "48000",
-                                 "-p", std::to_string(period_)});
+        std::vector<std::string>{"/usr/bin/jackd", "-n", name_, "-r", "-t", "10000", "-d", "dummy",
+                                 "-r", "48000", "-p", std::to_string(period_)});
     const ProgramResult up =
         run_program({"/usr/bin/jack_wait", "-w", "-t", "30", "-s", name_}, 40s);
     BOOST_REQUIRE_MESSAGE(up.status == 0, "jackd did not start: " << up.out << up.err << said());

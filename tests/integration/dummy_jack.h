@@ -16,7 +16,10 @@ namespace audiod::test {
 
 // `jackd -d dummy` (no sound card, no real-time rights) at 48 kHz with the
 // given period, which this process and the programs it starts find by
-// name through JACK_DEFAULT_SERVER. It is stopped with SIGTERM, as a user
+// name through JACK_DEFAULT_SERVER. Clients get 10 s to answer before
+// jackd throws them out (500 ms by default: too short for a loaded test
+// machine, where a stress pass once found neither audiod's client nor
+// jack_rec left in the graph). It is stopped with SIGTERM, as a user
 // would: a jackd killed outright can leave JACK's shared registry locked,
 // and every jackd after it on the machine hangs at start.
 class DummyJack {

@@ -92,8 +92,8 @@ struct JackAndModule {
     JackAndModule()
         : name("audiod-rt-" + std::to_string(::getpid())) {
         ::setenv("JACK_DEFAULT_SERVER", name.c_str(), 1);
-        jackd =
-            spawn({"/usr/bin/jackd", "-n", name, "-r", "-d", "dummy", "-r", "48000", "-p", "256"});
+        jackd = spawn({"/usr/bin/jackd", "-n", name, "-r", "-t", "10000", "-d", "dummy", "-r",
+                       "48000", "-p", "256"});
         BOOST_REQUIRE_EQUAL(
             wait_status(spawn({"/usr/bin/jack_wait", "-w", "-t", "30", "-s", name})), 0);
         handle = ::dlopen(AUDIOD_MODULE_BUILD_DIR "/jack.so", RTLD_NOW);
