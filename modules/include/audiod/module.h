@@ -104,8 +104,9 @@ typedef struct audiod_sink_ops {
     int (*start)(void* instance);
     /**
      * Blocks until the sink wants the next quantum, for at most about two
-     * quanta. Returns 0, or a negative errno; -ETIMEDOUT counts as an xrun.
-     * Thread: rt.
+     * quanta. Returns 0, or a negative errno, which fails the sink (it is
+     * reopened once a second): a late cycle the device recovers from is an
+     * xrun for `xruns` to count, returned as 0. Thread: rt.
      */
     int (*wait)(void* instance);
     /** Takes exactly one quantum of frames in the sink's format. Thread: rt. */
