@@ -82,22 +82,24 @@ std::string client_names(jack_client_t* client, unsigned long flags) {
     return text.empty() ? "none" : text;
 }
 
-// One jack_client_open, run on a thread of its own: a JACK server that is
-// stopped, or still shutting down, accepts the connection and never
-// answers, and the control thread must not wait for it.
-struct OpenAttempt {
+// One join of JACK (JackLink::join), run on a thread of its own: a JACK
+// server that is stopped, or still shutting down, accepts a client's
+// connection and never answers, and the control thread must not wait for
+// it, at the first call or at any after it.
+struct JoinAttempt {
     std::mutex mutex;
     std::condition_variable finished;
     bool done = false;
     bool abandoned = false; // the caller gave up: the thread closes what it opened
-    jack_client_t* client = nullptr;
-    jack_status_t status{};
+    std::unique_ptr<JackLink> link;
+    std::string error;
+    int code = 0;
 };
 
 // The attempt left to its thread, if its server has still not answered:
 // while it waits, every open fails at once instead of adding a thread.
 std::mutex g_pending_mutex;
-std::shared_ptr<OpenAttempt> g_pending;
+std::shared_ptr<JoinAttempt> g_pending;
 
 // A reopen (once a second on the control thread, while clients wait on
 // it) waits little; a first open, at the server's start or a load-sink,
@@ -108,72 +110,6 @@ constexpr auto kReopenWait = std::chrono::seconds(1);
 
 // "server/client" of each client this process has opened once.
 std::set<std::string> g_opened_before;
-
-// jack_client_open, waited for at most kFirstOpenWait or kReopenWait (see
-// above; `*waited` says which). nullptr with `*late` set if the server did
-// not answer in time (or an earlier attempt's still has not); nullptr with
-// `*status` set if it refused.
-jack_client_t* open_client(const std::string& name, const std::string& server,
-                           jack_status_t* status, bool* late, std::chrono::seconds* waited) {
-    *late = false;
-    const std::string key = server + "/" + name;
-    {
-        const std::lock_guard guard(g_pending_mutex);
-        *waited = g_opened_before.contains(key) ? kReopenWait : kFirstOpenWait;
-        if (g_pending) {
-            const std::lock_guard attempt(g_pending->mutex);
-            if (!g_pending->done) {
-                *late = true;
-                return nullptr;
-            }
-        }
-        g_pending.reset();
-    }
-    auto attempt = std::make_shared<OpenAttempt>();
-    try {
-        std::thread([attempt, name, server] {
-            jack_status_t got{};
-            // Never start a server (libjack would, by default, start jackd
-            // with the user's settings) and never take another name: ports
-            // are found by it.
-            jack_client_t* client = jack_client_open(
-                name.c_str(),
-                static_cast<jack_options_t>(JackNoStartServer | JackUseExactName | JackServerName),
-                &got, server.c_str());
-            std::unique_lock lock(attempt->mutex);
-            attempt->done = true;
-            if (attempt->abandoned) {
-                lock.unlock();
-                if (client != nullptr) {
-                    jack_client_close(client);
-                }
-                return;
-            }
-            attempt->client = client;
-            attempt->status = got;
-            attempt->finished.notify_all();
-        }).detach();
-    } catch (const std::system_error&) {
-        *status = JackFailure;
-        return nullptr;
-    }
-    std::unique_lock lock(attempt->mutex);
-    if (!attempt->finished.wait_for(lock, *waited, [&] { return attempt->done; })) {
-        attempt->abandoned = true;
-        lock.unlock();
-        const std::lock_guard guard(g_pending_mutex);
-        g_pending = attempt;
-        *late = true;
-        return nullptr;
-    }
-    *status = attempt->status;
-    if (attempt->client != nullptr) {
-        lock.unlock();
-        const std::lock_guard guard(g_pending_mutex);
-        g_opened_before.insert(key);
-    }
-    return attempt->client;
-}
 
 // `connect` as a jack_get_ports pattern: a client's name stands for all its
 // ports; anything with a ':' is a regular expression on full port names.
@@ -229,41 +165,111 @@ std::unique_ptr<JackLink> JackLink::open(const audiod_host* host, const audiod_s
                           "' (it takes server, client-name, connect, latency-ms)",
                       -EINVAL);
     }
-    uint32_t latency_ms = 0;
+    JoinRequest request;
+    request.name = config.name;
+    request.capture = capture;
+    request.channels = config.channels;
+    request.quantum = config.quantum;
+    request.rate = config.rate;
     if (const auto text = options.get("latency-ms")) {
         uint64_t ms = 0;
         if (!parse_uint(*text, 2000, ms) || ms == 0) {
             return refuse(error, code, "latency-ms = " + *text + " is not 1-2000", -EINVAL);
         }
-        latency_ms = static_cast<uint32_t>(ms);
+        request.latency_ms = static_cast<uint32_t>(ms);
     }
-    std::unique_ptr<JackLink> link(new JackLink);
-    link->host_ = host;
-    link->capture_ = capture;
-    link->channels_ = config.channels;
-    link->quantum_ = config.quantum;
-    link->rate_ = config.rate;
-    link->server_ = options.get("server").value_or(default_server());
-    link->client_name_ = options.get("client-name").value_or(std::string("audiod-") + config.name);
-    if (link->client_name_.empty() ||
-        link->client_name_.size() >= static_cast<size_t>(jack_client_name_size())) {
+    request.server = options.get("server").value_or(default_server());
+    request.client_name = options.get("client-name").value_or(std::string("audiod-") + config.name);
+    if (request.client_name.empty() ||
+        request.client_name.size() >= static_cast<size_t>(jack_client_name_size())) {
         return refuse(error, code,
                       "client-name must be 1-" + std::to_string(jack_client_name_size() - 1) +
                           " characters",
                       -EINVAL);
     }
-
+    request.connect = options.get("connect").value_or("physical");
     silence_libjack();
-    jack_status_t status{};
-    bool late = false;
-    std::chrono::seconds waited{};
-    link->client_ = open_client(link->client_name_, link->server_, &status, &late, &waited);
-    if (late) {
+
+    const std::string key = request.server + "/" + request.client_name;
+    std::chrono::seconds wait{};
+    {
+        const std::lock_guard guard(g_pending_mutex);
+        if (g_pending) {
+            const std::lock_guard attempt(g_pending->mutex);
+            if (!g_pending->done) {
+                return refuse(error, code,
+                              "JACK server '" + request.server +
+                                  "' has still not answered an earlier client (stopped, or "
+                                  "shutting down?)",
+                              -ENODEV);
+            }
+        }
+        g_pending.reset();
+        wait = g_opened_before.contains(key) ? kReopenWait : kFirstOpenWait;
+    }
+    auto attempt = std::make_shared<JoinAttempt>();
+    try {
+        std::thread([attempt, host, request] {
+            std::string failure;
+            int failure_code = 0;
+            std::unique_ptr<JackLink> joined = join(host, request, &failure, &failure_code);
+            std::unique_lock lock(attempt->mutex);
+            attempt->done = true;
+            if (attempt->abandoned) {
+                lock.unlock();
+                joined.reset(); // leaves the graph, on this thread
+                return;
+            }
+            attempt->link = std::move(joined);
+            attempt->error = std::move(failure);
+            attempt->code = failure_code;
+            attempt->finished.notify_all();
+        }).detach();
+    } catch (const std::system_error&) {
+        return refuse(error, code, "cannot start a thread to join JACK", -EAGAIN);
+    }
+    std::unique_lock lock(attempt->mutex);
+    if (!attempt->finished.wait_for(lock, wait, [&] { return attempt->done; })) {
+        attempt->abandoned = true;
+        lock.unlock();
+        const std::lock_guard guard(g_pending_mutex);
+        g_pending = attempt;
         return refuse(error, code,
-                      "JACK server '" + link->server_ + "' did not answer within " +
-                          std::to_string(waited.count()) + " s (stopped, or shutting down?)",
+                      "JACK server '" + request.server + "' did not answer within " +
+                          std::to_string(wait.count()) + " s (stopped, or shutting down?)",
                       -ENODEV);
     }
+    if (!attempt->link) {
+        return refuse(error, code, std::move(attempt->error), attempt->code);
+    }
+    lock.unlock();
+    {
+        const std::lock_guard guard(g_pending_mutex);
+        g_opened_before.insert(key);
+    }
+    return std::move(attempt->link);
+}
+
+std::unique_ptr<JackLink> JackLink::join(const audiod_host* host, const JoinRequest& request,
+                                         std::string* error, int* code) {
+    const bool capture = request.capture;
+    const std::string kind = capture ? "source" : "sink";
+    std::unique_ptr<JackLink> link(new JackLink);
+    link->host_ = host;
+    link->capture_ = capture;
+    link->channels_ = request.channels;
+    link->quantum_ = request.quantum;
+    link->rate_ = request.rate;
+    link->server_ = request.server;
+    link->client_name_ = request.client_name;
+
+    jack_status_t status{};
+    // Never start a server (libjack would, by default, start jackd with the
+    // user's settings) and never take another name: ports are found by it.
+    link->client_ = jack_client_open(
+        link->client_name_.c_str(),
+        static_cast<jack_options_t>(JackNoStartServer | JackUseExactName | JackServerName), &status,
+        link->server_.c_str());
     if (link->client_ == nullptr) {
         if ((status & JackServerFailed) != 0) {
             return refuse(error, code,
@@ -280,24 +286,26 @@ std::unique_ptr<JackLink> JackLink::open(const audiod_host* host, const audiod_s
                       -ENODEV);
     }
     const jack_nframes_t jack_rate = jack_get_sample_rate(link->client_);
-    if (jack_rate != config.rate) {
+    if (jack_rate != request.rate) {
         return refuse(error, code,
                       "JACK server '" + link->server_ + "' runs at " + std::to_string(jack_rate) +
-                          " Hz, not " + std::to_string(config.rate) + ": set rate = " +
-                          std::to_string(jack_rate) + " for " + kind + " " + config.name,
+                          " Hz, not " + std::to_string(request.rate) + ": set rate = " +
+                          std::to_string(jack_rate) + " for " + kind + " " + request.name,
                       -EINVAL);
     }
     link->period_.store(jack_get_buffer_size(link->client_), std::memory_order_relaxed);
-    link->keep_ = latency_ms > 0 ? round_up(latency_ms * config.rate / 1000, config.quantum) : 0;
+    link->keep_ = request.latency_ms > 0
+                      ? round_up(request.latency_ms * request.rate / 1000, request.quantum)
+                      : 0;
     link->ring_ = std::make_unique<SpscQueue<float>>(
-        std::bit_ceil(2 * (kMaxPeriod + std::max(link->keep_, kMaxPeriod) + config.quantum)) *
-        size_t{config.channels});
-    link->scratch_.assign(size_t{kMaxPeriod} * config.channels, 0.0F);
+        std::bit_ceil(2 * (kMaxPeriod + std::max(link->keep_, kMaxPeriod) + request.quantum)) *
+        size_t{request.channels});
+    link->scratch_.assign(size_t{kMaxPeriod} * request.channels, 0.0F);
     if (sem_init(&link->wake_, 0, 0) != 0) {
         return refuse(error, code, "cannot make a semaphore", -errno);
     }
     link->wake_ready_ = true;
-    for (uint32_t c = 0; c < config.channels; ++c) {
+    for (uint32_t c = 0; c < request.channels; ++c) {
         const std::string port = (capture ? "in_" : "out_") + std::to_string(c + 1);
         jack_port_t* registered =
             jack_port_register(link->client_, port.c_str(), JACK_DEFAULT_AUDIO_TYPE,
@@ -309,7 +317,7 @@ std::unique_ptr<JackLink> JackLink::open(const audiod_host* host, const audiod_s
     }
 
     // The ports `connect` names, found before the client joins the graph.
-    const std::string connect = options.get("connect").value_or("physical");
+    const std::string& connect = request.connect;
     const unsigned long direction = capture ? JackPortIsOutput : JackPortIsInput;
     std::vector<std::string> targets;
     if (connect == "physical") {

@@ -31,6 +31,19 @@
 
 namespace audiod::jack {
 
+// What an open asks of JACK, its options read.
+struct JoinRequest {
+    std::string name; // the sink's or source's
+    bool capture = false;
+    uint32_t channels = 0;
+    uint32_t quantum = 0;
+    uint32_t rate = 0;
+    uint32_t latency_ms = 0; // 0: JACK's period and a quantum
+    std::string server;
+    std::string client_name;
+    std::string connect;
+};
+
 class JackLink {
 public:
     // Joins the JACK server the options name (`server`, `client-name`,
@@ -38,10 +51,10 @@ public:
     // (`capture` false) or capture, activates the client and connects its
     // ports. nullptr with a message in `error` and a negative errno in
     // `code` if it cannot: -ENODEV when no JACK server answers, -EINVAL for
-    // options or a rate JACK does not run at. Waits for the server at most
-    // 1 s to let the client in (a stopped jackd never answers); the few
-    // calls after that (ports, activation, connections) are not bounded.
-    // Thread: control.
+    // options or a rate JACK does not run at. All the talking to JACK runs
+    // on a thread of its own, waited for 10 s the first time this process
+    // opens the client and 1 s after that (a reopen): a stopped jackd
+    // never answers. Thread: control.
     static std::unique_ptr<JackLink> open(const audiod_host* host, const audiod_sink_config& config,
                                           bool capture, std::string* error, int* code);
     // Leaves the graph and closes the client. libjack talks to the server
@@ -84,6 +97,11 @@ public:
 
 private:
     JackLink() = default;
+
+    // The client's whole set-up in the JACK server, unbounded. Thread: the
+    // one `open` starts for it.
+    static std::unique_ptr<JackLink> join(const audiod_host* host, const JoinRequest& request,
+                                          std::string* error, int* code);
 
     static int process(jack_nframes_t frames, void* self) noexcept;
     static int period_changed(jack_nframes_t frames, void* self) noexcept;
