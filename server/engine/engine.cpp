@@ -150,25 +150,22 @@ std::variant<Stream*, ClientError> Engine::create_stream(const StreamRequest& re
             return ClientError{AUDIOD_E_NOENTITY, "no sink named '" + p.sink + "'"};
         }
     } else {
+        // The application's remembered sink where it exists, else the
+        // default; either may have failed, as below.
         wanted = app.sink;
         sink = app.sink.empty() ? nullptr : find_sink(app.sink);
-        // Where it would have played (the application's sink, else the
-        // default), if that has failed: it goes there when that comes back,
-        // like the streams the failure moved away. (A player whose stream
-        // stalled with its sink creates it anew.)
-        const Device* preferred = sink != nullptr ? sink : find_sink(default_sink_);
-        if (preferred != nullptr && preferred->failed()) {
-            returns_to = preferred->name();
+        if (sink == nullptr) {
+            sink = find_sink(default_sink_);
         }
-        if (sink == nullptr || sink->failed()) {
+        if (sink == nullptr) {
             sink = default_sink();
         }
     }
-    // A sink or source asked for by name that has failed (its device gone,
-    // being reopened): the stream plays, or records, where the failure
-    // moved the others, and goes there when it comes back, as they do. A
-    // player whose stream stalled with its sink creates it anew, naming
-    // the sink it had asked for.
+    // A sink or source that has failed (its device gone, being reopened),
+    // asked for by name or where the stream would have played: the stream
+    // plays, or records, where the failure moved the others, and goes there
+    // when it comes back, as they do. (A player whose stream stalled with
+    // its sink creates it anew.)
     if (sink != nullptr && sink->failed()) {
         returns_to = sink->name();
         sink = default_sink();

@@ -318,6 +318,11 @@ std::string sink_field(const std::string& sink, const std::string& key) {
                        "\"name\":\"" + sink + "\"", key);
 }
 
+bool wait_for_sink_state(const std::string& sink, const std::string& state,
+                         std::chrono::milliseconds limit) {
+    return eventually([&] { return sink_field(sink, "state") == state; }, limit);
+}
+
 uint64_t sink_number(const std::string& sink, const std::string& key) {
     const std::string value = sink_field(sink, key);
     return value.empty() ? 0 : std::stoull(value);

@@ -162,6 +162,10 @@ void wait_until_watching(const BackgroundProgram& watch);
 // values without their quotes), or "" if there is no such stream or sink.
 std::string stream_field(uint32_t id, const std::string& key);
 std::string sink_field(const std::string& sink, const std::string& key);
+// Waits until `audioctl list sinks` shows the sink in `state` ("running",
+// "failed"), at most `limit`.
+bool wait_for_sink_state(const std::string& sink, const std::string& state,
+                         std::chrono::milliseconds limit);
 // A numeric field of a sink (frames, xruns...), or 0 if there is none.
 uint64_t sink_number(const std::string& sink, const std::string& key);
 // The same for a source (`audioctl --json list sources`).

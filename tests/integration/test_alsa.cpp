@@ -138,7 +138,7 @@ BOOST_AUTO_TEST_CASE(an_unplugged_device_hands_its_streams_over_and_takes_them_b
     BOOST_REQUIRE(wait_for_position(*id, 24000));
     touch(card.card + "/unplug");
     // The sink fails; its stream moves to the other sink and keeps playing.
-    const bool failed = eventually([&] { return sink_field("card", "state") == "failed"; }, 20s);
+    const bool failed = wait_for_sink_state("card", "failed", 20s);
     // (Seen once under ASan on a loaded machine and not reproduced: the
     // server's own account, for whoever meets it next.)
     BOOST_CHECK_MESSAGE(failed, "the card sink never failed; server log:\n"
@@ -148,7 +148,7 @@ BOOST_AUTO_TEST_CASE(an_unplugged_device_hands_its_streams_over_and_takes_them_b
     BOOST_REQUIRE(wait_for_more(*id, 12000));
     ::unlink((card.card + "/unplug").c_str());
     // The device is back: the sink reopens and the stream returns to it.
-    BOOST_CHECK(eventually([&] { return sink_field("card", "state") == "running"; }, 20s));
+    BOOST_CHECK(wait_for_sink_state("card", "running", 20s));
     BOOST_CHECK(eventually([&] { return stream_field(*id, "sink") == "card"; }, 20s));
     BOOST_REQUIRE(wait_for_more(*id, 12000));
     const ProgramResult r = client.stop();

@@ -28,6 +28,17 @@ std::string studio_config(const TempDir& dir, const std::string& more = "") {
            dir.file("spare.wav") + "\"\n" + more;
 }
 
+// The sink "studio" reaches `state` within 30 s, or the test fails with the
+// sinks and the server's log.
+void check_studio_reaches(const std::string& state, const ServerProcess& server) {
+    BOOST_CHECK_MESSAGE(wait_for_sink_state("studio", state, 30s),
+                        "the sink did not become "
+                            << state << "; sinks:\n"
+                            << run_tool("audioctl", {"--json", "list", "sinks"}).out
+                            << "\nserver's log:\n"
+                            << server.log());
+}
+
 // A stream of APP that plays on SINK, 24000 frames more within 5 s: the
 // one the test started, or one its library made anew when a stall went on
 // for over half a second (which the sink's failure may take on a loaded
@@ -85,11 +96,7 @@ BOOST_AUTO_TEST_CASE(jackd_going_away_fails_the_sink_and_its_return_brings_the_s
     // jackd stops under the playing stream: the sink fails and the stream
     // plays on in the other sink, the server answering throughout.
     jack.stop();
-    BOOST_CHECK_MESSAGE(eventually([&] { return sink_field("studio", "state") == "failed"; }, 20s),
-                        "the sink did not fail; sinks:\n"
-                            << run_tool("audioctl", {"--json", "list", "sinks"}).out
-                            << "\nserver's log:\n"
-                            << server.log());
+    check_studio_reaches("failed", server);
     BOOST_REQUIRE(playing_on("faithful", "spare"));
     BOOST_CHECK_EQUAL(run_tool("audioctl", {"info"}).status, 0);
     // A player that asks for the sink while it is away plays where the
@@ -100,9 +107,7 @@ BOOST_AUTO_TEST_CASE(jackd_going_away_fails_the_sink_and_its_return_brings_the_s
     BOOST_REQUIRE_MESSAGE(playing_on("late", "spare"), why_no_stream(late.program(), server));
     // jackd comes back: a new client joins it, and the stream returns.
     jack.start();
-    BOOST_CHECK_MESSAGE(eventually([&] { return sink_field("studio", "state") == "running"; }, 30s),
-                        "the sink did not come back; the server's log:\n"
-                            << server.log());
+    check_studio_reaches("running", server);
     BOOST_REQUIRE(playing_on("faithful", "studio"));
     BOOST_REQUIRE(playing_on("late", "studio"));
     BOOST_REQUIRE_EQUAL(late.stop().status, 0);
@@ -133,7 +138,7 @@ BOOST_AUTO_TEST_CASE(a_frozen_jackd_fails_the_sink_and_never_the_server) {
     // jackd for ever) gives up after a second, while the server answers
     // every request throughout.
     ::kill(jack.pid(), SIGSTOP);
-    BOOST_CHECK(eventually([&] { return sink_field("studio", "state") == "failed"; }, 20s));
+    check_studio_reaches("failed", server);
     BOOST_REQUIRE_MESSAGE(playing_on("frozen", "spare"),
                           "no stream of the player's plays on spare; "
                               << why_no_stream(client.program(), server));
@@ -142,9 +147,7 @@ BOOST_AUTO_TEST_CASE(a_frozen_jackd_fails_the_sink_and_never_the_server) {
         BOOST_CHECK_MESSAGE(r.status == 0, r.err);
     }
     ::kill(jack.pid(), SIGCONT);
-    BOOST_CHECK_MESSAGE(eventually([&] { return sink_field("studio", "state") == "running"; }, 30s),
-                        "the sink did not come back; the server's log:\n"
-                            << server.log());
+    check_studio_reaches("running", server);
     BOOST_REQUIRE(playing_on("frozen", "studio"));
     BOOST_REQUIRE_EQUAL(client.stop().status, 0);
     BOOST_REQUIRE_EQUAL(server.stop(SIGTERM), 0);

@@ -126,12 +126,12 @@ BOOST_AUTO_TEST_CASE(an_unplugged_device_hands_its_streams_over_and_takes_them_b
     BOOST_REQUIRE(id);
     BOOST_REQUIRE(wait_for_position(*id, 24000));
     touch(card.card + "/unplug");
-    BOOST_CHECK(eventually([&] { return sink_field("card", "state") == "failed"; }, 20s));
+    BOOST_CHECK(wait_for_sink_state("card", "failed", 20s));
     BOOST_CHECK(eventually([&] { return stream_field(*id, "sink") == "spare"; }, 20s));
     BOOST_REQUIRE(wait_for_more(*id, 12000));
     ::unlink((card.card + "/unplug").c_str());
     // PortAudio finds the device again; the sink reopens and the stream returns.
-    BOOST_CHECK(eventually([&] { return sink_field("card", "state") == "running"; }, 30s));
+    BOOST_CHECK(wait_for_sink_state("card", "running", 30s));
     BOOST_CHECK(eventually([&] { return stream_field(*id, "sink") == "card"; }, 20s));
     BOOST_REQUIRE(wait_for_more(*id, 12000));
     const ProgramResult r = client.stop();
@@ -321,7 +321,7 @@ BOOST_AUTO_TEST_CASE(a_tone_comes_out_of_jack_and_a_dead_jack_fails_the_sink_not
                                   << jack.said());
     BOOST_REQUIRE(wait_for_position(*id, 24000));
     jack.stop();
-    BOOST_CHECK(eventually([&] { return sink_field("studio", "state") == "failed"; }, 20s));
+    BOOST_CHECK(wait_for_sink_state("studio", "failed", 20s));
     BOOST_CHECK(eventually([&] { return stream_field(*id, "sink") == "spare"; }, 20s));
     BOOST_REQUIRE(wait_for_more(*id, 24000));
     BOOST_CHECK_EQUAL(run_tool("audioctl", {"info"}).status, 0);

@@ -228,7 +228,7 @@ BOOST_AUTO_TEST_CASE(a_sink_stuck_in_its_driver_is_given_up_and_its_streams_play
     // The sink's write never returns: the stream is stalled (the player
     // keeps its own clock meanwhile), and after 4 s the sink is given up.
     std::ofstream(hang) << "sleep\n";
-    BOOST_CHECK(eventually([] { return sink_field("bad", "state") == "failed"; }, 30s));
+    BOOST_CHECK(wait_for_sink_state("bad", "failed", 30s));
     BOOST_CHECK_MESSAGE(server.log().find("sink bad: the RT thread has been inside a call into "
                                           "the faulty module for 4000 ms; given up") !=
                             std::string::npos,
@@ -257,7 +257,7 @@ BOOST_AUTO_TEST_CASE(a_sink_stuck_in_its_driver_is_given_up_and_its_streams_play
     BOOST_REQUIRE(rescued);
     // The call returns: the sink is reopened, and the stream goes back.
     ::unlink(hang.c_str());
-    BOOST_CHECK(eventually([] { return sink_field("bad", "state") == "running"; }, 30s));
+    BOOST_CHECK(wait_for_sink_state("bad", "running", 30s));
     BOOST_CHECK(eventually([&] { return stream_field(*rescued, "sink") == "bad"; }, 30s));
     BOOST_REQUIRE(wait_for_more(*rescued, 9600));
     const ProgramResult r = player.stop();
