@@ -139,7 +139,8 @@ std::string Engine::player_details(const SourcePlayer& player) {
            "\nplay-queue-ms=" + queue_ms +
            "\nplay-drift-ppm=" + std::to_string(std::lround((player.ratio() - 1) * 1e6)) +
            "\nplay-resyncs=" + std::to_string(player.resyncs()) +
-           "\nplay-refills=" + std::to_string(player.refills()) + "\n";
+           "\nplay-refills=" + std::to_string(player.refills()) +
+           "\nplay-restarts=" + std::to_string(player.restarts()) + "\n";
 }
 
 } // namespace audiod

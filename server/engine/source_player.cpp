@@ -132,6 +132,7 @@ void SourcePlayer::deliver(const float* frames, uint32_t count, uint64_t pending
     } else {
         if (started_ && unconsumed_ > sink_quantum_) {
             follower_.reset(false);
+            restarts_.fetch_add(1, std::memory_order_relaxed);
         }
         unconsumed_ = 0;
         last_consumed_ = consumed;

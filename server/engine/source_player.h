@@ -76,6 +76,12 @@ public:
     [[nodiscard]] uint64_t refills() const noexcept {
         return refills_.load(std::memory_order_relaxed);
     }
+    // Times the clock loop started over because the sink had paused (a
+    // move, or its cycle held up): what it had not yet learnt is learnt
+    // again.
+    [[nodiscard]] uint64_t restarts() const noexcept {
+        return restarts_.load(std::memory_order_relaxed);
+    }
     [[nodiscard]] uint32_t target_frames() const noexcept { return target_; }
     // The queue, filtered as the clock loop sees it, in frames.
     [[nodiscard]] double queued_frames() const noexcept {
@@ -118,6 +124,7 @@ private:
     std::atomic<double> queued_{0};
     std::atomic<uint64_t> resyncs_{0};
     std::atomic<uint64_t> refills_{0};
+    std::atomic<uint64_t> restarts_{0};
     std::thread thread_;
 };
 
