@@ -40,9 +40,10 @@ set(CPACK_DEBIAN_PACKAGE_SECTION sound)
 set(CPACK_DEBIAN_PACKAGE_PRIORITY optional)
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS ON)
-# The ldconfig trigger, as Debian asks of a package with a shared library.
+# The ldconfig trigger, as Debian asks of a package with a shared library
+# (CPack would otherwise add ldconfig calls to the scripts it writes).
 set(CPACK_DEBIAN_PACKAGE_CONTROL_EXTRA ${PROJECT_SOURCE_DIR}/doc/debian/postinst
-  ${PROJECT_SOURCE_DIR}/doc/debian/triggers)
+  ${PROJECT_SOURCE_DIR}/doc/debian/postrm ${PROJECT_SOURCE_DIR}/doc/debian/triggers)
 set(CPACK_DEBIAN_PACKAGE_CONTROL_STRICT_PERMISSION ON)
 set(CPACK_STRIP_FILES ON)
 include(CPack)

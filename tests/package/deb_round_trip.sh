@@ -3,7 +3,8 @@
 # machine (CI runs as root on a throwaway machine), the installed server
 # plays what `aplay -D audiod` sends through the ALSA snippet alsa-lib finds
 # by itself (no ALSA_CONFIG_PATH), every man page reads without a warning,
-# and dpkg -r leaves none of the package's files behind.
+# dpkg -r leaves none of the package's files behind, and dpkg -P removes
+# the system-wide server's state.
 #
 #   tests/package/deb_round_trip.sh build/package/audiod_VERSION_ARCH.deb
 set -eu
@@ -17,7 +18,7 @@ work=$(mktemp -d /tmp/audiod-deb-XXXXXX)
 server=""
 cleanup() {
     [ -n "$server" ] && kill "$server" 2>/dev/null || true
-    dpkg -r audiod >/dev/null 2>&1 || true
+    dpkg -P audiod >/dev/null 2>&1 || true
     rm -rf "$work"
 }
 trap cleanup EXIT
@@ -67,4 +68,9 @@ while read -r f; do
     fi
 done <"$work/files"
 [ -z "$left" ] || fail "left behind after dpkg -r:$left"
-echo "deb_round_trip: installed, played, read its man pages and removed $(basename "$deb")"
+# Purging forgets what a system-wide server remembered.
+mkdir -p /var/lib/audiod
+echo "# what a system-wide server remembered" >/var/lib/audiod/state
+dpkg -P audiod >"$work/dpkg.log" 2>&1 || { cat "$work/dpkg.log" >&2; fail "dpkg -P failed"; }
+[ ! -e /var/lib/audiod ] || fail "dpkg -P left /var/lib/audiod"
+echo "deb_round_trip: installed, played, read its man pages, removed and purged $(basename "$deb")"
