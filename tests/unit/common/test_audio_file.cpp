@@ -3,6 +3,7 @@
 // the name; a WAV readable up to its last header flush, as after a crash;
 // and bad files refused with a reason.
 #include "common/audio_file.h"
+#include "unit/scratch_dir.h"
 
 #include <boost/test/unit_test.hpp>
 
@@ -12,23 +13,12 @@
 #include <filesystem>
 #include <fstream>
 #include <random>
-#include <unistd.h>
 #include <vector>
 
 using namespace audiod;
+using audiod::test::ScratchDir;
 
 namespace {
-
-struct TempPath {
-    TempPath() {
-        char dir[] = "/tmp/audiod-file-test-XXXXXX";
-        BOOST_REQUIRE(::mkdtemp(dir) != nullptr);
-        path = dir;
-    }
-    ~TempPath() { std::filesystem::remove_all(path); }
-    std::string file(const std::string& name) const { return path + "/" + name; }
-    std::string path;
-};
 
 // The reason a creation or opening failed ("" when it did not).
 template <class Result>
@@ -87,7 +77,7 @@ constexpr uint32_t kChannels = 2;
 BOOST_AUTO_TEST_SUITE(audio_file)
 
 BOOST_AUTO_TEST_CASE(every_sample_format_survives_a_wav_sample_for_sample) {
-    TempPath dir;
+    ScratchDir dir;
     const size_t samples = kFrames * kChannels;
     const auto v24 = values_24(samples);
     // u8: every value; delivered as s16 with the value in the top byte.
@@ -173,7 +163,7 @@ BOOST_AUTO_TEST_CASE(every_sample_format_survives_a_wav_sample_for_sample) {
 }
 
 BOOST_AUTO_TEST_CASE(flac_keeps_16_and_24_bits_exactly) {
-    TempPath dir;
+    ScratchDir dir;
     const size_t samples = kFrames * kChannels;
     const auto v24 = values_24(samples);
     std::vector<int16_t> in16(samples);
@@ -223,7 +213,7 @@ BOOST_AUTO_TEST_CASE(the_name_chooses_the_container) {
     BOOST_CHECK(parse_container("flac") == Container::flac);
     BOOST_CHECK(parse_container("wav") == Container::wav);
     BOOST_CHECK(!parse_container("mp3"));
-    TempPath dir;
+    ScratchDir dir;
     write_file(dir.file("x.flac"), {SampleFormat::s16le, 48000, 1}, container_for("x.flac"),
                std::vector<uint8_t>(200));
     std::ifstream in(dir.file("x.flac"), std::ios::binary);
@@ -233,7 +223,7 @@ BOOST_AUTO_TEST_CASE(the_name_chooses_the_container) {
 }
 
 BOOST_AUTO_TEST_CASE(a_wav_is_readable_up_to_its_last_flush_as_after_a_crash) {
-    TempPath dir;
+    ScratchDir dir;
     const std::string path = dir.file("live.wav");
     auto created = AudioFileWriter::create(path, {SampleFormat::s16le, 48000, 2}, Container::wav);
     BOOST_REQUIRE(std::holds_alternative<AudioFileWriter>(created));
@@ -255,7 +245,7 @@ BOOST_AUTO_TEST_CASE(a_wav_is_readable_up_to_its_last_flush_as_after_a_crash) {
 }
 
 BOOST_AUTO_TEST_CASE(a_wav_refuses_data_past_its_32_bit_sizes_and_stays_valid) {
-    TempPath dir;
+    ScratchDir dir;
     const std::string path = dir.file("full.wav");
     auto created = AudioFileWriter::create(path, {SampleFormat::s24le, 48000, 2}, Container::wav);
     BOOST_REQUIRE(std::holds_alternative<AudioFileWriter>(created));
@@ -272,7 +262,7 @@ BOOST_AUTO_TEST_CASE(a_wav_refuses_data_past_its_32_bit_sizes_and_stays_valid) {
 }
 
 BOOST_AUTO_TEST_CASE(misuse_and_bad_files_are_refused_with_a_reason) {
-    TempPath dir;
+    ScratchDir dir;
     auto created =
         AudioFileWriter::create(dir.file("w.wav"), {SampleFormat::s16le, 48000, 2}, Container::wav);
     auto& writer = std::get<AudioFileWriter>(created);

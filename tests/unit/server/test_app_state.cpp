@@ -2,36 +2,13 @@
 // atomic saves and corrupt files set aside.
 #include "control/control_server.h"
 #include "engine/app_state.h"
+#include "unit/scratch_dir.h"
 
 #include <boost/test/unit_test.hpp>
 
-#include <cstdlib>
-#include <fstream>
-#include <sstream>
-#include <unistd.h>
-
 using namespace audiod;
-
-namespace {
-
-struct TempDir {
-    TempDir() {
-        char path[] = "/tmp/audiod-state-XXXXXX";
-        BOOST_REQUIRE(::mkdtemp(path));
-        dir = path;
-    }
-    ~TempDir() { [[maybe_unused]] int rc = std::system(("rm -rf '" + dir + "'").c_str()); }
-    std::string dir;
-};
-
-std::string slurp(const std::string& path) {
-    std::ifstream in(path);
-    std::ostringstream s;
-    s << in.rdbuf();
-    return s.str();
-}
-
-} // namespace
+using audiod::test::read_text;
+using audiod::test::ScratchDir;
 
 BOOST_AUTO_TEST_SUITE(app_state)
 
@@ -85,8 +62,8 @@ BOOST_AUTO_TEST_CASE(every_truncation_is_refused_or_a_clean_prefix) {
 }
 
 BOOST_AUTO_TEST_CASE(save_is_atomic_and_load_sets_corruption_aside) {
-    TempDir tmp;
-    const std::string path = tmp.dir + "/sub/state";
+    ScratchDir tmp;
+    const std::string path = tmp.file("sub/state");
     {
         AppStateStore store(path);
         BOOST_CHECK(store.load().ok()); // missing is fine
@@ -107,7 +84,7 @@ BOOST_AUTO_TEST_CASE(save_is_atomic_and_load_sets_corruption_aside) {
     BOOST_CHECK(warning.find("truncated") != std::string::npos);
     BOOST_CHECK(warning.find(path + ".corrupt") != std::string::npos);
     BOOST_CHECK(store.names().empty());
-    BOOST_CHECK_EQUAL(slurp(path + ".corrupt"), "version = 1\napps-count = 3\n");
+    BOOST_CHECK_EQUAL(read_text(path + ".corrupt"), "version = 1\napps-count = 3\n");
     BOOST_CHECK(::access(path.c_str(), F_OK) != 0);
 }
 
@@ -138,8 +115,8 @@ BOOST_AUTO_TEST_CASE(a_rule_applies_until_a_run_time_change_which_wins_until_for
 }
 
 BOOST_AUTO_TEST_CASE(applications_that_played_are_remembered_with_the_time) {
-    TempDir tmp;
-    AppStateStore store(tmp.dir + "/state");
+    ScratchDir tmp;
+    AppStateStore store(tmp.file("state"));
     store.mark_seen("aplay", 1796000000);
     BOOST_CHECK(store.dirty()); // a new application is saved at once
     BOOST_CHECK(store.save_if_dirty().ok());

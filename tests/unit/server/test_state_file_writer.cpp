@@ -2,45 +2,20 @@
 // newest text when several wait), a write that fails is reported once, and
 // the writer finishes a pending write before it goes.
 #include "engine/state_file_writer.h"
+#include "unit/scratch_dir.h"
 
 #include <boost/test/unit_test.hpp>
 
-#include <cstdlib>
-#include <fstream>
-#include <sstream>
-#include <unistd.h>
-
 using namespace audiod;
 
-namespace state_writer_test {
-
-struct WriterDir {
-    WriterDir() {
-        char path[] = "/tmp/audiod-writer-XXXXXX";
-        BOOST_REQUIRE(::mkdtemp(path));
-        dir = path;
-    }
-    ~WriterDir() { [[maybe_unused]] int rc = std::system(("rm -rf '" + dir + "'").c_str()); }
-    std::string dir;
-};
-
-std::string read_text(const std::string& path) {
-    std::ifstream in(path);
-    std::ostringstream s;
-    s << in.rdbuf();
-    return s.str();
-}
-
-} // namespace state_writer_test
-
-using state_writer_test::read_text;
-using state_writer_test::WriterDir;
+using audiod::test::read_text;
+using audiod::test::ScratchDir;
 
 BOOST_AUTO_TEST_SUITE(state_file_writer)
 
 BOOST_AUTO_TEST_CASE(the_newest_text_reaches_the_file) {
-    WriterDir dir;
-    const std::string path = dir.dir + "/sub/state"; // a parent to make
+    ScratchDir dir;
+    const std::string path = dir.file("sub/state"); // a parent to make
     StateFileWriter writer;
     for (int i = 0; i < 50; ++i) {
         writer.submit(path, "version " + std::to_string(i) + "\n");
@@ -52,8 +27,8 @@ BOOST_AUTO_TEST_CASE(the_newest_text_reaches_the_file) {
 }
 
 BOOST_AUTO_TEST_CASE(a_failed_write_is_reported_once_and_the_next_one_works) {
-    WriterDir dir;
-    const std::string blocker = dir.dir + "/file";
+    ScratchDir dir;
+    const std::string blocker = dir.file("file");
     std::ofstream(blocker) << "not a directory";
     StateFileWriter writer;
     writer.submit(blocker + "/state", "x\n"); // its parent is a file
@@ -61,19 +36,19 @@ BOOST_AUTO_TEST_CASE(a_failed_write_is_reported_once_and_the_next_one_works) {
     const std::string failure = writer.take_failure();
     BOOST_CHECK_MESSAGE(failure.find("cannot write " + blocker + "/state.tmp") == 0, failure);
     BOOST_CHECK_EQUAL(writer.take_failure(), "");
-    writer.submit(dir.dir + "/state", "y\n");
+    writer.submit(dir.file("state"), "y\n");
     BOOST_REQUIRE(writer.flush(std::chrono::seconds(30)));
     BOOST_CHECK_EQUAL(writer.take_failure(), "");
-    BOOST_CHECK_EQUAL(read_text(dir.dir + "/state"), "y\n");
+    BOOST_CHECK_EQUAL(read_text(dir.file("state")), "y\n");
 }
 
 BOOST_AUTO_TEST_CASE(a_writer_going_away_finishes_what_it_was_given) {
-    WriterDir dir;
+    ScratchDir dir;
     {
         StateFileWriter writer;
-        writer.submit(dir.dir + "/state", "last words\n");
+        writer.submit(dir.file("state"), "last words\n");
     }
-    BOOST_CHECK_EQUAL(read_text(dir.dir + "/state"), "last words\n");
+    BOOST_CHECK_EQUAL(read_text(dir.file("state")), "last words\n");
 }
 
 BOOST_AUTO_TEST_SUITE_END()
