@@ -26,6 +26,12 @@ int64_t unix_now() {
         .count();
 }
 
+// "4000 ms", for the watchdog's messages.
+std::string ms_text(std::chrono::steady_clock::duration duration) {
+    return std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(duration).count()) +
+           " ms";
+}
+
 void host_log(int level, const char* component, const char* message) {
     log_message(static_cast<LogLevel>(std::clamp(level, 0, 3)), component ? component : "module",
                 message ? message : "");
@@ -460,11 +466,7 @@ void Engine::watch_rt_threads() {
         if (!progress.stalled && now - progress.since >= kRtWatchdogTimeout) {
             progress.stalled = true;
             const bool was_realtime = is_realtime(sink.rt_tid());
-            const std::string limit =
-                std::to_string(
-                    std::chrono::duration_cast<std::chrono::milliseconds>(kRtWatchdogTimeout)
-                        .count()) +
-                " ms";
+            const std::string limit = ms_text(kRtWatchdogTimeout);
             sink.demote("no cycle completed for " + limit);
             log_error("watchdog", "sink " + sink.name() +
                                       ": the RT thread completed no cycle for " + limit +
@@ -478,11 +480,8 @@ void Engine::watch_rt_threads() {
         if (progress.stalled && now - progress.since >= kRtAbandonTimeout && sink.abandon()) {
             log_error("watchdog",
                       "sink " + sink.name() + ": the RT thread has been inside a call into the " +
-                          sink.type() + " module for " +
-                          std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(
-                                             kRtAbandonTimeout)
-                                             .count()) +
-                          " ms; given up: the sink fails, its streams move to another sink, "
+                          sink.type() + " module for " + ms_text(kRtAbandonTimeout) +
+                          "; given up: the sink fails, its streams move to another sink, "
                           "and it is reopened once that call returns");
             announce_failure(sink);
         }
