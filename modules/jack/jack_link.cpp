@@ -12,6 +12,7 @@
 #include <cstring>
 #include <ctime>
 #include <future>
+#include <map>
 #include <mutex>
 #include <set>
 #include <thread>
@@ -96,10 +97,11 @@ struct JoinAttempt {
     int code = 0;
 };
 
-// The attempt left to its thread, if its server has still not answered:
-// while it waits, every open fails at once instead of adding a thread.
+// By JACK server's name, the attempt left to its thread while that server
+// has still not answered: meanwhile every open of a client of that server
+// fails at once instead of adding a thread.
 std::mutex g_pending_mutex;
-std::shared_ptr<JoinAttempt> g_pending;
+std::map<std::string, std::shared_ptr<JoinAttempt>> g_pending;
 
 // A reopen (once a second on the control thread, while clients wait on
 // it) waits little; a first open, at the server's start or a load-sink,
@@ -194,9 +196,9 @@ std::unique_ptr<JackLink> JackLink::open(const audiod_host* host, const audiod_s
     std::chrono::seconds wait{};
     {
         const std::lock_guard guard(g_pending_mutex);
-        if (g_pending) {
-            const std::lock_guard attempt(g_pending->mutex);
-            if (!g_pending->done) {
+        if (const auto pending = g_pending.find(request.server); pending != g_pending.end()) {
+            const std::lock_guard attempt(pending->second->mutex);
+            if (!pending->second->done) {
                 return refuse(error, code,
                               "JACK server '" + request.server +
                                   "' has still not answered an earlier client (stopped, or "
@@ -204,7 +206,7 @@ std::unique_ptr<JackLink> JackLink::open(const audiod_host* host, const audiod_s
                               -ENODEV);
             }
         }
-        g_pending.reset();
+        g_pending.erase(request.server);
         wait = g_opened_before.contains(key) ? kReopenWait : kFirstOpenWait;
     }
     auto attempt = std::make_shared<JoinAttempt>();
@@ -233,7 +235,7 @@ std::unique_ptr<JackLink> JackLink::open(const audiod_host* host, const audiod_s
         attempt->abandoned = true;
         lock.unlock();
         const std::lock_guard guard(g_pending_mutex);
-        g_pending = attempt;
+        g_pending[request.server] = attempt;
         return refuse(error, code,
                       "JACK server '" + request.server + "' did not answer within " +
                           std::to_string(wait.count()) + " s (stopped, or shutting down?)",
