@@ -25,6 +25,13 @@ namespace {
 // that a period change never allocates.
 constexpr uint32_t kMaxPeriod = 8192;
 
+// How long the RT thread waits beyond two quanta for a JACK period before
+// it takes JACK for frozen and fails the sink: long enough that a jackd
+// without real-time rights on a busy machine, which calls no one for
+// 200 ms now and then (seen in CI, beside a build), does not send the
+// streams to another sink; short of the watchdog's second.
+constexpr int64_t kNoPeriodWaitNs = 500'000'000;
+
 void quiet(const char*) {}
 
 std::unique_ptr<JackLink> refuse(std::string* error, int* code, std::string message, int value) {
@@ -406,7 +413,7 @@ bool JackLink::ready() const noexcept {
 
 int JackLink::wait_for_quantum() noexcept {
     const timespec deadline =
-        monotonic_after(int64_t{2} * quantum_ * 1'000'000'000 / rate_ + 200'000'000);
+        monotonic_after(int64_t{2} * quantum_ * 1'000'000'000 / rate_ + kNoPeriodWaitNs);
     for (;;) {
         if (gone_.load(std::memory_order_acquire)) {
             return -ENODEV;

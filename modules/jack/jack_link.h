@@ -77,7 +77,7 @@ public:
     void stop() noexcept;
     // Sleeps until a quantum fits (playback: and no more than the latency
     // would be queued) or has been captured: 0; -ENODEV once JACK has gone
-    // away; -ETIMEDOUT after two quanta and 200 ms without a JACK period (a
+    // away; -ETIMEDOUT after two quanta and 500 ms without a JACK period (a
     // stopped or frozen server: the server fails the device on it, and
     // reopens it once JACK answers). Thread: rt.
     int wait_for_quantum() noexcept;

@@ -59,6 +59,18 @@ std::optional<uint32_t> playing_on(const std::string& app, const std::string& si
     return found;
 }
 
+// playing_on, or the test ends with why not.
+void require_playing_on(const std::string& app, const std::string& sink,
+                        const ServerProcess& server, const DummyJack& jack) {
+    BOOST_REQUIRE_MESSAGE(playing_on(app, sink),
+                          "no stream of "
+                              << app << " plays on " << sink << "; sinks:\n"
+                              << run_tool("audioctl", {"list", "sinks"}).out << "streams:\n"
+                              << run_tool("audioctl", {"list", "streams"}).out << "server's log:\n"
+                              << server.log() << "jackd said:\n"
+                              << jack.said());
+}
+
 } // namespace
 
 BOOST_AUTO_TEST_SUITE(jack)
@@ -92,12 +104,12 @@ BOOST_AUTO_TEST_CASE(jackd_going_away_fails_the_sink_and_its_return_brings_the_s
     BOOST_REQUIRE_MESSAGE(id, "the stream on studio never appeared; "
                                   << why_no_stream(client.program(), server) << "jackd said:\n"
                                   << jack.said());
-    BOOST_REQUIRE(wait_for_position(*id, 24000));
+    require_playing_on("faithful", "studio", server, jack);
     // jackd stops under the playing stream: the sink fails and the stream
     // plays on in the other sink, the server answering throughout.
     jack.stop();
     check_studio_reaches("failed", server);
-    BOOST_REQUIRE(playing_on("faithful", "spare"));
+    require_playing_on("faithful", "spare", server, jack);
     BOOST_CHECK_EQUAL(run_tool("audioctl", {"info"}).status, 0);
     // A player that asks for the sink while it is away plays where the
     // others went, and goes to it when it is back, as they do. (It plays
@@ -108,8 +120,8 @@ BOOST_AUTO_TEST_CASE(jackd_going_away_fails_the_sink_and_its_return_brings_the_s
     // jackd comes back: a new client joins it, and the stream returns.
     jack.start();
     check_studio_reaches("running", server);
-    BOOST_REQUIRE(playing_on("faithful", "studio"));
-    BOOST_REQUIRE(playing_on("late", "studio"));
+    require_playing_on("faithful", "studio", server, jack);
+    require_playing_on("late", "studio", server, jack);
     BOOST_REQUIRE_EQUAL(late.stop().status, 0);
     const std::string graph = run_program({"/usr/bin/jack_lsp", "-c"}, 10s).out;
     BOOST_CHECK_MESSAGE(
@@ -131,8 +143,8 @@ BOOST_AUTO_TEST_CASE(a_frozen_jackd_fails_the_sink_and_never_the_server) {
     ServerProcess server(studio_config(dir));
     PlayingClient client({"--signal", "sequence", "--sink", "studio", "--app", "frozen"});
     const auto id = wait_for_app_stream("frozen");
-    BOOST_REQUIRE(id);
-    BOOST_REQUIRE(wait_for_position(*id, 24000));
+    BOOST_REQUIRE_MESSAGE(id, why_no_stream(client.program(), server));
+    require_playing_on("frozen", "studio", server, jack);
     // A stopped jackd takes connections and answers none: the sink's wait
     // runs out, the sink fails, and its reopening (which would wait on
     // jackd for ever) gives up after a second, while the server answers
@@ -148,7 +160,7 @@ BOOST_AUTO_TEST_CASE(a_frozen_jackd_fails_the_sink_and_never_the_server) {
     }
     ::kill(jack.pid(), SIGCONT);
     check_studio_reaches("running", server);
-    BOOST_REQUIRE(playing_on("frozen", "studio"));
+    require_playing_on("frozen", "studio", server, jack);
     BOOST_REQUIRE_EQUAL(client.stop().status, 0);
     BOOST_REQUIRE_EQUAL(server.stop(SIGTERM), 0);
 }

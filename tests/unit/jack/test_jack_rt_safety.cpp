@@ -128,11 +128,12 @@ struct CycleRun {
 };
 
 // kCycles of `cycle` (a wait, then a write or read), each inside an
-// RtScope. A wait that times out (200 ms without a JACK period) is counted
-// and waited again: a dummy jackd without real-time rights calls no one
-// for that long now and then on a loaded machine (a CI run saw it, its
-// build beside), which is the machine's doing and not what this test is
-// about. Any other error ends the run, as does a minute.
+// RtScope. A wait that times out (no JACK period for half a second) is
+// counted and waited again: a dummy jackd without real-time rights calls
+// no one for 200 ms now and then on a loaded machine (a CI run saw it, its
+// build beside, when the module gave up after 200 ms), which is the
+// machine's doing and not what this test is about. Any other error ends
+// the run, as does a minute.
 template <class Cycle>
 CycleRun run_cycles(const Cycle& cycle) {
     CycleRun run;
