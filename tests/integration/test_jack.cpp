@@ -86,7 +86,7 @@ BOOST_AUTO_TEST_CASE(a_tone_comes_out_of_the_graph_at_its_pitch_and_level) {
                                     "connected-to=system:playback_1,system:playback_2 "
                                     "jack-period=256") != std::string::npos,
                         listed);
-    check_tone_from_jack(dir, "audiod-studio:out_1", "audiod-studio:out_2", [] {
+    check_tone_from_jack(dir, server, jack, "audiod-studio:out_1", "audiod-studio:out_2", [] {
         const ProgramResult played =
             run_tool("audioplay", {"--quiet", "--tone", "1000", "--duration", "1"}, 30s);
         BOOST_REQUIRE_MESSAGE(played.status == 0, played.err);

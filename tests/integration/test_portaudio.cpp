@@ -305,7 +305,7 @@ BOOST_AUTO_TEST_CASE(a_tone_comes_out_of_jack_and_a_dead_jack_fails_the_sink_not
                           listed);
     // What PortAudio's client sends into the JACK graph, recorded by a JACK
     // client of JACK's own, while a tone plays.
-    check_tone_from_jack(dir, "PortAudio:out_0", "PortAudio:out_1", [] {
+    check_tone_from_jack(dir, server, jack, "PortAudio:out_0", "PortAudio:out_1", [] {
         const ProgramResult played =
             run_tool("audioplay", {"--quiet", "--tone", "1000", "--duration", "1"}, 30s);
         BOOST_REQUIRE_MESSAGE(played.status == 0, played.err);
