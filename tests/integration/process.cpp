@@ -62,29 +62,49 @@ int wait_until(pid_t pid, std::chrono::steady_clock::time_point deadline,
     }
 }
 
+// Everything the child needs is made before the fork: between fork and
+// exec the child of a threaded process may make only async-signal-safe
+// calls, since a lock another thread held at the fork (malloc's, the
+// environment's, a sanitizer's) stays held in the child for ever. (A TSan
+// stress pass once found a player that never ran a line of its own.)
 pid_t spawn(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env,
             int in_fd, int out_fd, int err_fd) {
+    std::vector<std::string> entries;
+    for (char** e = environ; *e != nullptr; ++e) {
+        const std::string entry(*e);
+        if (env.find(entry.substr(0, entry.find('='))) == env.end()) {
+            entries.push_back(entry);
+        }
+    }
+    for (const auto& [k, v] : env) {
+        entries.push_back(k + "=" + v);
+    }
+    std::vector<char*> envp;
+    for (std::string& entry : entries) {
+        envp.push_back(entry.data());
+    }
+    envp.push_back(nullptr);
+    std::vector<std::string> owned_args = argv;
+    std::vector<char*> args;
+    for (std::string& a : owned_args) {
+        args.push_back(a.data());
+    }
+    args.push_back(nullptr);
+    const std::string exec_failed = "exec " + argv[0] + " failed\n";
+    sigset_t none;
+    sigemptyset(&none);
+
     const pid_t pid = ::fork();
     if (pid == 0) {
-        for (const auto& [k, v] : env) {
-            ::setenv(k.c_str(), v.c_str(), 1);
-        }
         if (in_fd >= 0) {
             ::dup2(in_fd, 0);
         }
         ::dup2(out_fd, 1);
         ::dup2(err_fd, 2);
         // Unblock signals the test runner may have blocked.
-        sigset_t none;
-        sigemptyset(&none);
         sigprocmask(SIG_SETMASK, &none, nullptr);
-        std::vector<char*> args;
-        for (const auto& a : argv) {
-            args.push_back(const_cast<char*>(a.c_str()));
-        }
-        args.push_back(nullptr);
-        ::execv(args[0], args.data());
-        std::fprintf(stderr, "exec %s: %s\n", args[0], std::strerror(errno));
+        ::execve(args[0], args.data(), envp.data());
+        [[maybe_unused]] const ssize_t said = ::write(2, exec_failed.data(), exec_failed.size());
         ::_exit(127);
     }
     return pid;
