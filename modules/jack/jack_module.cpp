@@ -45,8 +45,13 @@ audiod_module_devices(audiod_device_fn emit, void* context, char*, size_t) {
             if (owner == self) {
                 continue;
             }
+            // (A port gone since the listing has no flags to count.)
+            const jack_port_t* port = jack_port_by_name(client, *p);
+            if (port == nullptr) {
+                continue;
+            }
             PortCounts& counts = clients[owner];
-            const int flags = jack_port_flags(jack_port_by_name(client, *p));
+            const int flags = jack_port_flags(port);
             counts.inputs += (flags & JackPortIsInput) != 0 ? 1 : 0;
             counts.outputs += (flags & JackPortIsOutput) != 0 ? 1 : 0;
             counts.physical = counts.physical || (flags & JackPortIsPhysical) != 0;
