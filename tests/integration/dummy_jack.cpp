@@ -121,7 +121,7 @@ void check_tone_from_jack(const TempDir& dir, const ServerProcess& server, const
                                                  : std::string("not heard"))
                               << "); sinks:\n"
                               << run_tool("audioctl", {"list", "sinks"}).out << "server's log:\n"
-                              << server.log());
+                              << log);
     const HeardTone heard = hear_tone(samples, 2, 48000, 1000);
     BOOST_CHECK_LE(std::fabs(heard.frequency - 1000), 1);
     const std::vector<ToneWindow> windows =

@@ -106,9 +106,9 @@ typedef struct audiod_sink_ops {
      * Blocks until the sink wants the next quantum, for at most about two
      * quanta (one following another program's clock, as the jack sink does
      * JACK's, may give that program up to half a second more). Returns 0,
-     * or a negative errno, which fails the sink (it is
-     * reopened once a second): a late cycle the device recovers from is an
-     * xrun for `xruns` to count, returned as 0. Thread: rt.
+     * or a negative errno, which fails the sink (it is reopened once a
+     * second): a late cycle the device recovers from is an xrun for
+     * `xruns` to count, returned as 0. Thread: rt.
      */
     int (*wait)(void* instance);
     /** Takes exactly one quantum of frames in the sink's format. Thread: rt. */
