@@ -44,12 +44,13 @@ HeardTone record_while(const std::function<void()>& send) {
 // The tone arrived, at its pitch and about its level and length, however
 // the machine kept time; where it kept time, also exactly and clean. (A CI
 // run under load heard a GStreamer sender's tone 1.10 s long and 0.74 dB
-// low: concealment had filled late packets.)
+// low, and another an Opus tone 3.59 dB low: concealment had filled late
+// packets, and Opus's fades. 5 dB still tells a halved gain, 6 dB.)
 void check_tone(const HeardTone& heard, double length_tolerance_ms, double max_thd_db) {
     const double level_db = 20 * std::log10(heard.tone.amplitude / 0.5);
     BOOST_CHECK_LE(std::fabs(heard.frequency - 1000.0), 1.0); // 0.1 %
     BOOST_CHECK_LE(std::fabs(heard.seconds - 1.0), 0.5);
-    BOOST_CHECK_LE(std::fabs(level_db), 3.0);
+    BOOST_CHECK_LE(std::fabs(level_db), 5.0);
     if (rtp_receiver_kept_time({"net"})) {
         BOOST_CHECK_LE(std::fabs(heard.seconds - 1.0) * 1000, length_tolerance_ms);
         BOOST_CHECK_LE(std::fabs(level_db), 0.5);

