@@ -640,10 +640,18 @@ BOOST_AUTO_TEST_CASE(arecord_records_an_rtp_source) {
     // The RTP path's own quality (gaps, THD+N) is measured by the rtp_receive
     // tests through audiorec's large buffer; arecord's is small, and under a
     // sanitizer it may overrun (a 16 ms gap was seen under ASan). Here: the
-    // plugin carries the source's tone.
-    BOOST_CHECK_LE(std::fabs(heard.seconds - 1.0), 0.05);
+    // plugin carries the source's tone. Its length and level exactly only
+    // where the RTP path kept time: late packets concealed lengthen and
+    // lower it (a CI run beside a build: 1.10 s, 2.65 dB low), as the
+    // rtp_receive tests allow.
+    const double level_db = 20 * std::log10(heard.tone.amplitude / 0.5);
     BOOST_CHECK_LE(std::fabs(heard.frequency - 1000.0), 1.0);
-    BOOST_CHECK_LE(std::fabs(20 * std::log10(heard.tone.amplitude / 0.5)), 0.5);
+    BOOST_CHECK_LE(std::fabs(heard.seconds - 1.0), 0.5);
+    BOOST_CHECK_LE(std::fabs(level_db), 5.0);
+    if (rtp_receiver_kept_time({"net"})) {
+        BOOST_CHECK_LE(std::fabs(heard.seconds - 1.0), 0.05);
+        BOOST_CHECK_LE(std::fabs(level_db), 0.5);
+    }
     BOOST_CHECK_EQUAL(server.stop(SIGTERM), 0);
 }
 
