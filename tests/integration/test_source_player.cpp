@@ -117,7 +117,7 @@ BOOST_AUTO_TEST_CASE(an_rtp_source_plays_into_its_sink_as_a_stream_with_a_volume
     send_tone(dir);
     wait_until_heard(id);
     const HeardTone moved = heard_in(dir.file("other.wav"));
-    BOOST_CHECK_LE(std::fabs(moved.seconds - 1.0), 0.1);
+    BOOST_CHECK_LE(std::fabs(moved.seconds - 1.0), 0.5); // (as the first tone's)
     if (rtp_receiver_kept_time({"out", "other", "net"})) {
         BOOST_CHECK_LE(std::fabs(moved.seconds - 1.0) * 1000, 10);
         BOOST_CHECK_LE(std::fabs(20 * std::log10(moved.tone.amplitude / 0.25)), 0.1);
