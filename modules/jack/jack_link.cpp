@@ -448,9 +448,20 @@ void JackLink::read(float* frames) noexcept {
     std::fill(frames + got, frames + samples, 0.0F);
 }
 
-int JackLink::process(jack_nframes_t frames, void* self) noexcept {
+int JackLink::process(jack_nframes_t frames, void* self) {
     auto* link = static_cast<JackLink*>(self);
-    link->in_callback_.fetch_add(1, std::memory_order_acquire);
+    // Left by return or by the unwinding of a cancelled thread (see the
+    // header): either way the destructor's wait for the callback ends.
+    struct InCallback {
+        std::atomic<int>& count;
+        explicit InCallback(std::atomic<int>& c)
+            : count(c) {
+            count.fetch_add(1, std::memory_order_acquire);
+        }
+        ~InCallback() { count.fetch_sub(1, std::memory_order_release); }
+        InCallback(const InCallback&) = delete;
+        InCallback& operator=(const InCallback&) = delete;
+    } in_callback(link->in_callback_);
     if (link->set_up_.load(std::memory_order_acquire)) {
         if (link->capture_) {
             link->capture(frames);
@@ -459,11 +470,10 @@ int JackLink::process(jack_nframes_t frames, void* self) noexcept {
         }
         link->wake();
     }
-    link->in_callback_.fetch_sub(1, std::memory_order_release);
     return 0;
 }
 
-void JackLink::play(jack_nframes_t frames) noexcept {
+void JackLink::play(jack_nframes_t frames) {
     const size_t samples = size_t{frames} * channels_;
     size_t got = 0;
     if (frames <= kMaxPeriod && started_.load(std::memory_order_acquire)) {
@@ -480,7 +490,7 @@ void JackLink::play(jack_nframes_t frames) noexcept {
     }
 }
 
-void JackLink::capture(jack_nframes_t frames) noexcept {
+void JackLink::capture(jack_nframes_t frames) {
     if (frames > kMaxPeriod || !started_.load(std::memory_order_acquire)) {
         return;
     }
@@ -494,23 +504,23 @@ void JackLink::capture(jack_nframes_t frames) noexcept {
     }
 }
 
-void JackLink::wake() noexcept {
+void JackLink::wake() {
     if (waiting_.exchange(false, std::memory_order_acq_rel)) {
         sem_post(&wake_);
     }
 }
 
-int JackLink::period_changed(jack_nframes_t frames, void* self) noexcept {
+int JackLink::period_changed(jack_nframes_t frames, void* self) {
     static_cast<JackLink*>(self)->period_.store(frames, std::memory_order_relaxed);
     return 0;
 }
 
-int JackLink::graph_xrun(void* self) noexcept {
+int JackLink::graph_xrun(void* self) {
     static_cast<JackLink*>(self)->xruns_.fetch_add(1, std::memory_order_relaxed);
     return 0;
 }
 
-void JackLink::gone(jack_status_t, const char*, void* self) noexcept {
+void JackLink::gone(jack_status_t, const char*, void* self) {
     auto* link = static_cast<JackLink*>(self);
     link->gone_.store(true, std::memory_order_seq_cst);
     link->waiting_.store(false, std::memory_order_relaxed);

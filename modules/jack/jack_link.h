@@ -103,13 +103,19 @@ private:
     static std::unique_ptr<JackLink> join(const audiod_host* host, const JoinRequest& request,
                                           std::string* error, int* code);
 
-    static int process(jack_nframes_t frames, void* self) noexcept;
-    static int period_changed(jack_nframes_t frames, void* self) noexcept;
-    static int graph_xrun(void* self) noexcept;
-    static void gone(jack_status_t status, const char* reason, void* self) noexcept;
-    void play(jack_nframes_t frames) noexcept;
-    void capture(jack_nframes_t frames) noexcept;
-    void wake() noexcept;
+    // JACK's calls, on JACK's thread. Not noexcept, nor anything they call:
+    // libjack ends a client's thread with an asynchronous pthread_cancel
+    // when it deactivates or closes it, which may land inside these, and
+    // the forced unwind that cancellation makes would end the whole server
+    // (std::terminate) at a noexcept frame. A TSan CI run died so, as a
+    // failed jack source was closed.
+    static int process(jack_nframes_t frames, void* self);
+    static int period_changed(jack_nframes_t frames, void* self);
+    static int graph_xrun(void* self);
+    static void gone(jack_status_t status, const char* reason, void* self);
+    void play(jack_nframes_t frames);
+    void capture(jack_nframes_t frames);
+    void wake();
     // Frames the ring should hold before the RT thread waits: the asked-for
     // latency, but never less than JACK's period and a quantum.
     [[nodiscard]] uint32_t keep() const noexcept;
