@@ -178,21 +178,21 @@ std::optional<size_t> first_sound(const std::vector<int16_t>& samples, uint32_t 
 }
 
 std::optional<uint32_t> wait_for_stream(std::chrono::milliseconds limit) {
-    const auto deadline = std::chrono::steady_clock::now() + limit;
-    while (std::chrono::steady_clock::now() < deadline) {
-        const auto r = run_tool("audioctl", {"--json", "list", "streams"});
-        if (const auto id = json_number(r.out, "id")) {
-            return static_cast<uint32_t>(*id);
-        }
-        std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
-    return std::nullopt;
+    std::optional<uint32_t> id;
+    eventually(
+        [&] {
+            if (const auto n =
+                    json_number(run_tool("audioctl", {"--json", "list", "streams"}).out, "id")) {
+                id = static_cast<uint32_t>(*n);
+            }
+            return id.has_value();
+        },
+        limit);
+    return id;
 }
 
 namespace {
 
-// The first stream of APP in a `list streams` JSON array whose position is
-// at least `position`.
 // The JSON objects of APP's streams in a `list streams` listing.
 std::vector<std::string> app_stream_objects(const std::string& json, const std::string& app) {
     const std::string key = "\"app\":\"" + app + "\"";
@@ -204,6 +204,8 @@ std::vector<std::string> app_stream_objects(const std::string& json, const std::
     return objects;
 }
 
+// The first stream of APP in a `list streams` JSON array whose position is
+// at least `position`.
 std::optional<uint32_t> stream_of(const std::string& json, const std::string& app,
                                   uint64_t position) {
     for (const std::string& object : app_stream_objects(json, app)) {
@@ -259,12 +261,20 @@ std::optional<uint32_t> wait_for_playing(const std::string& app, std::chrono::mi
 }
 
 bool eventually(const std::function<bool()>& condition, std::chrono::milliseconds limit) {
+    // Most conditions ask a server through audioctl, a process that costs
+    // 15-20 ms of CPU under a sanitizer (1.5 ms in a release build):
+    // polled every 50 ms by four tests at once, such probes took a large
+    // share of the two cores the sanitizer steps have. So the interval grows
+    // from 20 ms, which catches a quick event quickly, to 250 ms, which
+    // still answers a wait of seconds in good time.
     const auto deadline = std::chrono::steady_clock::now() + limit;
+    auto interval = std::chrono::milliseconds(20);
     while (std::chrono::steady_clock::now() < deadline) {
         if (condition()) {
             return true;
         }
-        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        std::this_thread::sleep_for(interval);
+        interval = std::min(interval * 3 / 2, std::chrono::milliseconds(250));
     }
     return condition();
 }

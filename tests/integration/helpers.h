@@ -146,7 +146,8 @@ std::optional<uint32_t> wait_for_playing(const std::string& app,
                                          std::chrono::milliseconds limit = std::chrono::seconds(30),
                                          uint64_t frames = 1);
 
-// Polls `condition` every 50 ms until it holds or `limit` passes.
+// Polls `condition` until it holds or `limit` passes: at 20 ms first, less
+// often as the wait goes on (up to every 250 ms).
 bool eventually(const std::function<bool()>& condition, std::chrono::milliseconds limit);
 
 // Runs `audioctl ARGS...` and fails the test (with audioctl's message)
