@@ -244,6 +244,23 @@ std::vector<uint32_t> app_streams(const std::string& app) {
     return ids;
 }
 
+std::optional<uint32_t> playing_on(const std::string& app, const std::string& sink) {
+    std::optional<uint32_t> found;
+    eventually(
+        [&] {
+            for (const uint32_t id : app_streams(app)) {
+                if (stream_field(id, "sink") == sink &&
+                    wait_for_more(id, 24000, std::chrono::seconds(5))) {
+                    found = id;
+                    return true;
+                }
+            }
+            return false;
+        },
+        std::chrono::seconds(30));
+    return found;
+}
+
 std::string why_no_stream(const BackgroundProgram& program, const ServerProcess& server) {
     std::ostringstream why;
     why << "the program " << (program.has_exited() ? "has ended" : "still runs")

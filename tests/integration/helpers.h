@@ -132,6 +132,11 @@ wait_for_app_stream(const std::string& app,
 // library re-created its stream may have an old one still listed beside
 // the new, e.g. on a sink whose thread is stuck).
 std::vector<uint32_t> app_streams(const std::string& app);
+// A stream of APP that plays on SINK (24000 frames more within 5 s), found
+// within 30 s: the one the test started, or one its library made anew when
+// a stall went on for over half a second (which a sink's failure may take
+// on a loaded machine).
+std::optional<uint32_t> playing_on(const std::string& app, const std::string& sink);
 // Why a program's stream is not there, for a failed wait: whether the
 // program still runs and what it said, the streams and clients the server
 // lists, and the server's log.

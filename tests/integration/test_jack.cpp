@@ -39,26 +39,6 @@ void check_studio_reaches(const std::string& state, const ServerProcess& server)
                             << server.log());
 }
 
-// A stream of APP that plays on SINK, 24000 frames more within 5 s: the
-// one the test started, or one its library made anew when a stall went on
-// for over half a second (which the sink's failure may take on a loaded
-// machine).
-std::optional<uint32_t> playing_on(const std::string& app, const std::string& sink) {
-    std::optional<uint32_t> found;
-    eventually(
-        [&] {
-            for (const uint32_t id : app_streams(app)) {
-                if (stream_field(id, "sink") == sink && wait_for_more(id, 24000, 5s)) {
-                    found = id;
-                    return true;
-                }
-            }
-            return false;
-        },
-        30s);
-    return found;
-}
-
 // playing_on, or the test ends with why not.
 void require_playing_on(const std::string& app, const std::string& sink,
                         const ServerProcess& server, const DummyJack& jack) {
