@@ -170,11 +170,18 @@ std::variant<Stream*, ClientError> Engine::create_stream(const StreamRequest& re
     // A sink or source that has failed (its device gone, being reopened),
     // asked for by name or where the stream would have played: the stream
     // plays, or records, where the failure moved the others, and goes there
-    // when it comes back, as they do. (A player whose stream stalled with
-    // its sink creates it anew.)
+    // when it comes back, as they do. A sink the watchdog finds stalled is
+    // passed over the same way by a player where another sink can play: a
+    // player whose stream stalled creates it anew, and must not land where
+    // it stalled.
     if (sink != nullptr && sink->failed()) {
         returns_to = sink->name();
         sink = default_sink();
+    } else if (sink != nullptr && !record && sink->progress.stalled) {
+        if (Device* elsewhere = fallback_for(*sink); elsewhere != nullptr) {
+            returns_to = sink->name();
+            sink = elsewhere;
+        }
     }
     if (sink == nullptr) {
         return ClientError{AUDIOD_E_NOENTITY, "no sink is available"};
@@ -452,15 +459,17 @@ void Engine::watch_rt_threads() {
         Device::Progress& progress = sink.progress;
         const uint64_t frames = sink.frames_played();
         if (frames != progress.frames || sink.failed() || sink.rt_tid() == 0) {
-            if (progress.stalled && !sink.failed()) {
+            const bool recovered = progress.stalled && !sink.failed();
+            progress = {frames, now, false};
+            if (recovered) {
                 log_info("watchdog", "sink " + sink.name() + " completes cycles again");
                 proto::Event event;
                 event.kind = "sink-changed";
                 event.sink = sink.name();
                 event.state = "running";
                 emit(event);
+                bring_back_streams(sink); // those created elsewhere while it stalled
             }
-            progress = {frames, now, false};
             continue;
         }
         if (!progress.stalled && now - progress.since >= kRtWatchdogTimeout) {

@@ -209,9 +209,22 @@ BOOST_AUTO_TEST_CASE(a_hung_cycle_is_found_and_demoted_and_others_play_on) {
         BOOST_CHECK_EQUAL(policy_of(server.pid(), rt), SCHED_OTHER);
         BOOST_CHECK(run_tool("audioctl", {"info"}).out.find("demoted") != std::string::npos);
     }
+    // A stream asked for on the stalled sink plays on another meanwhile (a
+    // player whose stream stalled makes it anew, and must not stall again),
+    // and goes to the sink it asked for once that cycles again.
+    PlayingClient newcomer({"--signal", "counter", "--sink", "bad", "--app", "newcomer"});
+    const std::optional<uint32_t> late = playing_on("newcomer", "main");
+    BOOST_REQUIRE_MESSAGE(late, "the new stream does not play on main; "
+                                    << why_no_stream(newcomer.program(), server));
+    BOOST_CHECK_MESSAGE(server.log().find("app=newcomer sink=bad") == std::string::npos,
+                        server.log());
     ::unlink(hang.c_str());
     BOOST_CHECK(eventually([&] { return sink_state() == "running"; }, 20s));
     BOOST_REQUIRE(wait_for_more(*id, 4800));
+    BOOST_CHECK(eventually([&] { return stream_field(*late, "sink") == "bad"; }, 30s));
+    BOOST_CHECK(wait_for_more(*late, 4800));
+    const ProgramResult n = newcomer.stop();
+    BOOST_CHECK_MESSAGE(n.status == 0, n.err);
     const ProgramResult r = good.stop_without_underruns();
     BOOST_CHECK_EQUAL(server.stop(SIGTERM), 0);
 }
