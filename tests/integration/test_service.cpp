@@ -68,8 +68,27 @@ std::string program_of(pid_t pid) {
         .string();
 }
 
-bool wait_for_file(const std::string& path, std::chrono::milliseconds limit) {
-    return eventually([&] { return ::access(path.c_str(), F_OK) == 0; }, limit);
+// Waits until a socket bound at PATH listens. The file appears at bind(),
+// before listen(): a client that connects then is refused. (Looked up in
+// /proc/net/unix, since a probing connection would start the service.)
+bool wait_for_listening(const std::string& path, std::chrono::milliseconds limit) {
+    constexpr const char* kAcceptsConnections = "00010000"; // __SO_ACCEPTCON
+    return eventually(
+        [&] {
+            std::ifstream table("/proc/net/unix");
+            std::string line;
+            while (std::getline(table, line)) {
+                std::istringstream fields(line);
+                std::string slot, references, protocol, flags, type, state, inode, bound;
+                fields >> slot >> references >> protocol >> flags >> type >> state >> inode >>
+                    bound;
+                if (bound == path && flags == kAcceptsConnections) {
+                    return true;
+                }
+            }
+            return false;
+        },
+        limit);
 }
 
 // What audiod reports of itself (`audioctl --json info`) when it runs in
@@ -141,7 +160,8 @@ BOOST_AUTO_TEST_CASE(the_first_client_starts_the_server_on_a_passed_socket_which
     BackgroundProgram manager({installed("systemd-socket-activate"), "--seqpacket", "-l", socket,
                                "-E", "NOTIFY_SOCKET=" + notify.path(), "--", bin("audiod"),
                                "--config", dir.file("audiod.conf"), "--state", dir.file("state")});
-    BOOST_REQUIRE_MESSAGE(wait_for_file(socket, 10s), "systemd-socket-activate made no socket");
+    BOOST_REQUIRE_MESSAGE(wait_for_listening(socket, 10s),
+                          "systemd-socket-activate made no listening socket");
     // Nobody has connected: the server has not started, and says nothing.
     BOOST_CHECK_EQUAL(program_of(manager.pid()), "systemd-socket-activate");
     BOOST_CHECK_EQUAL(notify.next(200ms), "");
@@ -187,7 +207,7 @@ BOOST_AUTO_TEST_CASE(a_passed_stream_socket_is_refused_with_the_unit_setting_to_
     BackgroundProgram manager({installed("systemd-socket-activate"), "-l", socket, "--",
                                bin("audiod"), "--config", dir.file("audiod.conf"), "--state",
                                dir.file("state")});
-    BOOST_REQUIRE(wait_for_file(socket, 10s));
+    BOOST_REQUIRE(wait_for_listening(socket, 10s));
     const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
     sockaddr_un address{};
     address.sun_family = AF_UNIX;
