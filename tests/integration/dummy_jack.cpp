@@ -80,9 +80,11 @@ void check_tone_from_jack(const TempDir& dir, const ServerProcess& server, const
             }
             if ((recorder == nullptr || recorder->has_exited()) &&
                 graph.find(left + "\n") != std::string::npos) {
+                // (A ring of 5 s, not 0.3: a disk thread held up on a
+                // loaded machine drops no frames.)
                 recorder = std::make_unique<BackgroundProgram>(
                     std::vector<std::string>{"/usr/bin/jack_rec", "-f", dir.file("jack.wav"), "-d",
-                                             "8", "-b", "32", left, right});
+                                             "8", "-b", "32", "-B", "262144", left, right});
             }
             return false;
         },
@@ -95,7 +97,17 @@ void check_tone_from_jack(const TempDir& dir, const ServerProcess& server, const
                               << "server's log:\n"
                               << server.log());
     play();
-    BOOST_REQUIRE_EQUAL(recorder->finish(30s).status, 0);
+    // 8 s of the graph's time: longer where jackd's dummy clock, without
+    // real-time rights, runs slow on a loaded machine.
+    const ProgramResult recorded = recorder->finish(60s);
+    BOOST_REQUIRE_MESSAGE(recorded.status == 0,
+                          "jack_rec ended with status "
+                              << recorded.status << " after " << recorded.seconds << " s:\n"
+                              << recorded.out << recorded.err << "graph:\n"
+                              << run_program({"/usr/bin/jack_lsp", "-c"}, 10s).out
+                              << "jackd said:\n"
+                              << jack.said() << "server's log:\n"
+                              << server.log());
     // (jack_rec writes integer samples; the tone measure reads floats.)
     const ProgramResult converted = run_program({"/usr/bin/sox", dir.file("jack.wav"), "-e",
                                                  "floating-point", "-b", "32", dir.file("f.wav")});
@@ -122,17 +134,29 @@ void check_tone_from_jack(const TempDir& dir, const ServerProcess& server, const
                               << "); sinks:\n"
                               << run_tool("audioctl", {"list", "sinks"}).out << "server's log:\n"
                               << log);
+    // Judged in 100 ms windows: a JACK cycle lost under load (a client late
+    // for jackd without real-time rights) is a step in the tone's phase
+    // that moves a pitch fitted over the whole second, not the pitch.
     const HeardTone heard = hear_tone(samples, 2, 48000, 1000);
-    BOOST_CHECK_LE(std::fabs(heard.frequency - 1000), 1);
     const std::vector<ToneWindow> windows =
         measure_tone_windows(samples, 2, 48000, 1000, heard.first, heard.last);
-    const auto whole = std::count_if(windows.begin(), windows.end(), [](const ToneWindow& w) {
-        return std::fabs(20 * std::log10(w.tone.amplitude) + 12) <= 0.5 && w.tone.thd_n_db < -40;
-    });
-    BOOST_TEST_MESSAGE(whole << " of " << windows.size() << " windows hold the tone whole");
-    BOOST_CHECK_MESSAGE(windows.size() >= 8 && size_t(whole) * 2 >= windows.size(),
-                        whole << " of " << windows.size() << " windows hold the tone at -12 dBFS:\n"
+    std::vector<double> pitches;
+    for (const ToneWindow& w : windows) {
+        if (std::fabs(20 * std::log10(w.tone.amplitude) + 12) <= 0.5 && w.tone.thd_n_db < -40) {
+            pitches.push_back(w.frequency);
+        }
+    }
+    BOOST_REQUIRE_MESSAGE(windows.size() >= 8 && pitches.size() * 2 >= windows.size(),
+                          pitches.size()
+                              << " of " << windows.size() << " windows hold the tone at -12 dBFS:\n"
                               << describe(windows));
+    std::nth_element(pitches.begin(), pitches.begin() + pitches.size() / 2, pitches.end());
+    BOOST_TEST_MESSAGE(pitches.size()
+                       << " of " << windows.size() << " windows hold the tone whole, "
+                       << "at a median " << pitches[pitches.size() / 2] << " Hz");
+    BOOST_CHECK_MESSAGE(std::fabs(pitches[pitches.size() / 2] - 1000) <= 1,
+                        "the tone's pitch is " << pitches[pitches.size() / 2] << " Hz:\n"
+                                               << describe(windows));
 }
 
 } // namespace audiod::test
