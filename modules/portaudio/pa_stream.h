@@ -28,6 +28,7 @@ struct PaDevice {
     std::string device;
     double reported_ms = 0; // PortAudio's own latency figure
     std::atomic<uint64_t> xruns{0};
+    std::atomic<bool> failed{false}; // an error failed the device (failing())
 };
 
 // Opens the device the options (device, host-api, latency-ms, format) name
@@ -40,8 +41,21 @@ PaDevice* open_device(const audiod_host* host, const audiod_sink_config& config,
 // there (a JACK stream whose server died waits for JACK to drain it). A
 // stream that does not close in time is left to that thread and said so;
 // PortAudio then stays initialised, and its device list stale, until the
-// server restarts. Thread: control.
+// server restarts.
+//
+// A JACK stream that failed, or that JACK stopped, is never closed but left
+// open: PortAudio 19.6 aborts the whole process when it closes a JACK
+// stream whose client JACK has shut down or thrown out (CleanUpStream
+// asserts that jack_port_unregister succeeded), which a failed stream's
+// client may be, now or by the time a slow close gets there — a CI run
+// lost the server so, minutes after a JACK server held up by load had
+// failed the sink. The sink reopens on new ports meanwhile. Thread:
+// control.
 void close_device(PaDevice* device);
+
+// Returns `code`; one that is not 0 marks the device failed, for
+// close_device. Thread: rt.
+int failing(PaDevice& device, int code);
 
 // Starts the stream. Thread: rt.
 int start_device(PaDevice& device);

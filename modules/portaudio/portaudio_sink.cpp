@@ -79,7 +79,7 @@ int sink_write(void* instance, const void* frames, uint32_t count) {
         device.xruns.fetch_add(1, std::memory_order_relaxed);
         return 0;
     }
-    return err == paNoError ? 0 : error_code(err);
+    return err == paNoError ? 0 : failing(device, error_code(err));
 }
 
 // Nothing here: stopping a PortAudio stream can block (close_device says

@@ -61,7 +61,7 @@ int source_read(void* instance, void* frames, uint32_t count) {
     }
     if (err != paNoError) {
         std::memset(frames, 0, size_t{count} * device.frame_bytes);
-        return error_code(err);
+        return failing(device, error_code(err));
     }
     return 0;
 }

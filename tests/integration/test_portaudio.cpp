@@ -317,6 +317,14 @@ BOOST_AUTO_TEST_CASE(a_tone_comes_out_of_jack_and_a_dead_jack_fails_the_sink_not
                               << jack.said());
     jack.stop();
     BOOST_CHECK(wait_for_sink_state("studio", "failed", 20s));
+    // Left open, not closed: closing it would end the server (close_device).
+    BOOST_CHECK_MESSAGE(eventually(
+                            [&] {
+                                return server.log().find("JACK stream on \"system\" failed and is "
+                                                         "left open") != std::string::npos;
+                            },
+                            10s),
+                        server.log());
     BOOST_REQUIRE_MESSAGE(playing_on("faithful", "spare"), why_no_stream(client.program(), server)
                                                                << "jackd said:\n"
                                                                << jack.said());
