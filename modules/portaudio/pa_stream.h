@@ -47,10 +47,9 @@ PaDevice* open_device(const audiod_host* host, const audiod_sink_config& config,
 // open: PortAudio 19.6 aborts the whole process when it closes a JACK
 // stream whose client JACK has shut down or thrown out (CleanUpStream
 // asserts that jack_port_unregister succeeded), which a failed stream's
-// client may be, now or by the time a slow close gets there — a CI run
-// lost the server so, minutes after a JACK server held up by load had
-// failed the sink. The sink reopens on new ports meanwhile. Thread:
-// control.
+// client may be, now or by the time a slow close gets there (a CI run
+// lost the server so, after a JACK server held up by load had failed the
+// sink twice). The sink reopens on new ports meanwhile. Thread: control.
 void close_device(PaDevice* device);
 
 // Returns `code`; one that is not 0 marks the device failed, for
