@@ -211,11 +211,12 @@ int start_device(PaDevice& device) {
 }
 
 int wait_for_quantum(PaDevice& device) {
-    // Generous: a dead JACK is seen by Pa_IsStreamActive at once, and a
-    // JACK server without real-time rights (or a loaded machine) hands a
-    // blocking stream its periods tens of milliseconds late.
+    // Generous, as the jack sink's wait: a dead JACK is seen by
+    // Pa_IsStreamActive at once, and a JACK server without real-time rights
+    // on a loaded machine can call no one for over 200 ms (a CI run failed
+    // the sink so, twice in a second). Still short of the watchdog's 1 s.
     const int64_t deadline =
-        now_ns() + int64_t{2} * device.quantum * 1'000'000'000 / device.rate + 200'000'000;
+        now_ns() + int64_t{2} * device.quantum * 1'000'000'000 / device.rate + 500'000'000;
     for (;;) {
         const long avail = device.capture ? Pa_GetStreamReadAvailable(device.stream)
                                           : Pa_GetStreamWriteAvailable(device.stream);

@@ -59,7 +59,7 @@ int failing(PaDevice& device, int code);
 // Starts the stream. Thread: rt.
 int start_device(PaDevice& device);
 // Sleeps until a quantum fits (playback: and no more than `keep` would be
-// queued) or has been captured; for at most two quanta and 200 ms, then
+// queued) or has been captured; for at most two quanta and 500 ms, then
 // -ETIMEDOUT; -ENODEV once PortAudio says the stream stopped by itself (the
 // JACK server shut down). Thread: rt.
 int wait_for_quantum(PaDevice& device);
