@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <thread>
@@ -93,9 +94,18 @@ pid_t spawn(const std::vector<std::string>& argv, const std::map<std::string, st
     const std::string exec_failed = "exec " + argv[0] + " failed\n";
     sigset_t none;
     sigemptyset(&none);
+    const pid_t test = ::getpid();
 
     const pid_t pid = ::fork();
     if (pid == 0) {
+        // Ends with the test: a test process killed (a ctest timeout, a
+        // signal) leaves no server, player or jackd behind to disturb the
+        // tests after it. (Tests start programs from their main thread,
+        // whose end is what the kernel watches.)
+        ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (::getppid() != test) {
+            ::_exit(127);
+        }
         if (in_fd >= 0) {
             ::dup2(in_fd, 0);
         }
