@@ -4,6 +4,7 @@
 #include "sink_options.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <cmath>
@@ -48,6 +49,12 @@ void sleep_for_frames(uint64_t frames, uint32_t rate) {
     timespec t{static_cast<time_t>(ns / 1'000'000'000), static_cast<long>(ns % 1'000'000'000)};
     clock_nanosleep(CLOCK_MONOTONIC, 0, &t, nullptr);
 }
+
+// Set once a PortAudio JACK stream failed or was given up: PortAudio's one
+// JACK client may then be one that JACK has dropped, and PortAudio aborts
+// the process when it registers or unregisters a port on such a client
+// (close_device says where).
+std::atomic<bool> jack_given_up{false};
 
 } // namespace
 
@@ -96,6 +103,13 @@ PaDevice* open_device(const audiod_host* host, const audiod_sink_config& config,
     }
     const int index = std::get<int>(chosen);
     const PaDeviceInfo* device = Pa_GetDeviceInfo(index);
+    if (jack_given_up.load() && api_name(device->hostApi) == "jack") {
+        return refuse(error, code,
+                      "PortAudio's JACK stream failed earlier in this process, and PortAudio 19.6 "
+                      "cannot safely use JACK again until audiod restarts (the jack sink comes "
+                      "back by itself)",
+                      -ENODEV);
+    }
     const int channels = capture ? device->maxInputChannels : device->maxOutputChannels;
     if (channels < static_cast<int>(config.channels)) {
         return refuse(error, code,
@@ -156,11 +170,13 @@ PaDevice* open_device(const audiod_host* host, const audiod_sink_config& config,
 void close_device(PaDevice* device) {
     const std::string name = device->device;
     const audiod_host* host = device->host;
-    // (Started, and no longer active: JACK stopped it.)
+    // Started, and no longer active: JACK stopped it. Inside a write or
+    // read: the watchdog gave the sink up while PortAudio waited for JACK.
     const bool stopped_by_jack =
         Pa_IsStreamStopped(device->stream) == 0 && Pa_IsStreamActive(device->stream) != 1;
     if (device->api == "jack" &&
-        (device->failed.load(std::memory_order_relaxed) || stopped_by_jack)) {
+        (device->failed.load() || device->in_call.load() || stopped_by_jack)) {
+        jack_given_up.store(true);
         // Kept where LeakSanitizer sees it, and never destroyed: its
         // PaLibrary's Pa_Terminate would close it.
         static auto* const left_open = new std::vector<PaDevice*>;
@@ -168,9 +184,9 @@ void close_device(PaDevice* device) {
         if (host != nullptr && host->log != nullptr) {
             host->log(AUDIOD_LOG_WARNING, "portaudio",
                       ("PortAudio's JACK stream on \"" + name +
-                       "\" failed and is left open: PortAudio 19.6 ends the process if it closes "
-                       "a JACK stream whose client JACK has shut down. PortAudio's device list "
-                       "stays as it was until the server restarts")
+                       "\" failed and is left open, and PortAudio's JACK devices are not opened "
+                       "again until the server restarts: PortAudio 19.6 ends the process when "
+                       "it touches the ports of a JACK client that JACK has dropped")
                           .c_str());
         }
         return;

@@ -28,7 +28,8 @@ struct PaDevice {
     std::string device;
     double reported_ms = 0; // PortAudio's own latency figure
     std::atomic<uint64_t> xruns{0};
-    std::atomic<bool> failed{false}; // an error failed the device (failing())
+    std::atomic<bool> failed{false};  // an error failed the device (failing())
+    std::atomic<bool> in_call{false}; // the RT thread is inside Pa_WriteStream/Pa_ReadStream
 };
 
 // Opens the device the options (device, host-api, latency-ms, format) name
@@ -43,13 +44,15 @@ PaDevice* open_device(const audiod_host* host, const audiod_sink_config& config,
 // PortAudio then stays initialised, and its device list stale, until the
 // server restarts.
 //
-// A JACK stream that failed, or that JACK stopped, is never closed but left
-// open: PortAudio 19.6 aborts the whole process when it closes a JACK
-// stream whose client JACK has shut down or thrown out (CleanUpStream
-// asserts that jack_port_unregister succeeded), which a failed stream's
-// client may be, now or by the time a slow close gets there (a CI run
-// lost the server so, after a JACK server held up by load had failed the
-// sink twice). The sink reopens on new ports meanwhile. Thread: control.
+// A JACK stream that failed, that JACK stopped, or whose write the
+// watchdog gave up on, is never closed but left open, and no PortAudio
+// JACK device is opened again in this process: PortAudio 19.6 aborts the
+// whole process when it unregisters a port of a client that JACK has shut
+// down or thrown out (CleanUpStream asserts that jack_port_unregister
+// succeeded), whether closing a stream or cleaning up after an open that
+// failed, and a failed stream's client may be such a client (a CI run lost
+// the server to a close, and a stress run to a reopen, after a JACK server
+// held up by load had failed the sink). Thread: control.
 void close_device(PaDevice* device);
 
 // Returns `code`; one that is not 0 marks the device failed, for

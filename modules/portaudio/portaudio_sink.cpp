@@ -74,7 +74,9 @@ int sink_write(void* instance, const void* frames, uint32_t count) {
     if (const int gone = check_present(device); gone != 0) {
         return gone;
     }
+    device.in_call.store(true, std::memory_order_relaxed);
     const PaError err = Pa_WriteStream(device.stream, frames, count);
+    device.in_call.store(false, std::memory_order_relaxed);
     if (err == paOutputUnderflowed) {
         device.xruns.fetch_add(1, std::memory_order_relaxed);
         return 0;

@@ -54,7 +54,9 @@ int source_read(void* instance, void* frames, uint32_t count) {
         std::memset(frames, 0, size_t{count} * device.frame_bytes);
         return gone;
     }
+    device.in_call.store(true, std::memory_order_relaxed);
     const PaError err = Pa_ReadStream(device.stream, frames, count);
+    device.in_call.store(false, std::memory_order_relaxed);
     if (err == paInputOverflowed) {
         device.xruns.fetch_add(1, std::memory_order_relaxed);
         return 0;
