@@ -120,9 +120,19 @@ pid_t spawn(const std::vector<std::string>& argv, const std::map<std::string, st
     return pid;
 }
 
+// Where the tests' files go: memory, where the machine has a tmpfs. The
+// servers under test fsync their state file, and on a loaded machine a
+// disk's journal commit once held one in fsync for over 30 s, so that it
+// could not exit (an ASan stress pass): the disk's doing, not the server's,
+// which stops without waiting for a slow write.
+std::string temp_base() {
+    static const std::string base = ::access("/dev/shm", W_OK | X_OK) == 0 ? "/dev/shm" : "/tmp";
+    return base;
+}
+
 std::string temp_file() {
-    char path[] = "/tmp/audiod-out-XXXXXX";
-    const int fd = ::mkstemp(path);
+    std::string path = temp_base() + "/audiod-out-XXXXXX";
+    const int fd = ::mkstemp(path.data());
     ::close(fd);
     return path;
 }
@@ -195,8 +205,8 @@ bool BackgroundProgram::has_exited() const {
 }
 
 TempDir::TempDir() {
-    char path[] = "/tmp/audiod-test-XXXXXX";
-    BOOST_REQUIRE(::mkdtemp(path) != nullptr);
+    std::string path = temp_base() + "/audiod-test-XXXXXX";
+    BOOST_REQUIRE(::mkdtemp(path.data()) != nullptr);
     path_ = path;
 }
 
