@@ -144,9 +144,14 @@ bool rebind(StreamCore& core, ServerStream&& fresh) {
         core.ring.set_flags(audiod::kClientFlagStarted, 0);
     }
     // Wake anyone polling the old eventfd, then put the new one in its place
-    // so the descriptor the player holds stays valid.
+    // so the descriptor the player holds stays valid, and wake that too: a
+    // player between its last look at the ring and its poll polls the new
+    // one, which the server does not signal until the new stream starts.
+    // (A stress run's player so waited out its write's whole deadline on an
+    // empty ring.)
     core.wake();
     ::dup2(fresh.wake.get(), core.wake_fd.get());
+    core.wake();
     return true;
 }
 
