@@ -9,3 +9,7 @@ if(NOT AUDIOD_SANITIZE)
   set_target_properties(test_jack_rt_safety PROPERTIES ENABLE_EXPORTS ON)
   add_dependencies(test_jack_rt_safety audiod_module_jack)
 endif()
+if(TARGET test_jack_rt_safety)
+  # It starts a jackd too: see integration.cmake's RESOURCE_LOCK.
+  set_tests_properties(test_jack_rt_safety PROPERTIES RESOURCE_LOCK jackd)
+endif()
