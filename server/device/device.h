@@ -161,8 +161,7 @@ public:
         uint64_t frames = 0;
         std::chrono::steady_clock::time_point since{};
         bool stalled = false;
-        bool passed_over = false;  // a new stream went elsewhere meanwhile
-        bool seen_cycling = false; // the watchdog has seen it complete a cycle
+        bool passed_over = false; // a new stream went elsewhere meanwhile
     } progress;
 
     // Control-side bookkeeping. Thread: control.

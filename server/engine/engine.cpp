@@ -463,7 +463,7 @@ void Engine::watch_rt_threads() {
             const bool cycles = frames != progress.frames && !sink.failed();
             const bool recovered = cycles && progress.stalled;
             const bool passed_over = cycles && progress.passed_over;
-            progress = {frames, now, false, false, cycles || progress.seen_cycling};
+            progress = {frames, now, false, false};
             if (recovered) {
                 log_info("watchdog", "sink " + sink.name() + " completes cycles again");
                 proto::Event event;
@@ -507,10 +507,9 @@ bool Engine::stalled_for_placement(const Device& sink) {
     if (progress.stalled) {
         return true;
     }
-    // (The watchdog's last look, and no cycle since: at least this long. A
-    // sink not yet seen cycling is starting, or follows a clock that has
-    // not begun, as a test's stepped sink does: not stalled.)
-    return sink.rt_tid() != 0 && progress.seen_cycling && sink.frames_played() == progress.frames &&
+    // (The watchdog's last look, and no cycle since: at least this long.)
+    return sink.rt_tid() != 0 && progress.since != std::chrono::steady_clock::time_point{} &&
+           sink.frames_played() == progress.frames &&
            std::chrono::steady_clock::now() - progress.since >= kPlacementStall;
 }
 
