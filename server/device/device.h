@@ -161,7 +161,6 @@ public:
         uint64_t frames = 0;
         std::chrono::steady_clock::time_point since{};
         bool stalled = false;
-        bool passed_over = false; // a new stream went elsewhere meanwhile
     } progress;
 
     // Control-side bookkeeping. Thread: control.

@@ -170,17 +170,16 @@ std::variant<Stream*, ClientError> Engine::create_stream(const StreamRequest& re
     // A sink or source that has failed (its device gone, being reopened),
     // asked for by name or where the stream would have played: the stream
     // plays, or records, where the failure moved the others, and goes there
-    // when it comes back, as they do. A stalled sink is passed over the
-    // same way by a player where another sink can play, and the stream goes
-    // to it once it cycles again: a player whose stream stalled creates it
-    // anew, and must not land where it stalled.
+    // when it comes back, as they do. A sink the watchdog finds stalled is
+    // passed over the same way by a player where another sink can play: a
+    // player whose stream stalled creates it anew, and must not land where
+    // it stalled.
     if (sink != nullptr && sink->failed()) {
         returns_to = sink->name();
         sink = default_sink();
-    } else if (sink != nullptr && !record && stalled_for_placement(*sink)) {
+    } else if (sink != nullptr && !record && sink->progress.stalled) {
         if (Device* elsewhere = fallback_for(*sink); elsewhere != nullptr) {
             returns_to = sink->name();
-            sink->progress.passed_over = true;
             sink = elsewhere;
         }
     }
@@ -460,10 +459,8 @@ void Engine::watch_rt_threads() {
         Device::Progress& progress = sink.progress;
         const uint64_t frames = sink.frames_played();
         if (frames != progress.frames || sink.failed() || sink.rt_tid() == 0) {
-            const bool cycles = frames != progress.frames && !sink.failed();
-            const bool recovered = cycles && progress.stalled;
-            const bool passed_over = cycles && progress.passed_over;
-            progress = {frames, now, false, false};
+            const bool recovered = progress.stalled && !sink.failed();
+            progress = {frames, now, false};
             if (recovered) {
                 log_info("watchdog", "sink " + sink.name() + " completes cycles again");
                 proto::Event event;
@@ -471,8 +468,6 @@ void Engine::watch_rt_threads() {
                 event.sink = sink.name();
                 event.state = "running";
                 emit(event);
-            }
-            if (recovered || passed_over) {
                 bring_back_streams(sink); // those created elsewhere while it stalled
             }
             continue;
@@ -500,17 +495,6 @@ void Engine::watch_rt_threads() {
             announce_failure(sink);
         }
     }
-}
-
-bool Engine::stalled_for_placement(const Device& sink) {
-    const Device::Progress& progress = sink.progress;
-    if (progress.stalled) {
-        return true;
-    }
-    // (The watchdog's last look, and no cycle since: at least this long.)
-    return sink.rt_tid() != 0 && progress.since != std::chrono::steady_clock::time_point{} &&
-           sink.frames_played() == progress.frames &&
-           std::chrono::steady_clock::now() - progress.since >= kPlacementStall;
 }
 
 void Engine::emit(proto::Event event) const {

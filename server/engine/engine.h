@@ -191,8 +191,6 @@ private:
     [[nodiscard]] Device* find_source(const std::string& name, std::string* wanted) const;
     [[nodiscard]] Device* default_sink() const;
     [[nodiscard]] Device* fallback_for(const Device& leaving) const;
-    // Whether the sink has completed no cycle for kPlacementStall.
-    [[nodiscard]] static bool stalled_for_placement(const Device& sink);
     void add_sink(std::unique_ptr<Device> sink, std::string configured_type,
                   std::vector<std::pair<std::string, std::string>> options);
     void reopen_failed_sinks();
@@ -282,12 +280,6 @@ inline constexpr auto kRtWatchdogTimeout = std::chrono::milliseconds(1000);
 // to another sink. Long enough that a loaded machine's slow cycles never
 // come near it: clients already keep their own clock after 500 ms.
 inline constexpr auto kRtAbandonTimeout = std::chrono::milliseconds(4000);
-
-// A sink whose RT thread has completed no cycle for this long gets no new
-// playback stream where another sink can play: less than libaudiod's
-// 500 ms stall timeout, so that a stream a player makes anew after a stall
-// does not land where it stalled, as it would until the watchdog's 1 s.
-inline constexpr auto kPlacementStall = std::chrono::milliseconds(400);
 
 // Every sink is also a source, its monitor, named SINK + this.
 inline constexpr std::string_view kMonitorSuffix = ".monitor";
