@@ -14,6 +14,7 @@
 #include <future>
 #include <map>
 #include <mutex>
+#include <pthread.h>
 #include <set>
 #include <thread>
 
@@ -33,6 +34,14 @@ constexpr uint32_t kMaxPeriod = 8192;
 constexpr int64_t kNoPeriodWaitNs = 500'000'000;
 
 void quiet(const char*) {}
+
+// libjack's entry points into a link (see below) carry no sanitizer
+// instrumentation, which would give them a cleanup table.
+#if defined(__clang__)
+#define JACK_ENTRY __attribute__((disable_sanitizer_instrumentation))
+#else
+#define JACK_ENTRY __attribute__((no_sanitize("thread")))
+#endif
 
 std::unique_ptr<JackLink> refuse(std::string* error, int* code, std::string message, int value) {
     *error = std::move(message);
@@ -347,12 +356,12 @@ std::unique_ptr<JackLink> JackLink::join(const audiod_host* host, const JoinRequ
     // own shared-memory semaphores, which ThreadSanitizer cannot see: the
     // callback takes what was set up here through this flag instead.
     link->set_up_.store(true, std::memory_order_release);
-    if (jack_set_process_callback(link->client_, process, self) != 0 ||
-        jack_set_buffer_size_callback(link->client_, period_changed, self) != 0 ||
-        jack_set_xrun_callback(link->client_, graph_xrun, self) != 0) {
+    if (jack_set_process_callback(link->client_, on_process, self) != 0 ||
+        jack_set_buffer_size_callback(link->client_, on_period_changed, self) != 0 ||
+        jack_set_xrun_callback(link->client_, on_graph_xrun, self) != 0) {
         return refuse(error, code, "JACK refused the client's callbacks", -EIO);
     }
-    jack_on_info_shutdown(link->client_, gone, self);
+    jack_on_info_shutdown(link->client_, on_gone, self);
     if (jack_activate(link->client_) != 0) {
         return refuse(error, code, "JACK would not activate client " + link->client_name_, -EIO);
     }
@@ -448,29 +457,63 @@ void JackLink::read(float* frames) noexcept {
     std::fill(frames + got, frames + samples, 0.0F);
 }
 
-int JackLink::process(jack_nframes_t frames, void* self) {
-    auto* link = static_cast<JackLink*>(self);
-    // Left by return or by the unwinding of a cancelled thread (see the
-    // header): either way the destructor's wait for the callback ends.
-    struct InCallback {
-        std::atomic<int>& count;
-        explicit InCallback(std::atomic<int>& c)
-            : count(c) {
-            count.fetch_add(1, std::memory_order_acquire);
-        }
-        ~InCallback() { count.fetch_sub(1, std::memory_order_release); }
-        InCallback(const InCallback&) = delete;
-        InCallback& operator=(const InCallback&) = delete;
-    } in_callback(link->in_callback_);
-    if (link->set_up_.load(std::memory_order_acquire)) {
-        if (link->capture_) {
-            link->capture(frames);
-        } else {
-            link->play(frames);
-        }
-        link->wake();
-    }
+// libjack ends a client's threads with an *asynchronous* pthread_cancel
+// when it deactivates or closes the client. The forced unwind of a cancel
+// that lands at an arbitrary instruction ends the whole server
+// (std::terminate) in any frame whose C++ cleanup table does not cover that
+// instruction, and ThreadSanitizer gives every function it instruments such
+// a table, covering none of its own calls: TSan runs died so, as a failed
+// jack source was closed (a CI run, then a stress pass). So each entry turns
+// cancellation off for the length of the call. A cancel sent meanwhile acts
+// when it is turned back on, inside pthread_setcancelstate, and unwinds
+// through frames without cleanup tables only: this entry (no object with a
+// destructor, no instrumentation) and libjack's own. And the destructor's
+// wait for the callback to end is never left waiting for one that was
+// cancelled half-way.
+JACK_ENTRY int JackLink::on_process(jack_nframes_t frames, void* self) {
+    int cancel_state = 0;
+    pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
+    static_cast<JackLink*>(self)->process(frames);
+    pthread_setcancelstate(cancel_state, nullptr);
     return 0;
+}
+
+JACK_ENTRY int JackLink::on_period_changed(jack_nframes_t frames, void* self) {
+    int cancel_state = 0;
+    pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
+    static_cast<JackLink*>(self)->period_changed(frames);
+    pthread_setcancelstate(cancel_state, nullptr);
+    return 0;
+}
+
+JACK_ENTRY int JackLink::on_graph_xrun(void* self) {
+    int cancel_state = 0;
+    pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
+    static_cast<JackLink*>(self)->graph_xrun();
+    pthread_setcancelstate(cancel_state, nullptr);
+    return 0;
+}
+
+JACK_ENTRY void JackLink::on_gone(jack_status_t, const char*, void* self) {
+    int cancel_state = 0;
+    pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
+    static_cast<JackLink*>(self)->gone();
+    pthread_setcancelstate(cancel_state, nullptr);
+}
+
+void JackLink::process(jack_nframes_t frames) {
+    // Seen by the destructor, which waits for the last call to end (the
+    // entry's sanitizer-blind code would hide this from ThreadSanitizer).
+    in_callback_.fetch_add(1, std::memory_order_acquire);
+    if (set_up_.load(std::memory_order_acquire)) {
+        if (capture_) {
+            capture(frames);
+        } else {
+            play(frames);
+        }
+        wake();
+    }
+    in_callback_.fetch_sub(1, std::memory_order_release);
 }
 
 void JackLink::play(jack_nframes_t frames) {
@@ -510,21 +553,18 @@ void JackLink::wake() {
     }
 }
 
-int JackLink::period_changed(jack_nframes_t frames, void* self) {
-    static_cast<JackLink*>(self)->period_.store(frames, std::memory_order_relaxed);
-    return 0;
+void JackLink::period_changed(jack_nframes_t frames) {
+    period_.store(frames, std::memory_order_relaxed);
 }
 
-int JackLink::graph_xrun(void* self) {
-    static_cast<JackLink*>(self)->xruns_.fetch_add(1, std::memory_order_relaxed);
-    return 0;
+void JackLink::graph_xrun() {
+    xruns_.fetch_add(1, std::memory_order_relaxed);
 }
 
-void JackLink::gone(jack_status_t, const char*, void* self) {
-    auto* link = static_cast<JackLink*>(self);
-    link->gone_.store(true, std::memory_order_seq_cst);
-    link->waiting_.store(false, std::memory_order_relaxed);
-    sem_post(&link->wake_);
+void JackLink::gone() {
+    gone_.store(true, std::memory_order_seq_cst);
+    waiting_.store(false, std::memory_order_relaxed);
+    sem_post(&wake_);
 }
 
 size_t JackLink::describe(char* text, size_t size) const noexcept {

@@ -103,16 +103,17 @@ private:
     static std::unique_ptr<JackLink> join(const audiod_host* host, const JoinRequest& request,
                                           std::string* error, int* code);
 
-    // JACK's calls, on JACK's thread. Not noexcept, nor anything they call:
-    // libjack ends a client's thread with an asynchronous pthread_cancel
-    // when it deactivates or closes it, which may land inside these, and
-    // the forced unwind that cancellation makes would end the whole server
-    // (std::terminate) at a noexcept frame. A TSan CI run died so, as a
-    // failed jack source was closed.
-    static int process(jack_nframes_t frames, void* self);
-    static int period_changed(jack_nframes_t frames, void* self);
-    static int graph_xrun(void* self);
-    static void gone(jack_status_t status, const char* reason, void* self);
+    // JACK's calls, on JACK's threads: the entries libjack is given, proof
+    // against its asynchronous cancellation (jack_link.cpp says how), and
+    // what they do.
+    static int on_process(jack_nframes_t frames, void* self);
+    static int on_period_changed(jack_nframes_t frames, void* self);
+    static int on_graph_xrun(void* self);
+    static void on_gone(jack_status_t status, const char* reason, void* self);
+    void process(jack_nframes_t frames);
+    void period_changed(jack_nframes_t frames);
+    void graph_xrun();
+    void gone();
     void play(jack_nframes_t frames);
     void capture(jack_nframes_t frames);
     void wake();

@@ -23,6 +23,7 @@
 #include <csignal>
 #include <cstdlib>
 #include <dlfcn.h>
+#include <pthread.h>
 #include <string>
 #include <sys/prctl.h>
 #include <sys/wait.h>
@@ -37,10 +38,21 @@ namespace {
 JackProcessCallback g_module_callback = nullptr;
 std::atomic<uint64_t> g_periods{0};
 
-int counted_process(jack_nframes_t frames, void* arg) {
+int counted_process_body(jack_nframes_t frames, void* arg) {
     RtScope scope;
     g_periods.fetch_add(1, std::memory_order_relaxed);
     return g_module_callback(frames, arg);
+}
+
+// Cancel-proof as the module's own entries are (jack_link.cpp says why):
+// libjack cancels this thread asynchronously when the module closes its
+// client, and RtScope's cleanup must not be where the cancel lands.
+int counted_process(jack_nframes_t frames, void* arg) {
+    int cancel_state = 0;
+    pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
+    const int result = counted_process_body(frames, arg);
+    pthread_setcancelstate(cancel_state, nullptr);
+    return result;
 }
 
 } // namespace
