@@ -83,6 +83,19 @@ struct StreamCore {
     // The descriptor handed to the player: its number never changes; a new
     // ring's eventfd is dup2()ed onto it.
     UniqueFd wake_fd;
+    // What a blocking read or write waits on (waiting.cpp): an epoll set of
+    // wake_fd, edge-triggered, and the context's hang-up set. One system
+    // call per wake-up where poll() and a read of the eventfd took two and
+    // set up their waits anew each time. Made before the core is shared,
+    // never replaced.
+    UniqueFd wait_epoll;
+    // wake_fd is in wait_epoll (not while rebind swaps it, nor if epoll
+    // failed). Until then the stream waits with poll() and reads its
+    // eventfd empty, as it also does for good once the player has taken
+    // wake_fd to poll it itself (audiod_stream_fd): a level left up would
+    // end each of the player's polls at once.
+    std::atomic<bool> wake_fd_watched{false};
+    std::atomic<bool> fd_exported{false};
 
     // ---- supervisor thread only ------------------------------------------
     uint64_t seen_heartbeat = 0;
@@ -163,6 +176,10 @@ struct audiod_context {
     // requests, when nobody polls the socket).
     audiod::UniqueFd events_epoll;
     audiod::UniqueFd events_pending;
+    // An epoll set over the socket that becomes ready when the server hangs
+    // up; every stream's wait_epoll holds it. The supervisor adds each new
+    // socket (a closed one leaves by itself).
+    audiod::UniqueFd hangup_epoll;
 
     // The supervisor thread (supervisor.cpp).
     std::thread supervisor;

@@ -1,6 +1,7 @@
 #include "client_internal.h"
 #include "protocol/socket_path.h"
 #include "protocol/version.h"
+#include "waiting.h"
 
 #include <cerrno>
 #include <cstring>
@@ -33,6 +34,7 @@ int audiod_connect(const char* app_name, int timeout_ms, audiod_context** out) {
         return rc;
     }
     ctx->socket_fd.store(ctx->channel.fd());
+    audiod::client::watch_for_hangup(*ctx);
 
     proto::Hello hello;
     hello.app_name = ctx->app_name;

@@ -73,6 +73,7 @@ int audiod_stream_create(audiod_context* ctx, const audiod_stream_params* params
     }
     handle->core = core;
     core->wake_fd = std::move(fresh.wake);
+    audiod::client::make_wait_epoll(*core);
     fresh.wake.reset(::dup(core->wake_fd.get())); // rebind() dup2s this onto itself
     audiod::client::rebind(*core, std::move(fresh));
     {
@@ -101,11 +102,16 @@ uint32_t audiod_stream_buffer_frames(const audiod_stream* stream) {
 }
 
 int audiod_stream_fd(const audiod_stream* stream) {
-    return stream != nullptr ? stream->core->wake_fd.get() : AUDIOD_E_INVALID;
+    if (stream == nullptr) {
+        return AUDIOD_E_INVALID;
+    }
+    stream->core->fd_exported.store(true);
+    return stream->core->wake_fd.get();
 }
 
 void audiod_stream_ack_wakeup(audiod_stream* stream) {
     if (stream != nullptr) {
+        stream->core->fd_exported.store(true);
         audiod::client::drain_wakeups(stream->core->wake_fd.get());
     }
 }

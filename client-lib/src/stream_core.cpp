@@ -1,6 +1,7 @@
 // StreamCore: a stream's state shared by the player's calls and the
 // supervisor (client_internal.h), and binding it to a server's ring.
 #include "client_internal.h"
+#include "waiting.h"
 
 #include <algorithm>
 #include <cstring>
@@ -150,7 +151,9 @@ bool rebind(StreamCore& core, ServerStream&& fresh) {
     // (A stress run's player so waited out its write's whole deadline on an
     // empty ring.)
     core.wake();
+    unwatch_wake_fd(core);
     ::dup2(fresh.wake.get(), core.wake_fd.get());
+    watch_wake_fd(core);
     core.wake();
     return true;
 }

@@ -20,6 +20,7 @@
 // Its requests have short deadlines so that it keeps its pace.
 #include "client_internal.h"
 #include "protocol/socket_path.h"
+#include "waiting.h"
 
 #include <poll.h>
 #include <sys/epoll.h>
@@ -100,6 +101,7 @@ bool reconnect(audiod_context* ctx) {
     ctx->server_rate = reply.rate;
     ctx->server_channels = reply.channels;
     ctx->connection_lost.store(false);
+    watch_for_hangup(*ctx);
     if (ctx->events_epoll) {
         // The old socket left the epoll set when it was closed.
         epoll_event ev{};

@@ -2,7 +2,8 @@
 //
 // Writing copies frames into the ring and publishes client_pos with release
 // ordering; the server's acquire load then sees the frames (reading is the
-// mirror image, ring_layout.h). Waiting uses the stream's eventfd, which the
+// mirror image, ring_layout.h). Waiting uses the stream's eventfd (through
+// an epoll set that reports each signal once, waiting.cpp), which the
 // server signals only when the frames free (or ready) cross the client's
 // wake-up threshold, or a playback ring runs empty. When the server is gone
 // or stalled (supervisor.cpp decides), the stream keeps its clock: frames
@@ -59,10 +60,13 @@ long transfer(StreamCore& core, void* buffer, size_t frames, int timeout_ms) {
                     core.ring.set_flags(audiod::kClientFlagStarted, 0);
                 }
                 // Clear old wake-ups, then look again: one landing in
-                // between stays pending in the eventfd.
-                drain_wakeups(core.wake_fd.get());
-                if (core.available_locked(now) > 0) {
-                    continue;
+                // between stays pending in the eventfd. (Waiting on edges,
+                // each wake-up after the look above is reported anew.)
+                if (!waits_on_edges(core)) {
+                    drain_wakeups(core.wake_fd.get());
+                    if (core.available_locked(now) > 0) {
+                        continue;
+                    }
                 }
             }
         }

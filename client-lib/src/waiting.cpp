@@ -3,11 +3,16 @@
 #include <algorithm>
 #include <cerrno>
 #include <poll.h>
+#include <sys/epoll.h>
 #include <unistd.h>
 
 namespace audiod::client {
 
 namespace {
+
+// What woke a stream's wait_epoll.
+constexpr uint64_t kWakeFdTag = 0;
+constexpr uint64_t kHangupTag = 1;
 
 int poll_ms(std::chrono::nanoseconds wait, const Deadline& deadline) {
     const auto ms = std::chrono::ceil<std::chrono::milliseconds>(wait).count();
@@ -15,9 +20,36 @@ int poll_ms(std::chrono::nanoseconds wait, const Deadline& deadline) {
     return left < 0 ? static_cast<int>(ms) : std::min<int>(left, static_cast<int>(ms));
 }
 
+// wait_wakeup for a stream that waits on edges.
+int wait_wakeup_edge(StreamCore& core, const Deadline& deadline) {
+    for (;;) {
+        epoll_event events[2];
+        const int ready =
+            ::epoll_wait(core.wait_epoll.get(), events, 2, deadline.poll_timeout_ms());
+        if (ready < 0 && errno == EINTR) {
+            if (deadline.expired()) {
+                return AUDIOD_E_TIMEOUT;
+            }
+            continue;
+        }
+        if (ready <= 0) {
+            return AUDIOD_E_TIMEOUT;
+        }
+        for (int i = 0; i < ready; ++i) {
+            if (events[i].data.u64 == kHangupTag) {
+                return AUDIOD_E_DISCONNECTED;
+            }
+        }
+        return 0;
+    }
+}
+
 // Waits for a server wake-up or the server hanging up, until the deadline.
 // Returns 0 (woken), AUDIOD_E_TIMEOUT, or AUDIOD_E_DISCONNECTED.
 int wait_wakeup(StreamCore& core, const Deadline& deadline) {
+    if (waits_on_edges(core)) {
+        return wait_wakeup_edge(core, deadline);
+    }
     // The socket as published for lock-free readers: the supervisor may be
     // replacing the channel meanwhile (client_internal.h, socket_fd).
     pollfd fds[2] = {{core.wake_fd.get(), POLLIN, 0},
@@ -74,6 +106,53 @@ long transfer_result(size_t moved, size_t frames, int timeout_ms) {
 void drain_wakeups(int fd) {
     uint64_t count = 0;
     [[maybe_unused]] const ssize_t r = ::read(fd, &count, sizeof count);
+}
+
+void watch_for_hangup(audiod_context& ctx) {
+    if (!ctx.hangup_epoll) {
+        ctx.hangup_epoll.reset(::epoll_create1(EPOLL_CLOEXEC));
+    }
+    if (ctx.hangup_epoll) {
+        // Level-triggered: a socket that hung up stays ready until it is
+        // closed, so every later wait sees it too.
+        epoll_event ev{};
+        ev.events = EPOLLRDHUP;
+        ::epoll_ctl(ctx.hangup_epoll.get(), EPOLL_CTL_ADD, ctx.channel.fd(), &ev);
+    }
+}
+
+void make_wait_epoll(StreamCore& core) {
+    UniqueFd epoll(::epoll_create1(EPOLL_CLOEXEC));
+    epoll_event ev{};
+    ev.events = EPOLLIN;
+    ev.data.u64 = kHangupTag;
+    if (core.context->hangup_epoll && epoll &&
+        ::epoll_ctl(epoll.get(), EPOLL_CTL_ADD, core.context->hangup_epoll.get(), &ev) == 0) {
+        core.wait_epoll = std::move(epoll);
+    }
+}
+
+void unwatch_wake_fd(StreamCore& core) {
+    core.wake_fd_watched.store(false);
+    if (core.wait_epoll && core.wake_fd) {
+        ::epoll_ctl(core.wait_epoll.get(), EPOLL_CTL_DEL, core.wake_fd.get(), nullptr);
+    }
+}
+
+void watch_wake_fd(StreamCore& core) {
+    if (!core.wait_epoll) {
+        return;
+    }
+    epoll_event ev{};
+    ev.events = EPOLLIN | EPOLLET;
+    ev.data.u64 = kWakeFdTag;
+    core.wake_fd_watched.store(
+        ::epoll_ctl(core.wait_epoll.get(), EPOLL_CTL_ADD, core.wake_fd.get(), &ev) == 0);
+}
+
+bool waits_on_edges(const StreamCore& core) {
+    return core.wake_fd_watched.load(std::memory_order_relaxed) &&
+           !core.fd_exported.load(std::memory_order_relaxed);
 }
 
 int wait_for_progress(StreamCore& core, std::chrono::nanoseconds keep_clock_wait,

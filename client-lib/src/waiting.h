@@ -24,6 +24,23 @@ long transfer_result(size_t moved, size_t frames, int timeout_ms);
 // Clears the stream's pending wake-ups.
 void drain_wakeups(int fd);
 
+// Adds the context's socket to its hang-up set (made on first use). Call
+// under request_mutex, or before the context is shared.
+void watch_for_hangup(audiod_context& ctx);
+
+// Makes the stream's wait_epoll (left invalid if that fails: the stream
+// then waits with poll), and keeps wake_fd in it across rebind's dup2:
+// out before, in after (epoll knows a descriptor by its open file, so the
+// old eventfd, still held by a stalled server, would otherwise stay in).
+// Call with core.mutex held, or before the core is shared.
+void make_wait_epoll(StreamCore& core);
+void unwatch_wake_fd(StreamCore& core);
+void watch_wake_fd(StreamCore& core);
+
+// Whether the stream waits on its epoll set's edges: then each server
+// wake-up is reported once and the eventfd is never read empty.
+bool waits_on_edges(const StreamCore& core);
+
 // Waits for whatever lets a transfer or drain progress: the kept clock's
 // pace (`keep_clock_wait` > 0) when no server plays the stream (a
 // supervisor wake-up ends it early), else the server's wake-up; a server

@@ -1,9 +1,12 @@
 // The shared-memory ring under two threads: libaudiod's real write path
-// (audiod_stream_write, blocking on the eventfd) feeds a real Device whose RT
-// thread reads it as fast as the test lets it cycle. ThreadSanitizer runs
-// this in the sanitizer build; every frame must arrive once, in order.
+// (audiod_stream_write, blocking on the eventfd: on the edges of its epoll
+// set, as a player does, or with poll, as it does once the player has taken
+// the descriptor) feeds a real Device whose RT thread reads it as fast as
+// the test lets it cycle. ThreadSanitizer runs this in the sanitizer build;
+// every frame must arrive once, in order.
 #include "client_internal.h"
 #include "stepped_sink.h"
+#include "waiting.h"
 
 #include <boost/test/unit_test.hpp>
 
@@ -25,6 +28,8 @@ struct LocalClient {
         BOOST_REQUIRE(::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, fds) == 0);
         context.channel = proto::RequestChannel(UniqueFd(fds[0]));
         context.socket_fd.store(fds[0]);
+        client::watch_for_hangup(context);
+        BOOST_REQUIRE(context.hangup_epoll);
         peer.reset(fds[1]);
         auto core = std::make_shared<client::StreamCore>();
         core->context = &context;
@@ -41,6 +46,8 @@ struct LocalClient {
         client::ServerStream fresh;
         BOOST_REQUIRE_EQUAL(fresh.ring.map(created, server_side.ring.memfd(), 4), 0);
         core->wake_fd.reset(::dup(server_side.wake_fd.get()));
+        client::make_wait_epoll(*core);
+        BOOST_REQUIRE(core->wait_epoll);
         fresh.wake.reset(::dup(core->wake_fd.get()));
         BOOST_REQUIRE(client::rebind(*core, std::move(fresh)));
         stream.core = core;
@@ -56,11 +63,18 @@ struct LocalClient {
 
 BOOST_AUTO_TEST_SUITE(ring_stress)
 
-BOOST_AUTO_TEST_CASE(writer_and_rt_reader_lose_nothing) {
+namespace {
+
+void writer_and_rt_reader_lose_nothing(bool player_polls) {
     constexpr uint32_t kQuantum = 64;
     SinkRig rig({48000, 2, kQuantum});
     Stream& server_side = rig.add_stream(SampleFormat::s16le, 1000);
     LocalClient client(server_side, 300);
+    BOOST_REQUIRE(client::waits_on_edges(*client.stream.core));
+    if (player_polls) {
+        BOOST_REQUIRE_GE(audiod_stream_fd(&client.stream), 0);
+        BOOST_REQUIRE(!client::waits_on_edges(*client.stream.core));
+    }
 
     constexpr uint64_t kFrames = 400'000;
     std::atomic<bool> writer_done{false};
@@ -111,6 +125,44 @@ BOOST_AUTO_TEST_CASE(writer_and_rt_reader_lose_nothing) {
     }
     BOOST_CHECK_EQUAL(expected, kFrames);
     BOOST_CHECK_EQUAL(server_side.ring.header()->server_pos.load(), kFrames);
+}
+
+} // namespace
+
+BOOST_AUTO_TEST_CASE(writer_on_edges_and_rt_reader_lose_nothing) {
+    writer_and_rt_reader_lose_nothing(false);
+}
+
+BOOST_AUTO_TEST_CASE(writer_with_poll_and_rt_reader_lose_nothing) {
+    writer_and_rt_reader_lose_nothing(true);
+}
+
+// A writer waiting on a full ring learns at once that the server hung up:
+// the hang-up set is in its epoll set beside the eventfd.
+BOOST_AUTO_TEST_CASE(a_writer_waiting_on_edges_sees_the_server_hang_up) {
+    SinkRig rig({48000, 2, 64});
+    Stream& server_side = rig.add_stream(SampleFormat::s16le, 100);
+    LocalClient client(server_side, 64);
+    std::vector<int16_t> frames(2 * 48000, 1);
+    std::atomic<long> result{1};
+    std::atomic<bool> waiting{false};
+    const auto start = MonoClock::now();
+    std::thread writer([&] {
+        waiting.store(true);
+        // More than the ring holds, and nobody consumes: it waits.
+        result.store(audiod_stream_write(&client.stream, frames.data(), 48000, 20000));
+    });
+    while (!waiting.load() ||
+           client.stream.core->ring.header()->client_pos.load() < server_side.ring.capacity()) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    client.peer.reset(); // the server goes
+    writer.join();
+    const auto waited = MonoClock::now() - start;
+    // What was written before the hang-up counts; the deadline was 20 s.
+    BOOST_CHECK_EQUAL(result.load(), static_cast<long>(server_side.ring.capacity()));
+    BOOST_CHECK_LT(waited, std::chrono::seconds(10));
+    BOOST_CHECK(client.context.connection_lost.load());
 }
 
 BOOST_AUTO_TEST_SUITE_END()
