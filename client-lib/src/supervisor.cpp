@@ -95,6 +95,7 @@ bool reconnect(audiod_context* ctx) {
         return false;
     }
     std::lock_guard lock(ctx->request_mutex);
+    unwatch_hangup(*ctx);
     ctx->channel = std::move(fresh);
     ctx->socket_fd.store(ctx->channel.fd());
     ctx->client_id = reply.client_id;

@@ -121,6 +121,12 @@ void watch_for_hangup(audiod_context& ctx) {
     }
 }
 
+void unwatch_hangup(audiod_context& ctx) {
+    if (ctx.hangup_epoll) {
+        ::epoll_ctl(ctx.hangup_epoll.get(), EPOLL_CTL_DEL, ctx.channel.fd(), nullptr);
+    }
+}
+
 void make_wait_epoll(StreamCore& core) {
     UniqueFd epoll(::epoll_create1(EPOLL_CLOEXEC));
     epoll_event ev{};

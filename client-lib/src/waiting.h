@@ -24,9 +24,13 @@ long transfer_result(size_t moved, size_t frames, int timeout_ms);
 // Clears the stream's pending wake-ups.
 void drain_wakeups(int fd);
 
-// Adds the context's socket to its hang-up set (made on first use). Call
-// under request_mutex, or before the context is shared.
+// Adds the context's socket to its hang-up set (made on first use), or
+// takes it out before the socket is replaced: closing it is not enough
+// where a forked child still holds it, and a hung-up socket left in the set
+// would end every wait at once. Call under request_mutex, or before the
+// context is shared.
 void watch_for_hangup(audiod_context& ctx);
+void unwatch_hangup(audiod_context& ctx);
 
 // Makes the stream's wait_epoll (left invalid if that fails: the stream
 // then waits with poll), and keeps wake_fd in it across rebind's dup2:

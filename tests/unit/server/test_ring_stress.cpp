@@ -165,4 +165,27 @@ BOOST_AUTO_TEST_CASE(a_writer_waiting_on_edges_sees_the_server_hang_up) {
     BOOST_CHECK(client.context.connection_lost.load());
 }
 
+// A replaced connection leaves the hang-up set even where its socket lives
+// on in another process (a player's forked child): the old server's
+// hang-up must not end the waits that the new server's wake-ups end.
+BOOST_AUTO_TEST_CASE(a_replaced_connection_leaves_the_hang_up_set) {
+    SinkRig rig({48000, 2, 64});
+    Stream& server_side = rig.add_stream(SampleFormat::s16le, 100);
+    LocalClient client(server_side, 64);
+    audiod_context& context = client.context;
+    const UniqueFd childs_copy(::dup(context.channel.fd()));
+    int fds[2];
+    BOOST_REQUIRE(::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, fds) == 0);
+    UniqueFd new_peer(fds[1]);
+    client::unwatch_hangup(context); // as the supervisor's reconnect does
+    context.channel = proto::RequestChannel(UniqueFd(fds[0]));
+    client::watch_for_hangup(context);
+    client.peer.reset(); // the old server is gone
+    std::vector<int16_t> frames(2 * 48000, 1);
+    // Nobody consumes and nothing hangs up: the write waits out its 300 ms.
+    const long written = audiod_stream_write(&client.stream, frames.data(), 48000, 300);
+    BOOST_CHECK_EQUAL(written, static_cast<long>(server_side.ring.capacity()));
+    BOOST_CHECK(!context.connection_lost.load());
+}
+
 BOOST_AUTO_TEST_SUITE_END()
