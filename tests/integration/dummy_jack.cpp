@@ -67,15 +67,19 @@ JackSanitizerSettings::~JackSanitizerSettings() {
 void check_tone_from_jack(const TempDir& dir, const ServerProcess& server, const DummyJack& jack,
                           const std::string& left, const std::string& right,
                           const std::function<void()>& play) {
-    // jack_rec ends at once if a port it is to record is not there: it is
-    // started when the graph has the ports, and again if they went away
-    // meanwhile (a sink failing and reopening on a loaded machine).
+    // jack_rec ends at once if a port it is to record is not there, or its
+    // client is not active: it is started when the graph has the ports, and
+    // again if they went away before it connected to both (a sink failing
+    // and reopening on a loaded machine: a stress pass's jack_rec joined the
+    // graph, found the sink's client deactivated, and ended). Connected,
+    // it records on, silence included, whatever the sink does next.
     std::unique_ptr<BackgroundProgram> recorder;
     std::string graph;
     const bool joined = eventually(
         [&] {
             graph = run_program({"/usr/bin/jack_lsp", "-c"}, 10s).out;
-            if (graph.find("jackrec") != std::string::npos) {
+            if (graph.find("\n   jackrec:input1\n") != std::string::npos &&
+                graph.find("\n   jackrec:input2\n") != std::string::npos) {
                 return true;
             }
             if ((recorder == nullptr || recorder->has_exited()) &&
