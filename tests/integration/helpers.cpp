@@ -585,9 +585,18 @@ HeardTone hear_tone(const std::vector<float>& samples, uint32_t channels, uint32
     };
     heard.frequency = best_frequency(thd, hz * 0.99, hz * 1.01, 0.25);
     heard.tone = measure_tone(from, count, channels, heard.frequency, rate);
+    std::vector<double> amplitudes;
+    for (const ToneWindow& w : measure_tone_windows(samples, channels, rate, heard.frequency,
+                                                    heard.first + edge, heard.last - edge)) {
+        amplitudes.push_back(w.tone.amplitude);
+    }
+    std::sort(amplitudes.begin(), amplitudes.end());
+    heard.median_window_amplitude = amplitudes.empty() ? 0 : amplitudes[amplitudes.size() / 2];
     BOOST_TEST_MESSAGE("tone: " << heard.seconds << " s at " << heard.frequency << " Hz, amplitude "
-                                << heard.tone.amplitude << ", THD+N " << heard.tone.thd_n_db
-                                << " dB, longest gap " << heard.longest_quiet << " frames");
+                                << heard.tone.amplitude << " (median of 100 ms windows "
+                                << heard.median_window_amplitude << "), THD+N "
+                                << heard.tone.thd_n_db << " dB, longest gap " << heard.longest_quiet
+                                << " frames");
     return heard;
 }
 

@@ -247,6 +247,12 @@ struct HeardTone {
     double frequency = 0;
     size_t longest_quiet = 0; // frames: a gap inside the tone (a sine's own is 1)
     ToneMeasure tone;
+    // The median of the amplitudes fitted in its whole 100 ms windows, each
+    // at its own frequency: its level where the tone itself played, which a
+    // gap, a jump of phase or a step of pitch in some windows (a receiver
+    // concealing late packets, re-aligning) does not pull down as it does
+    // the one fit over the whole tone.
+    double median_window_amplitude = 0;
 };
 // Fails the test if nothing sounded.
 HeardTone hear_tone(const std::vector<float>& samples, uint32_t channels, uint32_t rate, double hz);

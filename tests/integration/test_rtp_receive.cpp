@@ -45,14 +45,17 @@ HeardTone record_while(const std::function<void()>& send) {
 // the machine kept time; where it kept time, also exactly and clean. (A CI
 // run under load heard a GStreamer sender's tone 1.10 s long and 0.74 dB
 // low, and another an Opus tone 3.59 dB low: concealment had filled late
-// packets, and Opus's fades. 5 dB still tells a halved gain, 6 dB.)
-// The tone is 1 s long unless `seconds` says otherwise.
+// packets, and Opus's fades. A stress pass under TSan heard one 5.8 dB low
+// in the fit over the whole tone, as the receiver concealed and re-aligned;
+// so the loose level is the median of 100 ms windows, which a halved gain,
+// 6 dB, still fails.) The tone is 1 s long unless `seconds` says otherwise.
 void check_tone(const HeardTone& heard, double length_tolerance_ms, double max_thd_db,
                 double seconds = 1.0) {
     const double level_db = 20 * std::log10(heard.tone.amplitude / 0.5);
+    const double window_level_db = 20 * std::log10(heard.median_window_amplitude / 0.5);
     BOOST_CHECK_LE(std::fabs(heard.frequency - 1000.0), 1.0); // 0.1 %
     BOOST_CHECK_LE(std::fabs(heard.seconds - seconds), 0.5);
-    BOOST_CHECK_LE(std::fabs(level_db), 5.0);
+    BOOST_CHECK_LE(std::fabs(window_level_db), 5.0);
     if (rtp_receiver_kept_time({"net"})) {
         BOOST_CHECK_LE(std::fabs(heard.seconds - seconds) * 1000, length_tolerance_ms);
         BOOST_CHECK_LE(std::fabs(level_db), 0.5);
