@@ -20,28 +20,34 @@ int poll_ms(std::chrono::nanoseconds wait, const Deadline& deadline) {
     return left < 0 ? static_cast<int>(ms) : std::min<int>(left, static_cast<int>(ms));
 }
 
+// Calls `wait_once` (a poll or an epoll_wait, given the deadline's timeout
+// in ms) again after a signal while time is left. Returns how many
+// descriptors are ready: 0 once the deadline has passed (or on an error).
+template <class WaitOnce>
+int ready_before(const Deadline& deadline, WaitOnce wait_once) {
+    for (;;) {
+        const int ready = wait_once(deadline.poll_timeout_ms());
+        if (ready >= 0 || errno != EINTR || deadline.expired()) {
+            return std::max(ready, 0);
+        }
+    }
+}
+
 // wait_wakeup for a stream that waits on edges.
 int wait_wakeup_edge(StreamCore& core, const Deadline& deadline) {
-    for (;;) {
-        epoll_event events[2];
-        const int ready =
-            ::epoll_wait(core.wait_epoll.get(), events, 2, deadline.poll_timeout_ms());
-        if (ready < 0 && errno == EINTR) {
-            if (deadline.expired()) {
-                return AUDIOD_E_TIMEOUT;
-            }
-            continue;
-        }
-        if (ready <= 0) {
-            return AUDIOD_E_TIMEOUT;
-        }
-        for (int i = 0; i < ready; ++i) {
-            if (events[i].data.u64 == kHangupTag) {
-                return AUDIOD_E_DISCONNECTED;
-            }
-        }
-        return 0;
+    epoll_event events[2];
+    const int ready = ready_before(deadline, [&](int timeout_ms) {
+        return ::epoll_wait(core.wait_epoll.get(), events, 2, timeout_ms);
+    });
+    if (ready == 0) {
+        return AUDIOD_E_TIMEOUT;
     }
+    for (int i = 0; i < ready; ++i) {
+        if (events[i].data.u64 == kHangupTag) {
+            return AUDIOD_E_DISCONNECTED;
+        }
+    }
+    return 0;
 }
 
 // Waits for a server wake-up or the server hanging up, until the deadline.
@@ -54,22 +60,13 @@ int wait_wakeup(StreamCore& core, const Deadline& deadline) {
     // replacing the channel meanwhile (client_internal.h, socket_fd).
     pollfd fds[2] = {{core.wake_fd.get(), POLLIN, 0},
                      {core.context->socket_fd.load(), POLLRDHUP, 0}};
-    for (;;) {
-        const int ready = ::poll(fds, 2, deadline.poll_timeout_ms());
-        if (ready < 0 && errno == EINTR) {
-            if (deadline.expired()) {
-                return AUDIOD_E_TIMEOUT;
-            }
-            continue;
-        }
-        if (ready <= 0) {
-            return AUDIOD_E_TIMEOUT;
-        }
-        if ((fds[1].revents & (POLLRDHUP | POLLHUP | POLLERR | POLLNVAL)) != 0) {
-            return AUDIOD_E_DISCONNECTED;
-        }
-        return 0;
+    if (ready_before(deadline, [&](int timeout_ms) { return ::poll(fds, 2, timeout_ms); }) == 0) {
+        return AUDIOD_E_TIMEOUT;
     }
+    if ((fds[1].revents & (POLLRDHUP | POLLHUP | POLLERR | POLLNVAL)) != 0) {
+        return AUDIOD_E_DISCONNECTED;
+    }
+    return 0;
 }
 
 // The server went away under a writer: keep the clock, or report it.

@@ -43,6 +43,18 @@ void quiet(const char*) {}
 #define JACK_ENTRY __attribute__((no_sanitize("thread")))
 #endif
 
+// Cancellation off for the length of a callback, and back on after it
+// (where a cancel sent meanwhile acts): see JackLink::on_process.
+JACK_ENTRY int cancel_off() {
+    int state = 0;
+    pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &state);
+    return state;
+}
+
+JACK_ENTRY void cancel_back_on(int state) {
+    pthread_setcancelstate(state, nullptr);
+}
+
 std::unique_ptr<JackLink> refuse(std::string* error, int* code, std::string message, int value) {
     *error = std::move(message);
     *code = value;
@@ -466,39 +478,35 @@ void JackLink::read(float* frames) noexcept {
 // jack source was closed (a CI run, then a stress pass). So each entry turns
 // cancellation off for the length of the call. A cancel sent meanwhile acts
 // when it is turned back on, inside pthread_setcancelstate, and unwinds
-// through frames without cleanup tables only: this entry (no object with a
-// destructor, no instrumentation) and libjack's own. And the destructor's
+// through frames without cleanup tables only: cancel_back_on and this entry
+// (no object with a destructor, no instrumentation) and libjack's own. And the destructor's
 // wait for the callback to end is never left waiting for one that was
 // cancelled half-way.
 JACK_ENTRY int JackLink::on_process(jack_nframes_t frames, void* self) {
-    int cancel_state = 0;
-    pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
+    const int cancel_state = cancel_off();
     static_cast<JackLink*>(self)->process(frames);
-    pthread_setcancelstate(cancel_state, nullptr);
+    cancel_back_on(cancel_state);
     return 0;
 }
 
 JACK_ENTRY int JackLink::on_period_changed(jack_nframes_t frames, void* self) {
-    int cancel_state = 0;
-    pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
+    const int cancel_state = cancel_off();
     static_cast<JackLink*>(self)->period_changed(frames);
-    pthread_setcancelstate(cancel_state, nullptr);
+    cancel_back_on(cancel_state);
     return 0;
 }
 
 JACK_ENTRY int JackLink::on_graph_xrun(void* self) {
-    int cancel_state = 0;
-    pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
+    const int cancel_state = cancel_off();
     static_cast<JackLink*>(self)->graph_xrun();
-    pthread_setcancelstate(cancel_state, nullptr);
+    cancel_back_on(cancel_state);
     return 0;
 }
 
 JACK_ENTRY void JackLink::on_gone(jack_status_t, const char*, void* self) {
-    int cancel_state = 0;
-    pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
+    const int cancel_state = cancel_off();
     static_cast<JackLink*>(self)->gone();
-    pthread_setcancelstate(cancel_state, nullptr);
+    cancel_back_on(cancel_state);
 }
 
 void JackLink::process(jack_nframes_t frames) {
