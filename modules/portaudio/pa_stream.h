@@ -75,8 +75,9 @@ int wait_for_quantum(PaDevice& device);
 // (fixed upstream in June 2025: PortAudio 87e35e7, "Avoid infinite loops
 // and hangs in ALSA code"). Asked here, a vanished device fails the call
 // that asks; asked only before the cycle's mix, it could vanish during the
-// mix, and the next call would never return. What is left is the
-// microseconds inside the call itself. Thread: rt.
+// mix, and the next call would never return. What is left, the gap
+// between this check and the call (milliseconds on a loaded machine), is
+// closed by read_stream and write_stream (recovery_escape.h). Thread: rt.
 int check_present(PaDevice& device);
 
 // "host-api=…\ndevice=…\npa-latency-ms=…\nbuffer-ms=…\n". Thread: any.

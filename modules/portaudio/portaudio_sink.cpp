@@ -40,6 +40,7 @@
 // JACK); close_device (pa_stream.h) stops it, with a deadline.
 #include "pa_stream.h"
 #include "portaudio_module.h"
+#include "recovery_escape.h"
 #include "sink_options.h"
 
 #include <cerrno>
@@ -75,7 +76,7 @@ int sink_write(void* instance, const void* frames, uint32_t count) {
         return gone;
     }
     device.in_call.store(true, std::memory_order_relaxed);
-    const PaError err = Pa_WriteStream(device.stream, frames, count);
+    const PaError err = write_stream(device.stream, frames, count);
     device.in_call.store(false, std::memory_order_relaxed);
     if (err == paOutputUnderflowed) {
         device.xruns.fetch_add(1, std::memory_order_relaxed);

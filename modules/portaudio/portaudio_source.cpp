@@ -18,6 +18,7 @@
 // come back when the server has reopened it.
 #include "pa_stream.h"
 #include "portaudio_module.h"
+#include "recovery_escape.h"
 #include "sink_options.h"
 
 #include <cerrno>
@@ -55,7 +56,7 @@ int source_read(void* instance, void* frames, uint32_t count) {
         return gone;
     }
     device.in_call.store(true, std::memory_order_relaxed);
-    const PaError err = Pa_ReadStream(device.stream, frames, count);
+    const PaError err = read_stream(device.stream, frames, count);
     device.in_call.store(false, std::memory_order_relaxed);
     if (err == paInputOverflowed) {
         device.xruns.fetch_add(1, std::memory_order_relaxed);

@@ -1,5 +1,7 @@
 audiod_add_test(test_portaudio SOURCES unit/portaudio/test_device_match.cpp
-  LIBS audiod_portaudio_match)
+  unit/portaudio/test_recovery_escape.cpp
+  LIBS audiod_portaudio_match audiod_portaudio_escape)
+add_dependencies(test_portaudio audiod_fake_card)
 
 # The module's RT cycles under the RT-safety hooks (which replace malloc and
 # pthread_mutex_lock, as the sanitizers do: not in sanitizer builds).
