@@ -170,14 +170,14 @@ std::variant<Stream*, ClientError> Engine::create_stream(const StreamRequest& re
     // A sink or source that has failed (its device gone, being reopened),
     // asked for by name or where the stream would have played: the stream
     // plays, or records, where the failure moved the others, and goes there
-    // when it comes back, as they do. A sink the watchdog finds stalled is
-    // passed over the same way by a player where another sink can play: a
-    // player whose stream stalled creates it anew, and must not land where
-    // it stalled.
+    // when it comes back, as they do. A sink or source the watchdog finds
+    // stalled is passed over the same way where another can play or be
+    // recorded: a client whose stream stalled creates it anew, and must not
+    // land where it stalled.
     if (sink != nullptr && sink->failed()) {
         returns_to = sink->name();
         sink = default_sink();
-    } else if (sink != nullptr && !record && sink->progress.stalled) {
+    } else if (sink != nullptr && sink->progress.stalled) {
         if (Device* elsewhere = fallback_for(*sink); elsewhere != nullptr) {
             returns_to = sink->name();
             sink = elsewhere;

@@ -218,11 +218,19 @@ BOOST_AUTO_TEST_CASE(a_hung_cycle_is_found_and_demoted_and_others_play_on) {
                                     << why_no_stream(newcomer.program(), server));
     BOOST_CHECK_MESSAGE(server.log().find("app=newcomer sink=bad") == std::string::npos,
                         server.log());
+    // So does a recording asked for on its monitor.
+    Recording listener(dir.file("listener.wav"), {"--quiet", "--source", "bad.monitor"},
+                       "listener");
+    BOOST_CHECK_EQUAL(stream_field(listener.id(), "sink"), "main.monitor");
     ::unlink(hang.c_str());
     BOOST_CHECK(eventually([&] { return sink_state() == "running"; }, 20s));
     BOOST_REQUIRE(wait_for_more(*id, 4800));
     BOOST_CHECK(eventually([&] { return stream_field(*late, "sink") == "bad"; }, 30s));
     BOOST_CHECK(wait_for_more(*late, 4800));
+    BOOST_CHECK(
+        eventually([&] { return stream_field(listener.id(), "sink") == "bad.monitor"; }, 30s));
+    const ProgramResult heard = listener.stop();
+    BOOST_CHECK_MESSAGE(heard.status == 0, heard.err);
     const ProgramResult n = newcomer.stop();
     BOOST_CHECK_MESSAGE(n.status == 0, n.err);
     const ProgramResult r = good.stop_without_underruns();
