@@ -59,10 +59,10 @@ PaError escapable(const Transfer& transfer) {
     const snd_local_error_handler_t outer = audiod_alsa_set_local_error(on_alsa_message);
     t_escape = &escape;
     // Nothing between here and the jump has a destructor, and nothing this
-    // frame reads after it is changed after this point.
-    const bool escaped = sigsetjmp(escape.to, 0) != 0;
+    // frame reads after it is changed between here and the jump (`result`
+    // only once the call has returned).
     PaError result = paDeviceUnavailable;
-    if (!escaped) {
+    if (sigsetjmp(escape.to, 0) == 0) {
         result = call(transfer);
     }
     t_escape = nullptr;
