@@ -348,12 +348,17 @@ void Device::pull_stream_rt(Stream& stream, uint64_t sink_frame) noexcept {
     header->server_pos.store(rt.server_pos, std::memory_order_release);
     stream.consumed.store(rt.server_pos, std::memory_order_relaxed);
 
-    // Wake the client only when its free space crosses its threshold, or
-    // when the ring has just run empty (drain waits for that).
+    // Wake the client only when its free space crosses its threshold, when
+    // what is queued falls below two cycles' worth (a client woken later
+    // than that has less than a cycle to refill in: with a 3 ms ring at
+    // 1.33 ms cycles, its half-ring threshold woke it with 16 frames left),
+    // or when the ring has just run empty (drain waits for that).
     const uint64_t threshold =
         std::clamp<uint64_t>(header->wake_threshold.load(std::memory_order_relaxed), 1, capacity);
     const uint64_t free_after = free_before + frames;
+    const uint64_t low = 2 * uint64_t{frames};
     if ((free_before < threshold && free_after >= threshold) ||
+        (frames > 0 && available >= low && available - frames < low) ||
         (frames > 0 && frames == available)) {
         wake(stream.wake_fd.get());
     }

@@ -276,7 +276,7 @@ BOOST_AUTO_TEST_CASE(detach_hands_the_stream_back) {
     BOOST_CHECK_EQUAL(s.ring.header()->server_pos.load(), 0u);
 }
 
-BOOST_AUTO_TEST_CASE(wakeups_only_when_free_space_crosses_threshold) {
+BOOST_AUTO_TEST_CASE(wakeups_when_free_space_crosses_threshold_or_the_queue_runs_low) {
     SinkRig rig;
     Stream& s = rig.add_stream(SampleFormat::s16le, 1024);
     s.ring.header()->wake_threshold.store(512);
@@ -286,12 +286,36 @@ BOOST_AUTO_TEST_CASE(wakeups_only_when_free_space_crosses_threshold) {
     BOOST_CHECK_EQUAL(pending_wakeups(s), 0u);
     rig.run_cycles(1); // free 512: crossed
     BOOST_CHECK_EQUAL(pending_wakeups(s), 1u);
-    rig.run_cycles(3); // more free space, no new crossing
+    rig.run_cycles(6); // more free space, no new crossing; 128 frames (two cycles) left
     BOOST_CHECK_EQUAL(pending_wakeups(s), 0u);
-    rig.run_cycles(5); // ran empty: one wake-up for drain
+    rig.run_cycles(1); // under two cycles' worth left: the writer is woken again
+    BOOST_CHECK_EQUAL(pending_wakeups(s), 1u);
+    rig.run_cycles(1); // ran empty: one wake-up for drain
     BOOST_CHECK_EQUAL(pending_wakeups(s), 1u);
     rig.run_cycles(2); // stays empty: nothing more
     BOOST_CHECK_EQUAL(pending_wakeups(s), 0u);
+}
+
+// A ring of 2.25 quanta (a player's 3 ms at a 64-frame quantum) with the
+// library's default threshold, half the ring, kept full by its writer: the
+// threshold alone would wake it every other cycle with 16 frames left, less
+// than the next cycle takes; it is woken every cycle, with a cycle to spare.
+BOOST_AUTO_TEST_CASE(a_writer_of_a_small_ring_is_woken_every_cycle_with_a_cycle_to_spare) {
+    SinkRig rig;
+    Stream& s = rig.add_stream(SampleFormat::s16le, 144);
+    s.ring.header()->wake_threshold.store(72);
+    std::vector<int16_t> data(size_t{144} * kChannels, 1);
+    rig.write(s, data.data(), 144);
+    rig.set_client_flags(s, kClientFlagStarted);
+    for (int cycle = 0; cycle < 20; ++cycle) {
+        rig.run_cycles(1);
+        BOOST_CHECK_EQUAL(pending_wakeups(s), 1u);
+        const uint64_t queued =
+            s.ring.header()->client_pos.load() - s.ring.header()->server_pos.load();
+        BOOST_CHECK_EQUAL(queued, 144u - kQuantum); // more than the next cycle takes
+        rig.write(s, data.data(), kQuantum);
+    }
+    BOOST_CHECK_EQUAL(s.xruns.load(), 0u);
 }
 
 BOOST_AUTO_TEST_CASE(gain_change_ramps_without_jumps_and_settles_exactly) {
