@@ -258,7 +258,9 @@ void audiod_stream_ack_wakeup(audiod_stream* stream);
 
 /**
  * Sets the threshold (frames of free space; record streams: frames ready) at
- * which the server wakes the client. Never blocks.
+ * which the server wakes the client. Never blocks. A playback stream is also
+ * woken whenever what it has queued falls below two of the server's cycles,
+ * whatever its threshold (default: half the buffer).
  */
 int audiod_stream_set_wakeup_frames(audiod_stream* stream, uint32_t frames);
 
