@@ -150,8 +150,12 @@ BOOST_AUTO_TEST_CASE(a_source_that_cannot_open_is_refused_clearly) {
     const std::string config = "[server]\nrt-priority = 0\n[sinks.out]\ntype = \"null\"\n"
                                "[sources.mic]\ntype = \"alsa\"\ndevice = \"no-such-device\"\n";
     std::ofstream(dir.file("bad.conf")) << config;
+    // A socket of its own: $AUDIOD_SOCKET still names the directory of the
+    // case before, which is gone (the server made it again and left its
+    // lock file there), or, run alone, the user's own server.
     const ProgramResult r =
-        run_tool("audiod", {"--config", dir.file("bad.conf"), "--state", dir.file("state")});
+        run_tool("audiod", {"--socket", dir.file("socket"), "--config", dir.file("bad.conf"),
+                            "--state", dir.file("state")});
     BOOST_CHECK_NE(r.status, 0);
     BOOST_CHECK_MESSAGE(r.err.find("source 'mic'") != std::string::npos &&
                             r.err.find("no-such-device") != std::string::npos,
@@ -160,7 +164,8 @@ BOOST_AUTO_TEST_CASE(a_source_that_cannot_open_is_refused_clearly) {
     std::ofstream(dir.file("null.conf")) << "[server]\nrt-priority = 0\n[sinks.out]\ntype = "
                                             "\"null\"\n[sources.s]\ntype = \"null\"\n";
     const ProgramResult n =
-        run_tool("audiod", {"--config", dir.file("null.conf"), "--state", dir.file("state")});
+        run_tool("audiod", {"--socket", dir.file("socket"), "--config", dir.file("null.conf"),
+                            "--state", dir.file("state")});
     BOOST_CHECK_NE(n.status, 0);
     BOOST_CHECK_MESSAGE(n.err.find("provides no source") != std::string::npos, n.err);
 }

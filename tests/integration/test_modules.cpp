@@ -52,8 +52,10 @@ BOOST_AUTO_TEST_CASE(a_configured_broken_source_stops_the_start_with_a_reason) {
     std::ofstream(dir.file("audiod.conf"))
         << "[server]\nrt-priority = 0\n[sinks.out]\ntype = \"null\"\n"
            "[sources.mic]\ntype = \"broken-source-no-read\"\n";
+    // A socket of its own, not $AUDIOD_SOCKET's (see test_alsa_source.cpp).
     const ProgramResult r =
-        run_tool("audiod", {"--config", dir.file("audiod.conf"), "--state", dir.file("state")});
+        run_tool("audiod", {"--socket", dir.file("socket"), "--config", dir.file("audiod.conf"),
+                            "--state", dir.file("state")});
     BOOST_CHECK_NE(r.status, 0);
     BOOST_CHECK_MESSAGE(r.err.find("source 'mic'") != std::string::npos &&
                             r.err.find("has no source 'read' function (required)") !=
