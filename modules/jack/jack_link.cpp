@@ -347,20 +347,16 @@ std::unique_ptr<JackLink> JackLink::join(const audiod_host* host, const JoinRequ
     }
 
     // The ports `connect` names, found before the client joins the graph.
+    link->connect_ = request.connect;
+    link->direction_ = capture ? JackPortIsOutput : JackPortIsInput;
+    link->peers_.resize(link->ports_.size());
     const std::string& connect = request.connect;
-    const unsigned long direction = capture ? JackPortIsOutput : JackPortIsInput;
-    std::vector<std::string> targets;
-    if (connect == "physical") {
-        targets = list_ports(link->client_, nullptr, direction | JackPortIsPhysical);
-    } else if (connect != "none") {
-        targets = list_ports(link->client_, port_pattern(connect).c_str(), direction);
-        if (targets.empty()) {
-            return refuse(
-                error, code,
-                "connect = \"" + connect + "\" names no JACK " + (capture ? "output" : "input") +
-                    " port; clients with such ports: " + client_names(link->client_, direction),
-                -ENODEV);
-        }
+    if (connect != "physical" && connect != "none" && link->targets().empty()) {
+        return refuse(
+            error, code,
+            "connect = \"" + connect + "\" names no JACK " + (capture ? "output" : "input") +
+                " port; clients with such ports: " + client_names(link->client_, link->direction_),
+            -ENODEV);
     }
 
     JackLink* self = link.get();
@@ -370,26 +366,21 @@ std::unique_ptr<JackLink> JackLink::join(const audiod_host* host, const JoinRequ
     link->set_up_.store(true, std::memory_order_release);
     if (jack_set_process_callback(link->client_, on_process, self) != 0 ||
         jack_set_buffer_size_callback(link->client_, on_period_changed, self) != 0 ||
-        jack_set_xrun_callback(link->client_, on_graph_xrun, self) != 0) {
+        jack_set_xrun_callback(link->client_, on_graph_xrun, self) != 0 ||
+        jack_set_port_registration_callback(link->client_, on_port_registered, self) != 0 ||
+        jack_set_port_connect_callback(link->client_, on_ports_connected, self) != 0) {
         return refuse(error, code, "JACK refused the client's callbacks", -EIO);
     }
     jack_on_info_shutdown(link->client_, on_gone, self);
+    try {
+        link->connector_ = std::thread([self] { self->follow_graph(); });
+    } catch (const std::system_error&) {
+        return refuse(error, code, "cannot start a thread to follow the JACK graph", -EAGAIN);
+    }
     if (jack_activate(link->client_) != 0) {
         return refuse(error, code, "JACK would not activate client " + link->client_name_, -EIO);
     }
-    for (size_t c = 0; c < link->ports_.size() && c < targets.size(); ++c) {
-        const char* ours = jack_port_name(link->ports_[c]);
-        const int r = capture ? jack_connect(link->client_, targets[c].c_str(), ours)
-                              : jack_connect(link->client_, ours, targets[c].c_str());
-        if (r != 0 && r != EEXIST) {
-            if (host != nullptr && host->log != nullptr) {
-                host->log(AUDIOD_LOG_WARNING, "jack",
-                          ("cannot connect " + std::string(ours) + " and " + targets[c]).c_str());
-            }
-            continue;
-        }
-        link->connected_ += (link->connected_.empty() ? "" : ",") + targets[c];
-    }
+    link->connect_targets("");
     jack_latency_range_t range{};
     jack_port_get_latency_range(link->ports_.front(),
                                 capture ? JackCaptureLatency : JackPlaybackLatency, &range);
@@ -399,6 +390,14 @@ std::unique_ptr<JackLink> JackLink::join(const audiod_host* host, const JoinRequ
 }
 
 JackLink::~JackLink() {
+    if (connector_.joinable()) {
+        {
+            const std::lock_guard lock(graph_mutex_);
+            quit_ = true;
+        }
+        graph_wake_.notify_one();
+        connector_.join();
+    }
     if (client_ != nullptr) {
         jack_deactivate(client_);
         jack_client_close(client_);
@@ -410,6 +409,94 @@ JackLink::~JackLink() {
     }
     if (wake_ready_) {
         sem_destroy(&wake_);
+    }
+}
+
+std::vector<std::string> JackLink::targets() const {
+    if (connect_ == "none") {
+        return {};
+    }
+    if (connect_ == "physical") {
+        return list_ports(client_, nullptr, direction_ | JackPortIsPhysical);
+    }
+    return list_ports(client_, port_pattern(connect_).c_str(), direction_);
+}
+
+void JackLink::connect_targets(const std::string& only) {
+    const std::vector<std::string> wanted = targets();
+    for (size_t c = 0; c < ports_.size() && c < wanted.size(); ++c) {
+        if (!only.empty() && wanted[c] != only) {
+            continue;
+        }
+        const char* ours = jack_port_name(ports_[c]);
+        const int r = capture_ ? jack_connect(client_, wanted[c].c_str(), ours)
+                               : jack_connect(client_, ours, wanted[c].c_str());
+        if (r != 0 && r != EEXIST) {
+            if (host_ != nullptr && host_->log != nullptr) {
+                host_->log(AUDIOD_LOG_WARNING, "jack",
+                           ("cannot connect " + std::string(ours) + " and " + wanted[c]).c_str());
+            }
+            continue;
+        }
+        // Listed now, not when JACK's notice comes: JACK makes a connection
+        // part of the graph at its next period, and a look at the sink
+        // right after its open expects to find it.
+        const std::lock_guard lock(graph_mutex_);
+        std::vector<std::string>& peers = peers_[c];
+        if (std::find(peers.begin(), peers.end(), wanted[c]) == peers.end()) {
+            peers.push_back(wanted[c]);
+        }
+    }
+}
+
+void JackLink::follow_graph() {
+    std::unique_lock lock(graph_mutex_);
+    for (;;) {
+        graph_wake_.wait(lock, [&] { return quit_ || !events_.empty(); });
+        if (quit_) {
+            return;
+        }
+        std::vector<GraphEvent> events;
+        events.swap(events_);
+        lock.unlock();
+        for (const GraphEvent& event : events) {
+            follow(event);
+        }
+        lock.lock();
+    }
+}
+
+void JackLink::follow(const GraphEvent& event) {
+    jack_port_t* a = jack_port_by_id(client_, event.a);
+    if (a == nullptr) {
+        return;
+    }
+    if (event.kind == GraphEvent::Kind::registered) {
+        // Another client's port, which `connect` may name: a client that
+        // came back (a sink of ours reopened, a synthesizer restarted).
+        if (!jack_port_is_mine(client_, a) && connect_ != "none") {
+            connect_targets(jack_port_name(a));
+        }
+        return;
+    }
+    jack_port_t* b = jack_port_by_id(client_, event.b);
+    if (b == nullptr) {
+        return;
+    }
+    for (size_t c = 0; c < ports_.size(); ++c) {
+        const jack_port_t* peer = ports_[c] == a ? b : ports_[c] == b ? a : nullptr;
+        if (peer == nullptr) {
+            continue;
+        }
+        const std::string name = jack_port_name(peer);
+        const std::lock_guard lock(graph_mutex_);
+        std::vector<std::string>& peers = peers_[c];
+        const auto at = std::find(peers.begin(), peers.end(), name);
+        if (event.kind == GraphEvent::Kind::connected && at == peers.end()) {
+            peers.push_back(name);
+        } else if (event.kind == GraphEvent::Kind::disconnected && at != peers.end()) {
+            peers.erase(at);
+        }
     }
 }
 
@@ -509,6 +596,30 @@ JACK_ENTRY void JackLink::on_gone(jack_status_t, const char*, void* self) {
     cancel_back_on(cancel_state);
 }
 
+JACK_ENTRY void JackLink::on_port_registered(jack_port_id_t port, int registered, void* self) {
+    const int cancel_state = cancel_off();
+    if (registered != 0) {
+        static_cast<JackLink*>(self)->graph_changed({GraphEvent::Kind::registered, port, port});
+    }
+    cancel_back_on(cancel_state);
+}
+
+JACK_ENTRY void JackLink::on_ports_connected(jack_port_id_t a, jack_port_id_t b, int connected,
+                                             void* self) {
+    const int cancel_state = cancel_off();
+    static_cast<JackLink*>(self)->graph_changed(
+        {connected != 0 ? GraphEvent::Kind::connected : GraphEvent::Kind::disconnected, a, b});
+    cancel_back_on(cancel_state);
+}
+
+void JackLink::graph_changed(const GraphEvent& event) {
+    {
+        const std::lock_guard lock(graph_mutex_);
+        events_.push_back(event);
+    }
+    graph_wake_.notify_one();
+}
+
 void JackLink::process(jack_nframes_t frames) {
     // Seen by the destructor, which waits for the last call to end (the
     // entry's sanitizer-blind code would hide this from ThreadSanitizer).
@@ -577,11 +688,20 @@ void JackLink::gone() {
 
 size_t JackLink::describe(char* text, size_t size) const noexcept {
     const uint32_t period = period_.load(std::memory_order_relaxed);
+    std::string connected;
+    {
+        const std::lock_guard lock(graph_mutex_);
+        for (const std::vector<std::string>& peers : peers_) {
+            for (const std::string& peer : peers) {
+                connected += (connected.empty() ? "" : ",") + peer;
+            }
+        }
+    }
     const int n = std::snprintf(
         text, size,
         "jack-server=%s\njack-client=%s\nconnected-to=%s\njack-period=%u\nbuffer-ms=%.1f\n",
-        server_.c_str(), client_name_.c_str(), connected_.empty() ? "-" : connected_.c_str(),
-        period, (capture_ ? period : keep()) * 1000.0 / rate_);
+        server_.c_str(), client_name_.c_str(), connected.empty() ? "-" : connected.c_str(), period,
+        (capture_ ? period : keep()) * 1000.0 / rate_);
     return n < 0 ? 0 : std::min(static_cast<size_t>(n), size > 0 ? size - 1 : 0);
 }
 

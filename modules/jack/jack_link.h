@@ -9,6 +9,12 @@
 // never waits on the server, and the server's quantum may differ from
 // JACK's period.
 //
+// The ports `connect` names are connected at open, and again whenever such
+// a port comes (back) into the graph: a source fed by another client (a
+// jack sink of this server that failed and reopened, a synthesizer
+// restarted) hears it again. That work is JACK's to be asked for off its
+// notification thread, so a thread of the link's own does it.
+//
 // JACK going away (jackd stopped or killed, or the client thrown out for
 // being too slow) arrives through JACK's shutdown callback: wait_for_quantum
 // then returns -ENODEV, the server fails the device and reopens it once a
@@ -24,9 +30,12 @@
 #include <semaphore.h>
 
 #include <atomic>
+#include <condition_variable>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace audiod::jack {
@@ -92,7 +101,8 @@ public:
     // client, this one or another, not finished in time: its ports' audio
     // for that period is lost or repeated). Thread: any.
     [[nodiscard]] uint64_t xruns() const noexcept { return xruns_.load(std::memory_order_relaxed); }
-    // "server=…\nclient=…\nconnected=…\njack-period=…\nbuffer-ms=…\n". Thread: any.
+    // "server=…\nclient=…\nconnected-to=…\njack-period=…\nbuffer-ms=…\n", the
+    // connections as they are now. Thread: any but rt.
     size_t describe(char* text, size_t size) const noexcept;
 
 private:
@@ -110,10 +120,30 @@ private:
     static int on_period_changed(jack_nframes_t frames, void* self);
     static int on_graph_xrun(void* self);
     static void on_gone(jack_status_t status, const char* reason, void* self);
+    static void on_port_registered(jack_port_id_t port, int registered, void* self);
+    static void on_ports_connected(jack_port_id_t a, jack_port_id_t b, int connected, void* self);
     void process(jack_nframes_t frames);
     void period_changed(jack_nframes_t frames);
     void graph_xrun();
     void gone();
+    // A change in the graph, from JACK's notification thread, for the
+    // connector: a port registered, or two ports (dis)connected.
+    struct GraphEvent {
+        enum class Kind { registered, connected, disconnected } kind;
+        jack_port_id_t a;
+        jack_port_id_t b;
+    };
+    void graph_changed(const GraphEvent& event);
+    // The ports `connect` names now, in JACK's order (the n-th is for this
+    // link's n-th port).
+    [[nodiscard]] std::vector<std::string> targets() const;
+    // Connects each port of this link to its target, if the target is
+    // `only` (every target if `only` is empty).
+    void connect_targets(const std::string& only);
+    // The connector thread: connects a port `connect` names as it comes
+    // into the graph, and keeps peers_ as JACK reports the connections.
+    void follow_graph();
+    void follow(const GraphEvent& event);
     void play(jack_nframes_t frames);
     void capture(jack_nframes_t frames);
     void wake();
@@ -138,7 +168,15 @@ private:
     uint32_t latency_ = 0;
     std::string server_;
     std::string client_name_;
-    std::string connected_;
+    std::string connect_;         // the option; "physical" or "none" included
+    unsigned long direction_ = 0; // the flags of the ports connected to
+    // Between JACK's notification thread, the connector and describe().
+    mutable std::mutex graph_mutex_;
+    std::condition_variable graph_wake_;
+    std::vector<GraphEvent> events_;              // for the connector
+    bool quit_ = false;                           // the connector ends
+    std::vector<std::vector<std::string>> peers_; // each port's connections
+    std::thread connector_;
     std::atomic<uint32_t> period_{0};
     std::atomic<bool> set_up_{false}; // everything the callback reads is there
     std::atomic<int> in_callback_{0}; // JACK is inside `process`

@@ -162,43 +162,117 @@ BOOST_AUTO_TEST_CASE(a_jack_source_records_what_a_jack_sink_played_every_frame_i
     BOOST_REQUIRE_MESSAGE(wait_for_playing("source", 30s, 4800),
                           "the player's stream never played; "
                               << why_no_stream(client.program(), server));
+    // Every frame that comes through is the sequence's next: silence, where
+    // the sink had nothing queued, is allowed; a frame lost, repeated or
+    // altered is not. Unless JACK itself reports an xrun during the
+    // recording (a client of its graph not finished in time: a
+    // non-real-time jackd on a loaded machine), which loses or repeats a
+    // period between its clients and is counted in the sink's and source's
+    // xruns; then the recording is made again, up to three times, and if
+    // JACK never kept time only the amount that came through is checked.
+    // (A stress pass under ASan recorded nothing at all in a recording with
+    // xruns.)
+    const auto xruns = [] {
+        return sink_number("studio", "xruns") + source_number("studio-in", "xruns");
+    };
+    struct Take {
+        Heard heard;
+        uint64_t xruns = 0;
+        std::string why;
+    };
+    const auto take = [&](int n) {
+        const std::string file = dir.file("rec" + std::to_string(n) + ".wav");
+        const uint64_t before = xruns();
+        const ProgramResult r = run_tool("audiorec",
+                                         {"--quiet", "--source", "studio-in", "--latency-ms",
+                                          kExactRecorderMs, "--duration", "2", file},
+                                         30s);
+        BOOST_REQUIRE_MESSAGE(r.status == 0, r.err);
+        Take t;
+        t.xruns = xruns() - before;
+        t.heard = hear_sequence(file);
+        std::ostringstream jumps;
+        for (size_t i = 1; i < t.heard.values.size(); ++i) {
+            if (t.heard.values[i] != t.heard.values[i - 1] + 1) {
+                jumps << " at " << i << ": " << t.heard.values[i - 1] << " -> "
+                      << t.heard.values[i];
+            }
+        }
+        t.why = "recording " + std::to_string(n) + ": " + std::to_string(t.heard.values.size()) +
+                " frames of the sequence, " + std::to_string(t.xruns) + " xruns, " +
+                std::to_string(sequence_jumps(t.heard)) + " jumps" + jumps.str() +
+                "\nsinks: " + run_tool("audioctl", {"--json", "list", "sinks"}).out +
+                "\nsources: " + run_tool("audioctl", {"--json", "list", "sources"}).out +
+                "\nstreams: " + run_tool("audioctl", {"--json", "list", "streams"}).out +
+                "\nrecorder: " + r.err;
+        return t;
+    };
+    Take best = take(1);
+    Take last = best;
+    for (int n = 2; n <= 3 && last.xruns > 0; ++n) {
+        BOOST_TEST_MESSAGE("JACK reported xruns: recording again; " << last.why);
+        last = take(n);
+        if (last.heard.values.size() > best.heard.values.size()) {
+            best = last;
+        }
+    }
+    const ProgramResult played = client.stop();
+    BOOST_REQUIRE_EQUAL(played.status, 0);
+    BOOST_REQUIRE_EQUAL(server.stop(SIGTERM), 0);
+    const std::string more = "\nplayer: " + played.out + played.err + "\njackd: " + jack.said();
+    if (last.xruns > 0) {
+        BOOST_CHECK_MESSAGE(best.heard.values.size() > 24000u,
+                            "JACK reported xruns in every recording; the best: " << best.why
+                                                                                 << more);
+        return;
+    }
+    BOOST_CHECK_MESSAGE(last.heard.values.size() > 48000u, last.why << more);
+    BOOST_CHECK_MESSAGE(last.heard.increasing && sequence_jumps(last.heard) == 0, last.why << more);
+}
+
+// A source connected to another client's ports follows them when that
+// client comes back: here the sink it records, unloaded and loaded again
+// (as a sink that fails and reopens leaves the graph and joins it anew).
+// Before, the source kept listening to ports that were gone, recorded
+// silence for ever and still listed them (a stress pass recorded nothing).
+BOOST_AUTO_TEST_CASE(a_jack_source_follows_its_sink_out_of_the_graph_and_back) {
+    TempDir dir;
+    DummyJack jack;
+    const JackSanitizerSettings sanitizers(dir);
+    ServerProcess server(studio_config(dir, "\n[sources.studio-in]\ntype = \"jack\"\nconnect = "
+                                            "\"audiod-studio\"\n"));
+    std::string sources;
+    const auto listed = [&](const std::string& connected) {
+        return eventually(
+            [&] {
+                sources = run_tool("audioctl", {"list", "sources"}).out;
+                return sources.find("connected-to=" + connected + " ") != std::string::npos;
+            },
+            30s);
+    };
+    BOOST_REQUIRE_MESSAGE(listed("audiod-studio:out_1,audiod-studio:out_2"), sources);
+    BOOST_REQUIRE_EQUAL(run_tool("audioctl", {"unload-sink", "studio"}).status, 0);
+    BOOST_CHECK_MESSAGE(listed("-"), sources);
+    const ProgramResult loaded = run_tool("audioctl", {"load-sink", "jack", "studio"});
+    BOOST_REQUIRE_MESSAGE(loaded.status == 0, loaded.err);
+    BOOST_REQUIRE_MESSAGE(listed("audiod-studio:out_1,audiod-studio:out_2"),
+                          sources << "\njackd: " << jack.said());
+    // And what the sink plays is heard there again.
+    PlayingClient client({"--signal", "sequence", "--sink", "studio", "--app", "source"});
+    BOOST_REQUIRE_MESSAGE(wait_for_playing("source", 30s, 4800),
+                          "the player's stream never played; "
+                              << why_no_stream(client.program(), server));
     const ProgramResult r = run_tool("audiorec",
                                      {"--quiet", "--source", "studio-in", "--latency-ms",
                                       kExactRecorderMs, "--duration", "2", dir.file("rec.wav")},
                                      30s);
     BOOST_REQUIRE_MESSAGE(r.status == 0, r.err);
-    const std::string sinks = run_tool("audioctl", {"--json", "list", "sinks"}).out;
-    const std::string sources_after = run_tool("audioctl", {"--json", "list", "sources"}).out;
-    const std::string streams = run_tool("audioctl", {"--json", "list", "streams"}).out;
-    const uint64_t xruns = sink_number("studio", "xruns") + source_number("studio-in", "xruns");
-    const ProgramResult played = client.stop();
-    BOOST_REQUIRE_EQUAL(played.status, 0);
-    BOOST_REQUIRE_EQUAL(server.stop(SIGTERM), 0);
-    // Every frame that came through is the sequence's next: silence, where
-    // the sink had nothing queued, is allowed; a frame lost, repeated or
-    // altered is not. Unless JACK itself reported an xrun (a client of its
-    // graph not finished in time: a non-real-time jackd on a loaded
-    // machine), which loses or repeats a period between its clients and is
-    // counted in the sink's and source's xruns; then only the amount is
-    // checked.
     const Heard heard = hear_sequence(dir.file("rec.wav"));
-    std::ostringstream jumps;
-    for (size_t i = 1; i < heard.values.size(); ++i) {
-        if (heard.values[i] != heard.values[i - 1] + 1) {
-            jumps << " at " << i << ": " << heard.values[i - 1] << " -> " << heard.values[i];
-        }
-    }
-    const std::string why = std::to_string(sequence_jumps(heard)) + " jumps" + jumps.str() +
-                            "\nsinks: " + sinks + "\nsources: " + sources_after +
-                            "\nstreams: " + streams + "\nplayer: " + played.out + played.err +
-                            "\nrecorder: " + r.err + "\njackd: " + jack.said();
-    if (xruns > 0) {
-        BOOST_TEST_MESSAGE("JACK reported xruns; " << why);
-        BOOST_CHECK_GT(heard.values.size(), 24000u);
-        return;
-    }
-    BOOST_CHECK_GT(heard.values.size(), 48000u);
-    BOOST_CHECK_MESSAGE(heard.increasing && sequence_jumps(heard) == 0, why);
+    BOOST_CHECK_MESSAGE(heard.values.size() > 24000u,
+                        heard.values.size() << " frames of the sequence heard; sources: "
+                                            << run_tool("audioctl", {"list", "sources"}).out);
+    BOOST_REQUIRE_EQUAL(client.stop().status, 0);
+    BOOST_CHECK_EQUAL(server.stop(SIGTERM), 0);
 }
 
 BOOST_AUTO_TEST_CASE(mistakes_are_refused_with_what_would_have_worked) {
