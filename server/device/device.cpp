@@ -183,7 +183,7 @@ bool Device::abandon() noexcept {
                                               std::memory_order_acq_rel)) {
         return false;
     }
-    failed_.store(true, std::memory_order_relaxed);
+    failed_.store(true, std::memory_order_release);
     return true;
 }
 

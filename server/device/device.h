@@ -94,7 +94,7 @@ public:
     // After release(): shows the device as failed, so that the engine
     // reopens it once a second like a device that was unplugged (a reload
     // whose settings cannot be opened now). Thread: control.
-    void mark_failed() noexcept { failed_.store(true, std::memory_order_relaxed); }
+    void mark_failed() noexcept { failed_.store(true, std::memory_order_release); }
     // Gives up on an RT thread stuck inside a call into its module (a driver
     // that does not return), so that the engine may hand the streams to
     // other devices: from then on the thread touches nothing of this
@@ -144,7 +144,11 @@ public:
     [[nodiscard]] std::string details() const;
     static constexpr size_t kMaxDetails = 1024; // what the wire carries of a string
     // Whether the RT thread stopped on a device error. Thread: any (atomic).
-    [[nodiscard]] bool failed() const noexcept { return failed_.load(std::memory_order_relaxed); }
+    // True means the RT thread is done with the device's streams, and
+    // everything it did with them is visible here (acquire; the RT thread
+    // stores it with release after its last cycle): the control thread
+    // may then free or flush a stream itself.
+    [[nodiscard]] bool failed() const noexcept { return failed_.load(std::memory_order_acquire); }
     // The scheduling in force, for `audioctl info`. Thread: control: only
     // start() and demote() write it, both on the control thread; the RT
     // thread hands its part over once, through a promise, before its first

@@ -142,7 +142,10 @@ void Device::run_rt(std::promise<std::string>& scheduling) noexcept {
         }
     }
     if (rc != 0) {
-        failed_.store(true, std::memory_order_relaxed);
+        // Release: the control thread that reads failed() may free this
+        // device's streams at once (close_stream, flush), so everything
+        // this thread did with them must be seen to come before.
+        failed_.store(true, std::memory_order_release);
         post_rt({RtEvent::Kind::device_failed, nullptr, rc});
         wake(event_fd_.get());
     }
