@@ -267,8 +267,12 @@ BOOST_AUTO_TEST_CASE(a_jack_source_follows_its_sink_out_of_the_graph_and_back) {
                                       kExactRecorderMs, "--duration", "2", dir.file("rec.wav")},
                                      30s);
     BOOST_REQUIRE_MESSAGE(r.status == 0, r.err);
+    // Heard again at all is the point (without the reconnection: nothing),
+    // so 100 ms is enough; how much comes through is the other test's
+    // (an ASan run beside a build heard 22,016 frames of 96,000, its
+    // player starved).
     const Heard heard = hear_sequence(dir.file("rec.wav"));
-    BOOST_CHECK_MESSAGE(heard.values.size() > 24000u,
+    BOOST_CHECK_MESSAGE(heard.values.size() >= 4800u,
                         heard.values.size() << " frames of the sequence heard; sources: "
                                             << run_tool("audioctl", {"list", "sources"}).out);
     BOOST_REQUIRE_EQUAL(client.stop().status, 0);
