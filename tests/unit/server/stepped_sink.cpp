@@ -18,7 +18,6 @@ namespace {
 // The last device opened; tests open one sink at a time.
 SteppedDevice* g_last_device = nullptr;
 std::vector<SteppedDevice*> g_devices;
-constexpr size_t kCaptureBytes = 64 << 20;
 
 int stepped_open(const audiod_host*, const audiod_sink_config* config, void** instance,
                  audiod_sink_info* info, char* error, size_t error_size) {
@@ -39,7 +38,6 @@ int stepped_open(const audiod_host*, const audiod_sink_config* config, void** in
         }
     }
     device->frame_bytes = audiod_format_sample_bytes(info->format) * config->channels;
-    device->captured.resize(kCaptureBytes);
     g_last_device = device;
     g_devices.push_back(device);
     *instance = device;
@@ -69,8 +67,8 @@ int stepped_write(void* instance, const void* frames, uint32_t count) {
     auto* device = static_cast<SteppedDevice*>(instance);
     const size_t bytes = size_t{count} * device->frame_bytes;
     const size_t at = device->captured_bytes.load(std::memory_order_relaxed);
-    if (at + bytes <= device->captured.size()) {
-        std::memcpy(device->captured.data() + at, frames, bytes);
+    if (at + bytes <= SteppedDevice::kCapacity) {
+        std::memcpy(device->captured.get() + at, frames, bytes);
         device->captured_bytes.store(at + bytes, std::memory_order_release);
     }
     device->cycles.fetch_add(1, std::memory_order_release);

@@ -64,7 +64,7 @@ struct EngineRig {
     static std::vector<int64_t> heard(const SteppedDevice& device) {
         const size_t bytes = device.captured_bytes.load();
         std::vector<int16_t> samples(bytes / 2);
-        std::memcpy(samples.data(), device.captured.data(), bytes);
+        std::memcpy(samples.data(), device.captured.get(), bytes);
         std::vector<int64_t> out;
         for (size_t f = 0; f < samples.size() / 2; ++f) {
             const bool silent = samples[2 * f] == 0 && samples[2 * f + 1] == 0;
