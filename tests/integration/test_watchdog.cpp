@@ -125,7 +125,16 @@ BOOST_AUTO_TEST_CASE(a_stopped_client_disturbs_no_one_and_shows_as_stalled) {
     BOOST_CHECK_EQUAL(next, json_number(r.out, "written").value_or(0));
 }
 
-BOOST_AUTO_TEST_CASE(a_thousand_killed_clients_leak_nothing) {
+BOOST_AUTO_TEST_CASE(clients_killed_mid_write_leak_nothing) {
+#ifdef AUDIOD_SANITIZED
+    // A fork of this process costs ~35 ms under ThreadSanitizer (~2 minutes
+    // of a CI step for a thousand), and a sanitizer build proves less with
+    // more: LeakSanitizer checks every allocation at the server's exit, and
+    // a descriptor lost per client still shows two hundred times over.
+    constexpr int kills = 200;
+#else
+    constexpr int kills = 1000;
+#endif
     ServerProcess server("[server]\nrt-priority = 0\nquantum = 64\n[sinks.a]\ntype = \"null\"\n");
     const auto cycle = [&] {
         const pid_t child = ::fork();
@@ -148,11 +157,7 @@ BOOST_AUTO_TEST_CASE(a_thousand_killed_clients_leak_nothing) {
         ::waitpid(child, &status, 0);
     };
     const auto settled = [&] {
-        return eventually(
-            [&] {
-                return run_tool("audioctl", {"--json", "list", "streams"}).out == "[]\n";
-            },
-            10s);
+        return eventually([&] { return list_json("streams") == "[]\n"; }, 10s);
     };
     for (int i = 0; i < 100; ++i) {
         cycle();
@@ -160,7 +165,7 @@ BOOST_AUTO_TEST_CASE(a_thousand_killed_clients_leak_nothing) {
     BOOST_REQUIRE(settled());
     const size_t fds_before = open_fds(server.pid());
     const long rss_before = rss_kib(server.pid());
-    for (int i = 0; i < 1000; ++i) {
+    for (int i = 0; i < kills; ++i) {
         cycle();
     }
     BOOST_REQUIRE(settled());
