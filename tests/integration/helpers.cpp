@@ -181,8 +181,7 @@ std::optional<uint32_t> wait_for_stream(std::chrono::milliseconds limit) {
     std::optional<uint32_t> id;
     eventually(
         [&] {
-            if (const auto n =
-                    json_number(run_tool("audioctl", {"--json", "list", "streams"}).out, "id")) {
+            if (const auto n = json_number(list_json("streams"), "id")) {
                 id = static_cast<uint32_t>(*n);
             }
             return id.has_value();
@@ -221,7 +220,7 @@ std::optional<uint32_t> wait_for_stream_of(const std::string& app, uint64_t posi
     std::optional<uint32_t> id;
     eventually(
         [&] {
-            id = stream_of(run_tool("audioctl", {"--json", "list", "streams"}).out, app, position);
+            id = stream_of(list_json("streams"), app, position);
             return id.has_value();
         },
         limit);
@@ -237,8 +236,7 @@ std::optional<uint32_t> wait_for_app_stream(const std::string& app,
 
 std::vector<uint32_t> app_streams(const std::string& app) {
     std::vector<uint32_t> ids;
-    for (const std::string& object :
-         app_stream_objects(run_tool("audioctl", {"--json", "list", "streams"}).out, app)) {
+    for (const std::string& object : app_stream_objects(list_json("streams"), app)) {
         ids.push_back(static_cast<uint32_t>(json_number(object, "id").value_or(0)));
     }
     return ids;
@@ -278,12 +276,12 @@ std::optional<uint32_t> wait_for_playing(const std::string& app, std::chrono::mi
 }
 
 bool eventually(const std::function<bool()>& condition, std::chrono::milliseconds limit) {
-    // Most conditions ask a server through audioctl, a process that costs
-    // 15-20 ms of CPU under a sanitizer (1.5 ms in a release build):
-    // polled every 50 ms by four tests at once, such probes took a large
-    // share of the two cores the sanitizer steps have. So the interval grows
-    // from 20 ms, which catches a quick event quickly, to 250 ms, which
-    // still answers a wait of seconds in good time.
+    // Conditions ask a server (list_json) or run a program (audioctl, 45-80
+    // ms of CPU under a sanitizer): polled every 50 ms by four tests at
+    // once, such probes took a large share of the two cores the sanitizer
+    // steps have. So the interval grows from 20 ms, which catches a quick
+    // event quickly, to 250 ms, which still answers a wait of seconds in
+    // good time.
     const auto deadline = std::chrono::steady_clock::now() + limit;
     auto interval = std::chrono::milliseconds(20);
     while (std::chrono::steady_clock::now() < deadline) {
@@ -336,13 +334,11 @@ std::string field_after(const std::string& json, const std::string& anchor,
 } // namespace
 
 std::string stream_field(uint32_t id, const std::string& key) {
-    return field_after(run_tool("audioctl", {"--json", "list", "streams"}).out,
-                       "\"id\":" + std::to_string(id) + ",", key);
+    return field_after(list_json("streams"), "\"id\":" + std::to_string(id) + ",", key);
 }
 
 std::string sink_field(const std::string& sink, const std::string& key) {
-    return field_after(run_tool("audioctl", {"--json", "list", "sinks"}).out,
-                       "\"name\":\"" + sink + "\"", key);
+    return field_after(list_json("sinks"), "\"name\":\"" + sink + "\"", key);
 }
 
 bool wait_for_sink_state(const std::string& sink, const std::string& state,
@@ -356,8 +352,7 @@ uint64_t sink_number(const std::string& sink, const std::string& key) {
 }
 
 std::string source_field(const std::string& source, const std::string& key) {
-    return field_after(run_tool("audioctl", {"--json", "list", "sources"}).out,
-                       "\"name\":\"" + source + "\"", key);
+    return field_after(list_json("sources"), "\"name\":\"" + source + "\"", key);
 }
 
 uint64_t source_number(const std::string& source, const std::string& key) {

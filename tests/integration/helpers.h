@@ -4,6 +4,7 @@
 #include "common/audio_file.h"
 #include "common/tone_analysis.h"
 #include "process.h"
+#include "server_state.h"
 
 #include <cstdint>
 #include <functional>

@@ -1,6 +1,6 @@
 audiod_add_test(test_integration
   SOURCES integration/test_main.cpp integration/process.cpp integration/helpers.cpp
-          integration/feed.cpp
+          integration/feed.cpp integration/server_state.cpp
           integration/test_playback.cpp integration/test_lifecycle.cpp
           integration/test_audioctl.cpp integration/test_routing.cpp
           integration/test_app_state.cpp integration/test_events.cpp
@@ -13,7 +13,7 @@ audiod_add_test(test_integration
           integration/test_portaudio.cpp integration/test_jack.cpp integration/dummy_jack.cpp
           integration/test_service.cpp
           integration/test_reload.cpp integration/test_system.cpp
-  LIBS audiod_protocol audiod_common audiod audiod_rtp
+  LIBS audiod_protocol audiod_common audiod audiod_rtp audiod_ctl_output
   NO_CTEST)
 # The programs it runs must be built first.
 add_dependencies(test_integration audiod_bin audioplay audiorec audioctl audiod-test-client
