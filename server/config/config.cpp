@@ -3,11 +3,12 @@
 #include "audiod/audiod.h"
 
 #include "engine/app_name.h"
-#include "engine/module_loader.h"
 
 #include "common/volume_level.h"
 #include "config/toml_guard.h"
 #include "config/toml_parser.h"
+#include "os/executable_directory.h"
+
 #include <algorithm>
 #include <climits>
 #include <cstdlib>

@@ -1,11 +1,12 @@
 #include "engine/module_loader.h"
 
+#include "os/executable_directory.h"
+
 #include <algorithm>
 #include <cstdlib>
 #include <dirent.h>
 #include <dlfcn.h>
 #include <initializer_list>
-#include <limits.h>
 #include <string_view>
 #include <unistd.h>
 
@@ -148,17 +149,6 @@ audiod_module_devices_fn ModuleLoader::devices_function(const std::string& type)
     }
     return reinterpret_cast<audiod_module_devices_fn>(
         ::dlsym(it->second.first, AUDIOD_MODULE_DEVICES_SYMBOL));
-}
-
-std::string executable_directory() {
-    char buffer[PATH_MAX] = {};
-    const ssize_t n = ::readlink("/proc/self/exe", buffer, sizeof buffer - 1);
-    if (n <= 0) {
-        return ".";
-    }
-    std::string path(buffer, static_cast<size_t>(n));
-    const auto slash = path.rfind('/');
-    return slash == std::string::npos ? "." : path.substr(0, slash);
 }
 
 std::string default_module_directory() {

@@ -48,7 +48,4 @@ private:
 // installed tree).
 [[nodiscard]] std::string default_module_directory();
 
-// Directory holding the running executable (from /proc/self/exe).
-[[nodiscard]] std::string executable_directory();
-
 } // namespace audiod
