@@ -11,9 +11,12 @@ namespace audiod::test {
 
 namespace {
 
-template <class Request, class Reply>
-bool fetch(proto::RequestChannel& channel, Reply* reply, const Deadline& deadline) {
-    return channel.call_for(Request{}, reply, deadline) == 0;
+// REQUEST's reply, its ITEMS printed by PRINT; "" if the server refused.
+template <class Request, class Reply, class Items>
+std::string listed(proto::RequestChannel& channel, const Deadline& deadline, Items Reply::*items,
+                   std::string (*print)(const Items&)) {
+    Reply reply;
+    return channel.call_for(Request{}, &reply, deadline) == 0 ? print(reply.*items) : "";
 }
 
 } // namespace
@@ -33,27 +36,23 @@ std::string list_json(const std::string& what) {
         return "";
     }
     if (what == "streams") {
-        proto::StreamList list;
-        return fetch<proto::ListStreams>(channel, &list, deadline) ? ctl::streams_json(list.streams)
-                                                                   : "";
+        return listed<proto::ListStreams>(channel, deadline, &proto::StreamList::streams,
+                                          ctl::streams_json);
     }
     if (what == "sinks") {
-        proto::SinkList list;
-        return fetch<proto::ListSinks>(channel, &list, deadline) ? ctl::sinks_json(list.sinks) : "";
+        return listed<proto::ListSinks>(channel, deadline, &proto::SinkList::sinks,
+                                        ctl::sinks_json);
     }
     if (what == "sources") {
-        proto::SourceList list;
-        return fetch<proto::ListSources>(channel, &list, deadline) ? ctl::sources_json(list.sources)
-                                                                   : "";
+        return listed<proto::ListSources>(channel, deadline, &proto::SourceList::sources,
+                                          ctl::sources_json);
     }
     if (what == "clients") {
-        proto::ClientList list;
-        return fetch<proto::ListClients>(channel, &list, deadline) ? ctl::clients_json(list.clients)
-                                                                   : "";
+        return listed<proto::ListClients>(channel, deadline, &proto::ClientList::clients,
+                                          ctl::clients_json);
     }
     if (what == "apps") {
-        proto::AppList list;
-        return fetch<proto::ListApps>(channel, &list, deadline) ? ctl::apps_json(list.apps) : "";
+        return listed<proto::ListApps>(channel, deadline, &proto::AppList::apps, ctl::apps_json);
     }
     throw std::invalid_argument("list_json: no list of " + what);
 }
