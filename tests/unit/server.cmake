@@ -12,9 +12,9 @@ audiod_add_test(test_server
           unit/server/test_conversion.cpp unit/server/test_thread_realtime.cpp
           unit/server/test_source_player.cpp unit/server/test_abandoned_thread.cpp
   LIBS audiod_client_objects audiod_server audiod_test_stepped_sink audiod_module_support)
-# 40 s under ThreadSanitizer: started among the long integration suites
-# (integration.cmake's COST order) rather than after them, where it ended
-# the TSan step alone.
+# Started among the long integration suites (integration.cmake's COST
+# order), not after them: without a COST it started last and ended the TSan
+# step alone.
 set_tests_properties(test_server PROPERTIES LABELS "threads" COST 95)
 
 # Replaces malloc and pthread_mutex_lock, which the sanitizers also replace.
