@@ -114,9 +114,21 @@ BOOST_AUTO_TEST_CASE(the_only_sink_is_reopened_in_place_on_sighup_and_rules_appl
     BOOST_REQUIRE(wait_for_more(*id, kQuarterSecond));
     BOOST_CHECK_EQUAL(client.stop().status, 0);
     BOOST_REQUIRE_EQUAL(server.stop(SIGTERM), 0);
+    // From the reopened sink's first frame on: where the old sink's RT
+    // thread had no cycle left to begin the change (a loaded machine; once
+    // in a stress pass), the new one ramps from the old level, as every gain
+    // change does (5 ms), and then plays nothing but the rule's level.
     const auto a2 = read_wav_s16(dir.file("a2.wav"));
     BOOST_CHECK_GT(std::count(a2.begin(), a2.end(), int16_t{5000}), 2 * 4800);
-    BOOST_CHECK_EQUAL(std::count(a2.begin(), a2.end(), int16_t{10000}), 0);
+    const auto first = first_sound(a2, 2);
+    BOOST_REQUIRE(first);
+    constexpr size_t kRampFrames = 240; // Device::kRampMs at 48 kHz
+    for (size_t i = 2 * (*first + kRampFrames); i < a2.size(); ++i) {
+        if (a2[i] != 0 && a2[i] != 5000) {
+            BOOST_ERROR("sample " << i << " of the reopened sink is " << a2[i]);
+            break;
+        }
+    }
 }
 
 BOOST_AUTO_TEST_CASE(a_configuration_with_an_error_is_refused_whole_and_the_running_one_stays) {
