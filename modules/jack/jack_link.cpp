@@ -1,5 +1,6 @@
 #include "jack_link.h"
 
+#include "libjack_clients.h"
 #include "sink_options.h"
 
 #include <algorithm>
@@ -221,7 +222,7 @@ std::unique_ptr<JackLink> JackLink::open(const audiod_host* host, const audiod_s
     silence_libjack();
 
     const std::string key = request.server + "/" + request.client_name;
-    std::chrono::seconds wait{};
+    std::chrono::milliseconds wait{};
     {
         const std::lock_guard guard(g_pending_mutex);
         if (const auto pending = g_pending.find(request.server); pending != g_pending.end()) {
@@ -236,6 +237,18 @@ std::unique_ptr<JackLink> JackLink::open(const audiod_host* host, const audiod_s
         }
         g_pending.erase(request.server);
         wait = g_opened_before.contains(key) ? kReopenWait : kFirstOpenWait;
+    }
+    if (const auto other = other_server_in_use(request.server)) {
+        return refuse(error, code,
+                      "libjack serves one JACK server per process, and this one is a client of '" +
+                          *other + "' (server = \"" + *other +
+                          "\" here, or an audiod of its own for '" + request.server + "')",
+                      -EINVAL);
+    }
+    // The wait covers both: clients closing first, then the join.
+    const auto deadline = std::chrono::steady_clock::now() + wait;
+    if (std::string why; !wait_until_safe_to_open(wait, &why)) {
+        return refuse(error, code, std::move(why), -EAGAIN);
     }
     auto attempt = std::make_shared<JoinAttempt>();
     try {
@@ -259,14 +272,14 @@ std::unique_ptr<JackLink> JackLink::open(const audiod_host* host, const audiod_s
         return refuse(error, code, "cannot start a thread to join JACK", -EAGAIN);
     }
     std::unique_lock lock(attempt->mutex);
-    if (!attempt->finished.wait_for(lock, wait, [&] { return attempt->done; })) {
+    if (!attempt->finished.wait_until(lock, deadline, [&] { return attempt->done; })) {
         attempt->abandoned = true;
         lock.unlock();
         const std::lock_guard guard(g_pending_mutex);
         g_pending[request.server] = attempt;
         return refuse(error, code,
                       "JACK server '" + request.server + "' did not answer within " +
-                          std::to_string(wait.count()) + " s (stopped, or shutting down?)",
+                          std::to_string(wait.count() / 1000) + " s (stopped, or shutting down?)",
                       -ENODEV);
     }
     if (!attempt->link) {
@@ -293,6 +306,19 @@ std::unique_ptr<JackLink> JackLink::join(const audiod_host* host, const JoinRequ
     link->server_ = request.server;
     link->client_name_ = request.client_name;
 
+    // Before the client: from its open on, it may be failed (fail_for_reopen).
+    if (sem_init(&link->wake_, 0, 0) != 0) {
+        return refuse(error, code, "cannot make a semaphore", -errno);
+    }
+    link->wake_ready_ = true;
+    // The last look before libjack's own (see libjack_clients.h): a server
+    // may have gone away since open() waited.
+    if (!safe_to_open()) {
+        return refuse(error, code,
+                      "a JACK server went away just now, and a client of it is still open "
+                      "(libjack would free it under this open)",
+                      -EAGAIN);
+    }
     jack_status_t status{};
     // Never start a server (libjack would, by default, start jackd with the
     // user's settings) and never take another name: ports are found by it.
@@ -315,6 +341,7 @@ std::unique_ptr<JackLink> JackLink::join(const audiod_host* host, const JoinRequ
                           "; is one of that name there already? client-name sets another)",
                       -ENODEV);
     }
+    note_client_opened(*link);
     const jack_nframes_t jack_rate = jack_get_sample_rate(link->client_);
     if (jack_rate != request.rate) {
         return refuse(error, code,
@@ -331,10 +358,6 @@ std::unique_ptr<JackLink> JackLink::join(const audiod_host* host, const JoinRequ
         std::bit_ceil(2 * (kMaxPeriod + std::max(link->keep_, kMaxPeriod) + request.quantum)) *
         size_t{request.channels});
     link->scratch_.assign(size_t{kMaxPeriod} * request.channels, 0.0F);
-    if (sem_init(&link->wake_, 0, 0) != 0) {
-        return refuse(error, code, "cannot make a semaphore", -errno);
-    }
-    link->wake_ready_ = true;
     for (uint32_t c = 0; c < request.channels; ++c) {
         const std::string port = (capture ? "in_" : "out_") + std::to_string(c + 1);
         jack_port_t* registered =
@@ -390,6 +413,9 @@ std::unique_ptr<JackLink> JackLink::join(const audiod_host* host, const JoinRequ
 }
 
 JackLink::~JackLink() {
+    if (client_ != nullptr) {
+        note_client_closing(*this);
+    }
     if (connector_.joinable()) {
         {
             const std::lock_guard lock(graph_mutex_);
@@ -401,6 +427,7 @@ JackLink::~JackLink() {
     if (client_ != nullptr) {
         jack_deactivate(client_);
         jack_client_close(client_);
+        note_client_closed();
         // JACK calls no more; its last call is seen to end before the ring
         // and buffers go (as for set_up_, in a way a race detector sees).
         while (in_callback_.load(std::memory_order_acquire) != 0) {
@@ -681,9 +708,17 @@ void JackLink::graph_xrun() {
 }
 
 void JackLink::gone() {
-    gone_.store(true, std::memory_order_seq_cst);
+    note_server_lost();
+    fail_for_reopen();
+}
+
+bool JackLink::fail_for_reopen() noexcept {
+    if (gone_.exchange(true, std::memory_order_seq_cst)) {
+        return false;
+    }
     waiting_.store(false, std::memory_order_relaxed);
     sem_post(&wake_);
+    return true;
 }
 
 size_t JackLink::describe(char* text, size_t size) const noexcept {

@@ -60,7 +60,9 @@ public:
     // (`capture` false) or capture, activates the client and connects its
     // ports. nullptr with a message in `error` and a negative errno in
     // `code` if it cannot: -ENODEV when no JACK server answers, -EINVAL for
-    // options or a rate JACK does not run at. All the talking to JACK runs
+    // options, a rate JACK does not run at or a second JACK server, -EAGAIN
+    // while clients of a server that went away still close (see
+    // libjack_clients.h). All the talking to JACK runs
     // on a thread of its own, waited for 10 s the first time this process
     // opens the client and 1 s after that (a reopen): a stopped jackd
     // never answers. Thread: control.
@@ -78,6 +80,8 @@ public:
     // the ports this one feeds), or between capture and `read`.
     [[nodiscard]] uint32_t latency_frames() const noexcept { return latency_; }
     [[nodiscard]] const audiod_host* host() const noexcept { return host_; }
+    [[nodiscard]] const std::string& client_name() const noexcept { return client_name_; }
+    [[nodiscard]] const std::string& server() const noexcept { return server_; }
 
     // The RT thread has begun: the callback starts moving audio (and
     // counting a ring that ran dry as an xrun). Thread: rt.
@@ -95,6 +99,11 @@ public:
     // One quantum out of the ring; silence for any frames not there.
     // Thread: rt.
     void read(float* frames) noexcept;
+
+    // Fails the link as its JACK server's going away does: wait_for_quantum
+    // returns -ENODEV, and the server closes the link and reopens it. False
+    // if it had failed already. Thread: any.
+    bool fail_for_reopen() noexcept;
 
     // Periods JACK found the ring too empty (playback) or too full (capture)
     // for, once audio had begun, and the xruns JACK reported in its graph (a

@@ -1,0 +1,52 @@
+// Every libjack client the jack module has open in this process, and the
+// two rules of libjack's that they must keep.
+//
+// libjack keeps one JACK server's graph and engine for the whole process
+// (jack2's JackLibGlobals): a client of a second server would read the
+// first one's, so a client of another server is refused while any is open.
+//
+// And one flag, "the server is running": a client's shutdown clears it,
+// and only a client that reaches a server sets it again. A client opened
+// while it is clear first makes libjack close and free every client the
+// process still has, telling no one. A sink whose jackd had gone away, its
+// close slow on a loaded machine, was freed so under its own close by the
+// engine's once-a-second reopen (std::terminate, in CI and in stress
+// passes). So an open waits until every client has closed once a server
+// has gone away, and fails any not yet told (to be reopened, as after any
+// failure).
+#pragma once
+
+#include <chrono>
+#include <optional>
+#include <string>
+
+namespace audiod::jack {
+
+class JackLink;
+
+// jack_client_open has returned this link's client: libjack takes its
+// server for running again. Thread: the link's join.
+void note_client_opened(JackLink& link);
+// The link is about to close its client: nothing is asked of it from now
+// on. Thread: the one destroying the link.
+void note_client_closing(JackLink& link);
+// jack_client_close has returned. Thread: the one destroying the link.
+void note_client_closed();
+// libjack has told a client that its server went away. Thread: libjack's.
+void note_server_lost();
+
+// The server the open clients belong to, if there are any and it is not
+// `server`. Thread: any.
+std::optional<std::string> other_server_in_use(const std::string& server);
+// Whether libjack may open a client now without freeing one it has: at
+// once if no server has gone away since the last open, or no client is
+// open. Otherwise every open client not yet failed is failed (its owner
+// closes it, and reopens it a second later), and this waits up to `wait`
+// for them all to close; false, with what is still open in `why`, if they
+// have not. Thread: control.
+bool wait_until_safe_to_open(std::chrono::milliseconds wait, std::string* why);
+// The same, neither waiting nor failing anything: the last look just
+// before jack_client_open. Thread: any.
+bool safe_to_open();
+
+} // namespace audiod::jack
