@@ -260,7 +260,7 @@ BOOST_AUTO_TEST_CASE(a_jack_source_follows_its_sink_out_of_the_graph_and_back) {
     };
     BOOST_REQUIRE_MESSAGE(listed("audiod-studio:out_1,audiod-studio:out_2"), sources);
     BOOST_REQUIRE_EQUAL(run_tool("audioctl", {"unload-sink", "studio"}).status, 0);
-    BOOST_CHECK_MESSAGE(listed("-"), sources);
+    BOOST_CHECK_MESSAGE(listed("-"), sources << "\nserver's log:\n" << server.log());
     const ProgramResult loaded = run_tool("audioctl", {"load-sink", "jack", "studio"});
     BOOST_REQUIRE_MESSAGE(loaded.status == 0, loaded.err);
     BOOST_REQUIRE_MESSAGE(listed("audiod-studio:out_1,audiod-studio:out_2"),
