@@ -56,6 +56,51 @@ JACK_ENTRY void cancel_back_on(int state) {
     pthread_setcancelstate(state, nullptr);
 }
 
+} // namespace
+
+// The end of a libjack thread, seen by whoever waits for it.
+struct ThreadEnd {
+    std::mutex mutex;
+    std::condition_variable ended_cv;
+    bool ended = false;
+
+    void mark() {
+        {
+            const std::lock_guard lock(mutex);
+            ended = true;
+        }
+        ended_cv.notify_all();
+    }
+    bool wait_for(std::chrono::milliseconds limit) {
+        std::unique_lock lock(mutex);
+        return ended_cv.wait_for(lock, limit, [&] { return ended; });
+    }
+};
+
+namespace {
+
+// Marks, when the calling thread ends, every ThreadEnd handed to it.
+struct ThreadEndings {
+    std::vector<std::shared_ptr<ThreadEnd>> ends;
+    ~ThreadEndings() {
+        for (const auto& end : ends) {
+            end->mark();
+        }
+    }
+};
+
+std::shared_ptr<ThreadEnd> end_of_this_thread() {
+    thread_local ThreadEndings endings;
+    auto end = std::make_shared<ThreadEnd>();
+    endings.ends.push_back(end);
+    return end;
+}
+
+// How long a close waits for the thread that told of the server's going to
+// end: jackd tells its clients before it closes them, and that thread reads
+// on until it has (see ~JackLink).
+constexpr auto kTellerEndWait = std::chrono::seconds(3);
+
 std::unique_ptr<JackLink> refuse(std::string* error, int* code, std::string message, int value) {
     *error = std::move(message);
     *code = value;
@@ -425,6 +470,26 @@ JackLink::~JackLink() {
         connector_.join();
     }
     if (client_ != nullptr) {
+        // A server that stops tells its clients first (JACK's shutdown
+        // notice, on the client's notification thread), then closes them,
+        // and that thread reads on until it has, taking libjack's
+        // process-wide synchro mutex for some notices. jack_client_close
+        // cancels that thread asynchronously: caught holding the mutex, it
+        // left it locked for good, and every later close or open in this
+        // process waited on it for ever (a sink never came back after
+        // jackd did: CI, and 2 of 30 release runs beside stress-ng). So
+        // the close waits, bounded, for the thread that told to end.
+        std::shared_ptr<ThreadEnd> teller;
+        {
+            const std::lock_guard lock(graph_mutex_);
+            teller = teller_end_;
+        }
+        if (teller && !teller->wait_for(kTellerEndWait) && host_ != nullptr &&
+            host_->log != nullptr) {
+            host_->log(AUDIOD_LOG_WARNING, "jack",
+                       "libjack's notice thread of a lost JACK server has not ended in 3 s; "
+                       "closing its client anyway");
+        }
         jack_deactivate(client_);
         jack_client_close(client_);
         note_client_closed();
@@ -708,6 +773,12 @@ void JackLink::graph_xrun() {
 }
 
 void JackLink::gone() {
+    {
+        const std::lock_guard lock(graph_mutex_);
+        if (!teller_end_) {
+            teller_end_ = end_of_this_thread();
+        }
+    }
     note_server_lost();
     fail_for_reopen();
 }

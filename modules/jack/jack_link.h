@@ -40,6 +40,8 @@
 
 namespace audiod::jack {
 
+struct ThreadEnd; // jack_link.cpp
+
 // What an open asks of JACK, its options read.
 struct JoinRequest {
     std::string name; // the sink's or source's
@@ -193,6 +195,9 @@ private:
     std::atomic<bool> primed_{false}; // the ring has once held a whole period
     std::atomic<bool> waiting_{false};
     std::atomic<bool> gone_{false};
+    // Set when the thread that told this link its server went away has
+    // ended (see ~JackLink); null until then. Guarded by graph_mutex_.
+    std::shared_ptr<ThreadEnd> teller_end_;
     std::atomic<uint64_t> xruns_{0};
 };
 
