@@ -56,44 +56,19 @@ JACK_ENTRY void cancel_back_on(int state) {
     pthread_setcancelstate(state, nullptr);
 }
 
-} // namespace
-
-// The end of a libjack thread, seen by whoever waits for it.
-struct ThreadEnd {
-    std::mutex mutex;
-    std::condition_variable ended_cv;
-    bool ended = false;
-
-    void mark() {
-        {
-            const std::lock_guard lock(mutex);
-            ended = true;
+// Ready once the calling thread has ended: a libjack thread, whose end
+// nothing of libjack's lets a client see.
+std::shared_future<void> end_of_this_thread() {
+    struct Endings {
+        std::vector<std::promise<void>> promises;
+        ~Endings() {
+            for (std::promise<void>& ended : promises) {
+                ended.set_value();
+            }
         }
-        ended_cv.notify_all();
-    }
-    bool wait_for(std::chrono::milliseconds limit) {
-        std::unique_lock lock(mutex);
-        return ended_cv.wait_for(lock, limit, [&] { return ended; });
-    }
-};
-
-namespace {
-
-// Marks, when the calling thread ends, every ThreadEnd handed to it.
-struct ThreadEndings {
-    std::vector<std::shared_ptr<ThreadEnd>> ends;
-    ~ThreadEndings() {
-        for (const auto& end : ends) {
-            end->mark();
-        }
-    }
-};
-
-std::shared_ptr<ThreadEnd> end_of_this_thread() {
-    thread_local ThreadEndings endings;
-    auto end = std::make_shared<ThreadEnd>();
-    endings.ends.push_back(end);
-    return end;
+    };
+    thread_local Endings endings;
+    return endings.promises.emplace_back().get_future().share();
 }
 
 // How long a close waits for the thread that told of the server's going to
@@ -479,13 +454,13 @@ JackLink::~JackLink() {
         // process waited on it for ever (a sink never came back after
         // jackd did: CI, and 2 of 30 release runs beside stress-ng). So
         // the close waits, bounded, for the thread that told to end.
-        std::shared_ptr<ThreadEnd> teller;
+        std::shared_future<void> teller;
         {
             const std::lock_guard lock(graph_mutex_);
             teller = teller_end_;
         }
-        if (teller && !teller->wait_for(kTellerEndWait) && host_ != nullptr &&
-            host_->log != nullptr) {
+        if (teller.valid() && teller.wait_for(kTellerEndWait) != std::future_status::ready &&
+            host_ != nullptr && host_->log != nullptr) {
             host_->log(AUDIOD_LOG_WARNING, "jack",
                        "libjack's notice thread of a lost JACK server has not ended in 3 s; "
                        "closing its client anyway");
@@ -775,7 +750,7 @@ void JackLink::graph_xrun() {
 void JackLink::gone() {
     {
         const std::lock_guard lock(graph_mutex_);
-        if (!teller_end_) {
+        if (!teller_end_.valid()) {
             teller_end_ = end_of_this_thread();
         }
     }

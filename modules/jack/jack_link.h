@@ -32,6 +32,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
+#include <future>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -39,8 +40,6 @@
 #include <vector>
 
 namespace audiod::jack {
-
-struct ThreadEnd; // jack_link.cpp
 
 // What an open asks of JACK, its options read.
 struct JoinRequest {
@@ -195,9 +194,9 @@ private:
     std::atomic<bool> primed_{false}; // the ring has once held a whole period
     std::atomic<bool> waiting_{false};
     std::atomic<bool> gone_{false};
-    // Set when the thread that told this link its server went away has
-    // ended (see ~JackLink); null until then. Guarded by graph_mutex_.
-    std::shared_ptr<ThreadEnd> teller_end_;
+    // Ready when the thread that told this link its server went away has
+    // ended (see ~JackLink); invalid until one has. Guarded by graph_mutex_.
+    std::shared_future<void> teller_end_;
     std::atomic<uint64_t> xruns_{0};
 };
 
