@@ -168,9 +168,13 @@ void RtpSender::send_packet_rt() noexcept {
             // A packet the network refuses still takes its sequence number, so
             // the receiver sees a loss (and conceals it) rather than a jump.
             ++sequence_;
-            if (const int rc =
-                    send_rt(rtp_fd_.get(), rtp_to_, packet_.data(), kHeaderSize + payload);
-                rc != 0) {
+            bool refused = false;
+            const int rc =
+                send_rt(rtp_fd_.get(), rtp_to_, packet_.data(), kHeaderSize + payload, &refused);
+            if (refused) {
+                count_refusal_rt();
+            }
+            if (rc != 0) {
                 count_drop_rt(rc);
             } else {
                 packets_.fetch_add(1, std::memory_order_relaxed);
@@ -216,7 +220,12 @@ void RtpSender::resend_rt() noexcept {
     if (copy_size_ == 0) {
         return;
     }
-    if (const int rc = send_rt(rtp_fd_.get(), rtp_to_, copy_.data(), copy_size_); rc != 0) {
+    bool refused = false;
+    const int rc = send_rt(rtp_fd_.get(), rtp_to_, copy_.data(), copy_size_, &refused);
+    if (refused) {
+        count_refusal_rt();
+    }
+    if (rc != 0) {
         count_drop_rt(rc);
     } else {
         resent_.fetch_add(1, std::memory_order_relaxed);
@@ -245,6 +254,11 @@ void RtpSender::stop_rt() noexcept {
     (void)send_rt(rtcp_fd_.get(), rtcp_to_, buffer, size);
 }
 
+void RtpSender::count_refusal_rt() noexcept {
+    refused_.fetch_add(1, std::memory_order_relaxed);
+    last_error_.store(ECONNREFUSED, std::memory_order_relaxed);
+}
+
 void RtpSender::count_drop_rt(int error) noexcept {
     dropped_.fetch_add(1, std::memory_order_relaxed);
     last_error_.store(error, std::memory_order_relaxed);
@@ -255,6 +269,7 @@ SenderStats RtpSender::stats() const noexcept {
     s.packets = packets_.load(std::memory_order_relaxed);
     s.octets = octets_.load(std::memory_order_relaxed);
     s.dropped = dropped_.load(std::memory_order_relaxed);
+    s.refused = refused_.load(std::memory_order_relaxed);
     s.resent = resent_.load(std::memory_order_relaxed);
     s.encode_errors = encode_errors_.load(std::memory_order_relaxed);
     s.last_error = last_error_.load(std::memory_order_relaxed);

@@ -9,7 +9,9 @@
 // (libopus encodes without allocating), and sends with MSG_DONTWAIT. A
 // network that cannot take a packet (full socket buffer, no route) costs
 // that packet, counted in `dropped`; the sink's clock, and so every other
-// sink, never waits for it.
+// sink, never waits for it. A destination that refuses (nothing listens on
+// a unicast port) is counted in `refused` and still sent to: the refusal
+// is the kernel's news of an earlier packet (send_rt, udp_endpoint.h).
 //
 // Resending (`resend`). A packet lost on its way is rebuilt by Opus's FEC
 // from the next one, but two lost in a row are not, and libopus 1.3 takes
@@ -45,10 +47,11 @@ namespace audiod::rtp {
 struct SenderStats {
     uint64_t packets = 0;       // sent
     uint64_t octets = 0;        // payload bytes sent
-    uint64_t dropped = 0;       // the network refused them
+    uint64_t dropped = 0;       // the network did not take them
+    uint64_t refused = 0;       // ICMP refusals of earlier packets (ECONNREFUSED)
     uint64_t resent = 0;        // copies sent (`resend`)
     uint64_t encode_errors = 0; // Opus failed: the packet was not sent
-    int last_error = 0;         // errno of the last drop
+    int last_error = 0;         // errno of the last drop or refusal
     bool silent = false;        // sending nothing while nothing plays
 };
 
@@ -86,6 +89,7 @@ private:
     void resend_rt() noexcept;
     void send_report_rt() noexcept;
     void count_drop_rt(int error) noexcept;
+    void count_refusal_rt() noexcept;
 
     RtpSendOptions options_;
     uint32_t rate_;
@@ -116,6 +120,7 @@ private:
     std::atomic<uint64_t> packets_{0};
     std::atomic<uint64_t> octets_{0};
     std::atomic<uint64_t> dropped_{0};
+    std::atomic<uint64_t> refused_{0};
     std::atomic<uint64_t> resent_{0};
     std::atomic<uint64_t> encode_errors_{0};
     std::atomic<int> last_error_{0};

@@ -163,13 +163,13 @@ size_t rtp_describe(void* instance, char* text, size_t size) {
     const int n = std::snprintf(
         text, size,
         "destination=%s%s%s:%u\npayload=%s\nptime-ms=%g\nssrc=%u\npackets=%llu\noctets=%llu\n"
-        "dropped=%llu\nresent=%llu\nencode-errors=%llu\nlast-error=%s\nsending=%s\nannounced=%"
-        "llu\n",
+        "dropped=%llu\nrefused=%llu\nresent=%llu\nencode-errors=%llu\nlast-error=%s\nsending=%s\n"
+        "announced=%llu\n",
         v6 ? "[" : "", sink->destination.host.c_str(), v6 ? "]" : "", sink->destination.port,
         encoding_name(sink->options.encoding), sink->options.ptime_ms, sink->sender->ssrc(),
         static_cast<unsigned long long>(s.packets), static_cast<unsigned long long>(s.octets),
-        static_cast<unsigned long long>(s.dropped), static_cast<unsigned long long>(s.resent),
-        static_cast<unsigned long long>(s.encode_errors),
+        static_cast<unsigned long long>(s.dropped), static_cast<unsigned long long>(s.refused),
+        static_cast<unsigned long long>(s.resent), static_cast<unsigned long long>(s.encode_errors),
         s.last_error != 0 ? strerrorname_np(s.last_error) : "none", s.silent ? "no" : "yes",
         static_cast<unsigned long long>(sink->announcer ? sink->announcer->announcements() : 0));
     return n < 0 ? 0 : std::min(static_cast<size_t>(n), size > 0 ? size - 1 : 0);

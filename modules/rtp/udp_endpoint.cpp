@@ -157,9 +157,19 @@ LocalAddress local_address_for(const UdpEndpoint& to) {
     return out;
 }
 
-int send_rt(int fd, const UdpEndpoint& to, const uint8_t* data, size_t size) noexcept {
-    const ssize_t sent = sendto(fd, data, size, MSG_DONTWAIT | MSG_NOSIGNAL,
-                                reinterpret_cast<const sockaddr*>(&to.address), to.size);
+int send_rt(int fd, const UdpEndpoint& to, const uint8_t* data, size_t size,
+            bool* refused) noexcept {
+    const auto send_once = [&] {
+        return sendto(fd, data, size, MSG_DONTWAIT | MSG_NOSIGNAL,
+                      reinterpret_cast<const sockaddr*>(&to.address), to.size);
+    };
+    ssize_t sent = send_once();
+    if (sent < 0 && errno == ECONNREFUSED) {
+        if (refused != nullptr) {
+            *refused = true;
+        }
+        sent = send_once(); // the kernel cleared the error it reported
+    }
     return sent == static_cast<ssize_t>(size) ? 0 : (sent < 0 ? errno : EMSGSIZE);
 }
 

@@ -53,8 +53,14 @@ struct LocalAddress {
 
 // Sends one datagram without blocking. Returns 0 or the errno that dropped
 // it (EAGAIN: the socket buffer is full; EHOSTUNREACH, ENETUNREACH...).
-// Thread: rt — sendto with MSG_DONTWAIT neither blocks nor allocates in
-// user space.
-[[nodiscard]] int send_rt(int fd, const UdpEndpoint& to, const uint8_t* data, size_t size) noexcept;
+// ECONNREFUSED is not this datagram's: a connected socket reports an ICMP
+// "port unreachable" for an earlier one at the next send, and does not
+// make that send. It is made again, once, and `refused` (if given) says an
+// earlier datagram was refused. (Before, the datagram was dropped: a
+// receiver that came up after refusals lost the first packet sent to it,
+// a stress pass found.) Thread: rt — sendto with MSG_DONTWAIT neither
+// blocks nor allocates in user space.
+[[nodiscard]] int send_rt(int fd, const UdpEndpoint& to, const uint8_t* data, size_t size,
+                          bool* refused = nullptr) noexcept;
 
 } // namespace audiod::rtp
