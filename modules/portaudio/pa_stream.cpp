@@ -59,13 +59,14 @@ std::atomic<bool> jack_given_up{false};
 } // namespace
 
 PaDevice* open_device(const audiod_host* host, const audiod_sink_config& config, bool capture,
-                      audiod_sink_info* info, std::string* error, int* code) {
+                      audiod_sink_info* info, std::string* error, int* code, bool jack_here) {
     const SinkOptions options(config);
     const std::string kind = capture ? "source" : "sink";
-    if (const auto key = options.unknown_key({"device", "host-api", "latency-ms", "format"})) {
+    if (const auto key =
+            options.unknown_key({"device", "host-api", "latency-ms", "format", "process"})) {
         return refuse(error, code,
                       "the portaudio " + kind + " has no option '" + *key +
-                          "' (it takes device, host-api, latency-ms, format)",
+                          "' (it takes device, host-api, latency-ms, format, process)",
                       -EINVAL);
     }
     const std::string format_name = options.get("format").value_or("s32");
@@ -103,6 +104,10 @@ PaDevice* open_device(const audiod_host* host, const audiod_sink_config& config,
     }
     const int index = std::get<int>(chosen);
     const PaDeviceInfo* device = Pa_GetDeviceInfo(index);
+    if (!jack_here && api_name(device->hostApi) == "jack") {
+        *code = kOpenInHelper;
+        return nullptr;
+    }
     if (jack_given_up.load() && api_name(device->hostApi) == "jack") {
         return refuse(error, code,
                       "PortAudio's JACK stream failed earlier in this process, and PortAudio 19.6 "

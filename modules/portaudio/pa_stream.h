@@ -32,11 +32,17 @@ struct PaDevice {
     std::atomic<bool> in_call{false}; // the RT thread is inside Pa_WriteStream/Pa_ReadStream
 };
 
-// Opens the device the options (device, host-api, latency-ms, format) name
-// for playback or capture and fills `info`. Returns nullptr with a message
-// in `error` and a negative errno in `code` if it cannot. Thread: control.
+// What open_device puts in `code`, with no device and no error, when the
+// options name a JACK device and `jack_here` is false: it is to be opened
+// in a helper process (remote_device.h).
+constexpr int kOpenInHelper = 1;
+
+// Opens the device the options (device, host-api, latency-ms, format;
+// `process` is remote_device.h's) name for playback or capture and fills
+// `info`. Returns nullptr with a message in `error` and a negative errno in
+// `code` if it cannot. Thread: control (or a helper's only thread).
 PaDevice* open_device(const audiod_host* host, const audiod_sink_config& config, bool capture,
-                      audiod_sink_info* info, std::string* error, int* code);
+                      audiod_sink_info* info, std::string* error, int* code, bool jack_here);
 // Stops and closes the stream and lets go of PortAudio, on a thread of its
 // own, waiting for it at most 300 ms: PortAudio 19.6 can block for ever
 // there (a JACK stream whose server died waits for JACK to drain it). A

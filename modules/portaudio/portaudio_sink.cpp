@@ -8,6 +8,8 @@
 //   host-api = "jack"     # only that host API's devices (alsa, jack, oss)
 //   latency-ms = 10       # what the sink keeps queued (default: 3 quanta)
 //   format = "s32"        # what PortAudio is given: s16, s32 (default), f32
+//   process = "own"       # in a helper process (default for JACK's devices);
+//                         # "server": in the server's (remote_device.h)
 //
 // Why the blocking API and not a callback. The server's model is already
 // "the device's clock drives a thread of ours": `wait` blocks until a
@@ -38,7 +40,12 @@
 // away is seen at once (Pa_IsStreamActive) and fails the sink too. `stop`
 // leaves the stream alone, since stopping can block for ever (a dead
 // JACK); close_device (pa_stream.h) stops it, with a deadline.
-#include "pa_stream.h"
+//
+// All of the above runs in the server, or in a helper process that the
+// sink feeds through a ring (pa_endpoint.h, remote_device.h): the helper
+// then runs this same wait and write against the device, and the sink's
+// own cycle waits for room in the ring.
+#include "pa_endpoint.h"
 #include "portaudio_module.h"
 #include "recovery_escape.h"
 #include "sink_options.h"
@@ -53,25 +60,29 @@ int sink_open(const audiod_host* host, const audiod_sink_config* config, void** 
               audiod_sink_info* info, char* error, size_t error_size) {
     std::string why;
     int code = 0;
-    PaDevice* device = open_device(host, *config, false, info, &why, &code);
-    if (device == nullptr) {
+    PaEndpoint* endpoint = open_endpoint(host, *config, false, info, &why, &code);
+    if (endpoint == nullptr) {
         set_error(error, error_size, why);
         return code;
     }
-    *instance = device;
+    *instance = endpoint;
     return 0;
 }
 
 int sink_start(void* instance) {
-    return start_device(*static_cast<PaDevice*>(instance));
+    return start_endpoint(*static_cast<PaEndpoint*>(instance));
 }
 
 int sink_wait(void* instance) {
-    return wait_for_quantum(*static_cast<PaDevice*>(instance));
+    return wait_endpoint(*static_cast<PaEndpoint*>(instance));
 }
 
 int sink_write(void* instance, const void* frames, uint32_t count) {
-    auto& device = *static_cast<PaDevice*>(instance);
+    auto& endpoint = *static_cast<PaEndpoint*>(instance);
+    if (endpoint.remote != nullptr) {
+        return write_remote(*endpoint.remote, frames, count);
+    }
+    auto& device = *endpoint.local;
     if (const int gone = check_present(device); gone != 0) {
         return gone;
     }
@@ -90,15 +101,15 @@ int sink_write(void* instance, const void* frames, uint32_t count) {
 void sink_stop(void*) {}
 
 void sink_close(void* instance) {
-    close_device(static_cast<PaDevice*>(instance));
+    close_endpoint(static_cast<PaEndpoint*>(instance));
 }
 
 uint64_t sink_xruns(void* instance) {
-    return static_cast<PaDevice*>(instance)->xruns.load(std::memory_order_relaxed);
+    return endpoint_xruns(*static_cast<PaEndpoint*>(instance));
 }
 
 size_t sink_describe(void* instance, char* text, size_t size) {
-    return describe_device(*static_cast<const PaDevice*>(instance), text, size);
+    return describe_endpoint(*static_cast<const PaEndpoint*>(instance), text, size);
 }
 
 constexpr audiod_sink_ops kSinkOps = {sink_open, sink_start, sink_wait,  sink_write,

@@ -8,6 +8,7 @@
 //   host-api = "alsa"
 //   latency-ms = 10       # PortAudio's suggested input latency (default: 3 quanta)
 //   format = "s32"        # what PortAudio delivers: s16, s32 (default), f32
+//   process = "own"       # as for the sink (remote_device.h)
 //
 // The same blocking stream on the source's RT thread as the sink
 // (portaudio_sink.cpp says why): `wait` sleeps until a quantum has been
@@ -16,7 +17,7 @@
 // as an xrun; the frames read are still delivered. Any other error fails
 // the source: its record streams move to the default sink's monitor and
 // come back when the server has reopened it.
-#include "pa_stream.h"
+#include "pa_endpoint.h"
 #include "portaudio_module.h"
 #include "recovery_escape.h"
 #include "sink_options.h"
@@ -32,25 +33,29 @@ int source_open(const audiod_host* host, const audiod_sink_config* config, void*
                 audiod_sink_info* info, char* error, size_t error_size) {
     std::string why;
     int code = 0;
-    PaDevice* device = open_device(host, *config, true, info, &why, &code);
-    if (device == nullptr) {
+    PaEndpoint* endpoint = open_endpoint(host, *config, true, info, &why, &code);
+    if (endpoint == nullptr) {
         set_error(error, error_size, why);
         return code;
     }
-    *instance = device;
+    *instance = endpoint;
     return 0;
 }
 
 int source_start(void* instance) {
-    return start_device(*static_cast<PaDevice*>(instance));
+    return start_endpoint(*static_cast<PaEndpoint*>(instance));
 }
 
 int source_wait(void* instance) {
-    return wait_for_quantum(*static_cast<PaDevice*>(instance));
+    return wait_endpoint(*static_cast<PaEndpoint*>(instance));
 }
 
 int source_read(void* instance, void* frames, uint32_t count) {
-    auto& device = *static_cast<PaDevice*>(instance);
+    auto& endpoint = *static_cast<PaEndpoint*>(instance);
+    if (endpoint.remote != nullptr) {
+        return read_remote(*endpoint.remote, frames, count);
+    }
+    auto& device = *endpoint.local;
     if (const int gone = check_present(device); gone != 0) {
         std::memset(frames, 0, size_t{count} * device.frame_bytes);
         return gone;
@@ -74,15 +79,15 @@ int source_read(void* instance, void* frames, uint32_t count) {
 void source_stop(void*) {}
 
 void source_close(void* instance) {
-    close_device(static_cast<PaDevice*>(instance));
+    close_endpoint(static_cast<PaEndpoint*>(instance));
 }
 
 uint64_t source_xruns(void* instance) {
-    return static_cast<PaDevice*>(instance)->xruns.load(std::memory_order_relaxed);
+    return endpoint_xruns(*static_cast<PaEndpoint*>(instance));
 }
 
 size_t source_describe(void* instance, char* text, size_t size) {
-    return describe_device(*static_cast<const PaDevice*>(instance), text, size);
+    return describe_endpoint(*static_cast<const PaEndpoint*>(instance), text, size);
 }
 
 constexpr audiod_source_ops kSourceOps = {source_open, source_start, source_wait,  source_read,

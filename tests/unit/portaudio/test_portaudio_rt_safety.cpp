@@ -64,16 +64,21 @@ struct Module {
 // whose recovery (alsa-lib's, PortAudio's) is not what is measured here.
 const audiod_option kOptions[] = {{"device", "testcard"}, {"latency-ms", "200"}};
 const audiod_sink_config kConfig{"rt", 48000, 2, 256, kOptions, 2};
+// The same device in a helper process: the cycle is then the ring's and the
+// eventfds', on the server's side.
+const audiod_option kHelperOptions[] = {
+    {"device", "testcard"}, {"latency-ms", "200"}, {"process", "own"}};
+const audiod_sink_config kHelperConfig{"rt", 48000, 2, 256, kHelperOptions, 3};
 
 } // namespace
 
-BOOST_AUTO_TEST_CASE(a_sink_cycle_never_allocates_or_locks) {
+void sink_cycles_never_allocate_or_lock(const audiod_sink_config& config) {
     Module m;
     void* sink = nullptr;
     audiod_sink_info info{};
     char error[512] = {};
     BOOST_REQUIRE_MESSAGE(
-        m.module->sink->open(&m.host, &kConfig, &sink, &info, error, sizeof error) == 0, error);
+        m.module->sink->open(&m.host, &config, &sink, &info, error, sizeof error) == 0, error);
     std::vector<int32_t> frames(256 * 2, 1 << 16);
     BOOST_REQUIRE_EQUAL(m.module->sink->start(sink), 0);
     BOOST_REQUIRE_EQUAL(m.module->sink->wait(sink), 0); // the uncounted first cycle
@@ -96,13 +101,21 @@ BOOST_AUTO_TEST_CASE(a_sink_cycle_never_allocates_or_locks) {
     m.module->sink->close(sink);
 }
 
-BOOST_AUTO_TEST_CASE(a_source_cycle_never_allocates_or_locks) {
+BOOST_AUTO_TEST_CASE(a_sink_cycle_never_allocates_or_locks) {
+    sink_cycles_never_allocate_or_lock(kConfig);
+}
+
+BOOST_AUTO_TEST_CASE(a_sink_cycle_with_a_helper_process_never_allocates_or_locks) {
+    sink_cycles_never_allocate_or_lock(kHelperConfig);
+}
+
+void source_cycles_never_allocate_or_lock(const audiod_sink_config& config) {
     Module m;
     void* source = nullptr;
     audiod_sink_info info{};
     char error[512] = {};
     BOOST_REQUIRE_MESSAGE(
-        m.module->source->open(&m.host, &kConfig, &source, &info, error, sizeof error) == 0, error);
+        m.module->source->open(&m.host, &config, &source, &info, error, sizeof error) == 0, error);
     std::vector<int32_t> frames(256 * 2);
     BOOST_REQUIRE_EQUAL(m.module->source->start(source), 0);
     BOOST_REQUIRE_EQUAL(m.module->source->wait(source), 0); // the uncounted first cycle
@@ -123,4 +136,12 @@ BOOST_AUTO_TEST_CASE(a_source_cycle_never_allocates_or_locks) {
     BOOST_CHECK_EQUAL(rt_violations().frees.load(), 0u);
     BOOST_CHECK_EQUAL(rt_violations().locks.load(), 0u);
     m.module->source->close(source);
+}
+
+BOOST_AUTO_TEST_CASE(a_source_cycle_never_allocates_or_locks) {
+    source_cycles_never_allocate_or_lock(kConfig);
+}
+
+BOOST_AUTO_TEST_CASE(a_source_cycle_with_a_helper_process_never_allocates_or_locks) {
+    source_cycles_never_allocate_or_lock(kHelperConfig);
 }
