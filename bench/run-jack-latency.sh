@@ -7,9 +7,13 @@
 # measures the delay. Printed beside it: what the server reports for the
 # same path (the source's latency, the player's queue, the sink's latency).
 # Runs a `jackd -d dummy` of its own (no sound card, no real-time rights).
-#   bench/run-jack-latency.sh [BUILD_DIR]
+# With `portaudio`, the source and sink are `portaudio` ones on PortAudio's
+# JACK host API instead (each in its helper process, whose JACK clients
+# audiod-studio-in and audiod-studio are connected to jack_iodelay here).
+#   bench/run-jack-latency.sh [BUILD_DIR] [jack|portaudio]
 set -eu
 build=$(cd "${1:-build/release}" && pwd)
+kind=${2:-jack}
 work=$(mktemp -d /tmp/audiod-jack-XXXXXX)
 pids=""
 cleanup() {
@@ -33,12 +37,24 @@ for period in 64 128 256; do
     iodelay=$!
     pids="$jackd $iodelay"
     until jack_lsp 2>/dev/null | grep -q '^jack_delay:in'; do sleep 0.05; done
-    printf '[server]\nquantum = %s\nrt-priority = 0\n[sinks.studio]\ntype = "jack"\nconnect = "jack_delay:in"\n[sources.studio-in]\ntype = "jack"\nconnect = "jack_delay:out"\nsink = "studio"\nplay-latency-ms = 1\n' \
-        "$period" >"$work/audiod.conf"
+    if [ "$kind" = portaudio ]; then
+        printf '[server]\nquantum = %s\nrt-priority = 0\n[sinks.studio]\ntype = "portaudio"\nhost-api = "jack"\n[sources.studio-in]\ntype = "portaudio"\nhost-api = "jack"\nsink = "studio"\nplay-latency-ms = 1\n' \
+            "$period" >"$work/audiod.conf"
+    else
+        printf '[server]\nquantum = %s\nrt-priority = 0\n[sinks.studio]\ntype = "jack"\nconnect = "jack_delay:in"\n[sources.studio-in]\ntype = "jack"\nconnect = "jack_delay:out"\nsink = "studio"\nplay-latency-ms = 1\n' \
+            "$period" >"$work/audiod.conf"
+    fi
     "$build/bin/audiod" --quiet --config "$work/audiod.conf" 2>>"$work/audiod.log" &
     server=$!
     pids="$pids $server"
     until ctl info >/dev/null 2>&1; do sleep 0.05; done
+    if [ "$kind" = portaudio ]; then
+        # PortAudio connects its clients to the system ports; jack_iodelay's
+        # are connected here.
+        until jack_lsp 2>/dev/null | grep -q '^audiod-studio-in:in_0'; do sleep 0.05; done
+        jack_connect jack_delay:out audiod-studio-in:in_0
+        jack_connect audiod-studio:out_0 jack_delay:in
+    fi
     sleep 8 # the player's queue settles, and jack_iodelay locks on
     sources=$(ctl list sources)
     sink_ms=$(ctl --json list sinks | grep -o '"name":"studio"[^}]*"latency_frames":[0-9]*' |
