@@ -111,12 +111,21 @@ BOOST_AUTO_TEST_CASE(jackd_going_away_fails_the_sink_and_its_return_brings_the_s
     require_playing_on("faithful", "studio", server, jack);
     require_playing_on("late", "studio", server, jack);
     BOOST_REQUIRE_EQUAL(late.stop().status, 0);
-    const std::string graph = run_program({"/usr/bin/jack_lsp", "-c"}, 10s).out;
-    BOOST_CHECK_MESSAGE(graph.find("audiod-studio:out_1\n   system:playback_1") !=
-                            std::string::npos,
-                        graph << "sinks:\n"
-                              << run_tool("audioctl", {"list", "sinks"}).out << "server's log:\n"
-                              << server.log());
+    // Connected again. (Looked for until it is: a JACK server without
+    // real-time rights, held up on a loaded machine, can fail the sink once
+    // more right after its return, as a stress pass found; it comes back
+    // by itself.)
+    std::string graph;
+    const bool connected = eventually(
+        [&] {
+            graph = run_program({"/usr/bin/jack_lsp", "-c"}, 10s).out;
+            return graph.find("audiod-studio:out_1\n   system:playback_1") != std::string::npos;
+        },
+        30s);
+    BOOST_CHECK_MESSAGE(connected, graph << "sinks:\n"
+                                         << run_tool("audioctl", {"list", "sinks"}).out
+                                         << "server's log:\n"
+                                         << server.log());
     const ProgramResult r = client.stop();
     BOOST_REQUIRE_MESSAGE(r.status == 0, r.err);
     BOOST_CHECK(server.log().find("sink studio is back") != std::string::npos);
