@@ -302,10 +302,18 @@ int main(int argc, char** argv) {
     }
     char description[512];
     const size_t described = describe_device(*helper.device, description, sizeof description);
+    std::string details(description, described);
+    // The client's name as JACK gave it: "audiod-studio-01" while the
+    // last helper's client is still in the graph (JACK has not yet seen
+    // that it ended).
+    const char* jack_client = nullptr;
+    if (helper.device->api == "jack" && PaJack_GetClientName(&jack_client) == paNoError &&
+        jack_client != nullptr) {
+        details += "jack-client=" + std::string(jack_client) + "\n";
+    }
     write_all(reply_fd, "ok\n" + std::to_string(info.format) + "\n" +
                             std::to_string(info.latency_frames) + "\n" +
-                            std::to_string(helper.device->frame_bytes) + "\n" +
-                            std::string(description, described));
+                            std::to_string(helper.device->frame_bytes) + "\n" + details);
     ::close(reply_fd);
 
     // Opened: the server starts it at once, or has given up on it (a slow
