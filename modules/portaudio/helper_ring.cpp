@@ -1,8 +1,14 @@
 #include "helper_ring.h"
 
 #include <cstring>
+#include <unistd.h>
 
 namespace audiod::portaudio {
+
+void wake_other_side(int eventfd) noexcept {
+    const uint64_t one = 1;
+    [[maybe_unused]] const ssize_t n = ::write(eventfd, &one, sizeof one);
+}
 
 void copy_into_ring(unsigned char* ring, uint32_t capacity, uint32_t frame_bytes, uint64_t at,
                     const void* from, uint32_t count) noexcept {

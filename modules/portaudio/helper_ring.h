@@ -58,6 +58,10 @@ inline uint32_t helper_ring_first_piece(uint32_t capacity, uint64_t at, uint32_t
     return count < to_end ? count : to_end;
 }
 
+// Wakes the other side: one more on its eventfd. Never blocks (an eventfd
+// counter does not fill). Thread: any, rt included.
+void wake_other_side(int eventfd) noexcept;
+
 // Copies `count` frames of `frame_bytes` between a linear buffer and the
 // ring at frame position `at`, in at most two pieces. Thread: rt.
 void copy_into_ring(unsigned char* ring, uint32_t capacity, uint32_t frame_bytes, uint64_t at,

@@ -1,4 +1,5 @@
 #include "pa_stream.h"
+#include "monotonic_time.h"
 
 #include "audiod/audiod.h"
 #include "sink_options.h"
@@ -33,12 +34,6 @@ PaDevice* refuse(std::string* error, int* code, std::string message, int value) 
     *error = std::move(message);
     *code = value;
     return nullptr;
-}
-
-int64_t now_ns() {
-    timespec t{};
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return int64_t{t.tv_sec} * 1'000'000'000 + t.tv_nsec;
 }
 
 void sleep_for_frames(uint64_t frames, uint32_t rate) {
@@ -237,7 +232,7 @@ int wait_for_quantum(PaDevice& device) {
     // on a loaded machine can call no one for over 200 ms (a CI run failed
     // the sink so, twice in a second). Still short of the watchdog's 1 s.
     const int64_t deadline =
-        now_ns() + int64_t{2} * device.quantum * 1'000'000'000 / device.rate + 500'000'000;
+        monotonic_ns() + int64_t{2} * device.quantum * 1'000'000'000 / device.rate + 500'000'000;
     for (;;) {
         const long avail = device.capture ? Pa_GetStreamReadAvailable(device.stream)
                                           : Pa_GetStreamWriteAvailable(device.stream);
@@ -260,7 +255,7 @@ int wait_for_quantum(PaDevice& device) {
         if (Pa_IsStreamActive(device.stream) == 0) {
             return failing(device, -ENODEV); // it stopped by itself: the JACK server went away
         }
-        if (now_ns() > deadline) {
+        if (monotonic_ns() > deadline) {
             return failing(device, -ETIMEDOUT); // a device that stopped moving
         }
         sleep_for_frames(short_by, device.rate);

@@ -61,15 +61,10 @@ struct Helper {
     pid_t parent = 0;
 };
 
-void wake(int fd) {
-    const uint64_t one = 1;
-    [[maybe_unused]] const ssize_t n = ::write(fd, &one, sizeof one);
-}
-
 // The failure for the server, then the end: nothing is closed (above).
 [[noreturn]] void fail(Helper& helper, int code) {
     helper.header->failure.store(code != 0 ? code : -EIO, std::memory_order_release);
-    wake(helper.wake_server);
+    wake_other_side(helper.wake_server);
     std::fflush(stderr);
     ::_exit(0);
 }
@@ -130,7 +125,7 @@ void wait_for_server(Helper& helper) {
             fail(helper, error_code(err));
         }
         helper.header->consumed.store(at + count, std::memory_order_release);
-        wake(helper.wake_server);
+        wake_other_side(helper.wake_server);
         if (helper.header->command.load(std::memory_order_acquire) == kHelperQuit) {
             quit(helper);
         }
@@ -175,7 +170,7 @@ void wait_for_server(Helper& helper) {
         }
         if (kept) {
             helper.header->produced.store(at + device.quantum, std::memory_order_release);
-            wake(helper.wake_server);
+            wake_other_side(helper.wake_server);
         }
         if (helper.header->command.load(std::memory_order_acquire) == kHelperQuit) {
             quit(helper);

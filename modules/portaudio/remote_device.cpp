@@ -1,6 +1,7 @@
 #include "remote_device.h"
 
 #include "helper_ring.h"
+#include "monotonic_time.h"
 #include "sink_options.h"
 
 #include <dlfcn.h>
@@ -70,12 +71,6 @@ std::mutex g_mutex;
 std::map<std::string, std::unique_ptr<RemoteDevice>> g_pending;
 std::set<std::string> g_opened_before;
 
-int64_t now_ns() {
-    timespec t{};
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return int64_t{t.tv_sec} * 1'000'000'000 + t.tv_nsec;
-}
-
 // Debian 12's <sys/pidfd.h> declares these without C linkage, so C++
 // cannot link them: the system calls themselves.
 int pidfd_open(pid_t pid) {
@@ -108,7 +103,7 @@ std::string helper_path() {
 // Waits for `fd` to be readable until `deadline_ns`; false if it is not.
 bool wait_readable(int fd, int64_t deadline_ns) {
     for (;;) {
-        const int64_t left = deadline_ns - now_ns();
+        const int64_t left = deadline_ns - monotonic_ns();
         if (left <= 0) {
             return false;
         }
@@ -134,13 +129,13 @@ void end_helper(RemoteDevice& device) {
     }
     if (device.header != nullptr) {
         device.header->command.store(kHelperQuit, std::memory_order_release);
-        const uint64_t one = 1;
-        [[maybe_unused]] const ssize_t n = ::write(device.wake_helper, &one, sizeof one);
+        wake_other_side(device.wake_helper);
     }
     const auto wait = [&](auto duration) {
         return wait_readable(
             device.pidfd,
-            now_ns() + std::chrono::duration_cast<std::chrono::nanoseconds>(duration).count());
+            monotonic_ns() +
+                std::chrono::duration_cast<std::chrono::nanoseconds>(duration).count());
     };
     if (!wait(kQuitWait)) {
         pidfd_kill(device.pidfd);
@@ -335,8 +330,7 @@ int take_answer(RemoteDevice& device, std::string* error) {
                            info.si_pid != 0;
         *error = "the PortAudio helper ended without opening the device" +
                  (ended ? " (exit status " + std::to_string(info.si_status) +
-                              "; its reason is in "
-                              "the log above)"
+                              "; its reason is in the log above)"
                         : std::string());
         return -EIO;
     }
@@ -398,7 +392,7 @@ RemoteDevice* open_remote(const audiod_host* host, const audiod_sink_config& con
         }
     }
     const auto wait = reopen ? kReopenWait : kFirstOpenWait;
-    if (!read_answer(*device, now_ns() + std::chrono::nanoseconds(wait).count())) {
+    if (!read_answer(*device, monotonic_ns() + std::chrono::nanoseconds(wait).count())) {
         *error = "the PortAudio helper has not opened the device within " +
                  std::to_string(std::chrono::duration_cast<std::chrono::seconds>(wait).count()) +
                  " s; the next try takes its answer";
@@ -427,15 +421,14 @@ void close_remote(RemoteDevice* device) {
 
 int start_remote(RemoteDevice& device) {
     device.header->command.store(kHelperStart, std::memory_order_release);
-    const uint64_t one = 1;
-    [[maybe_unused]] const ssize_t n = ::write(device.wake_helper, &one, sizeof one);
+    wake_other_side(device.wake_helper);
     return 0;
 }
 
 int wait_remote(RemoteDevice& device) {
     HelperRingHeader& header = *device.header;
     const int64_t deadline =
-        now_ns() + int64_t{2} * device.quantum * 1'000'000'000 / device.rate + 600'000'000;
+        monotonic_ns() + int64_t{2} * device.quantum * 1'000'000'000 / device.rate + 600'000'000;
     for (;;) {
         if (const int failure = header.failure.load(std::memory_order_acquire); failure != 0) {
             return failure;
@@ -446,7 +439,7 @@ int wait_remote(RemoteDevice& device) {
                            : queued + device.quantum <= header.capacity) {
             return 0;
         }
-        const int64_t left = deadline - now_ns();
+        const int64_t left = deadline - monotonic_ns();
         if (left <= 0) {
             return -ETIMEDOUT;
         }
@@ -472,8 +465,7 @@ int write_remote(RemoteDevice& device, const void* frames, uint32_t count) {
     }
     copy_into_ring(device.ring, header.capacity, device.frame_bytes, at, frames, count);
     header.produced.store(at + count, std::memory_order_release);
-    const uint64_t one = 1;
-    [[maybe_unused]] const ssize_t n = ::write(device.wake_helper, &one, sizeof one);
+    wake_other_side(device.wake_helper);
     return 0;
 }
 

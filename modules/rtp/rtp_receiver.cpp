@@ -1,4 +1,5 @@
 #include "rtp_receiver.h"
+#include "monotonic_time.h"
 
 #include "audiod/audiod.h"
 #include "rtcp.h"
@@ -27,12 +28,6 @@ constexpr uint32_t kBufferSeconds = 2;
 constexpr uint32_t kWakeSlackMs = 5;
 // The fade over a concealed or restarted PCM packet.
 constexpr uint32_t kFadeFrames = 48;
-
-int64_t now_ns() {
-    timespec t{};
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return int64_t{t.tv_sec} * 1'000'000'000 + t.tv_nsec;
-}
 
 std::string address_text(const sockaddr_storage& from) {
     char host[NI_MAXHOST] = "";
@@ -231,7 +226,7 @@ void RtpReceiver::on_rtp(const uint8_t* data, size_t size, const sockaddr_storag
         malformed_.fetch_add(1, std::memory_order_relaxed);
         return;
     }
-    const int64_t arrival = now_ns();
+    const int64_t arrival = monotonic_ns();
     const int64_t silent_ms =
         (arrival - last_packet_ns_.load(std::memory_order_relaxed)) / 1'000'000;
     if (!in_session_ || (packet.header.ssrc != ssrc_ && (bye_ || silent_ms >= kTakeOverMs))) {
@@ -331,7 +326,7 @@ void RtpReceiver::play(const Waiting& packet) {
     }
     const int64_t reader = buffer_->read_position();
     const auto capacity = static_cast<int64_t>(buffer_->capacity());
-    const int64_t now = now_ns();
+    const int64_t now = monotonic_ns();
     if (at + int64_t{packet_frames_} > reader) {
         behind_since_ns_ = 0;
     } else if (behind_since_ns_ == 0) {
@@ -454,7 +449,7 @@ ReceiverStats RtpReceiver::stats() const {
     s.resyncs = resyncs_.load(std::memory_order_relaxed);
     s.ssrc = current_ssrc_.load(std::memory_order_relaxed);
     const int64_t last = last_packet_ns_.load(std::memory_order_relaxed);
-    s.idle = s.sessions == 0 || (now_ns() - last) / 1'000'000 >= kIdleMs;
+    s.idle = s.sessions == 0 || (monotonic_ns() - last) / 1'000'000 >= kIdleMs;
     s.jitter_ms = jitter_.load(std::memory_order_relaxed) * 1000.0 / options_.clock_rate;
     const PlayoutStatus playout = buffer_->status();
     s.latency_ms = s.idle ? 0 : playout.fill * 1000.0 / options_.clock_rate;
