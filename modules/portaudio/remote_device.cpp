@@ -7,9 +7,12 @@
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
+#include <sched.h>
 #include <spawn.h>
 #include <sys/eventfd.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -420,6 +423,24 @@ void close_remote(RemoteDevice* device) {
 }
 
 int start_remote(RemoteDevice& device) {
+    // The helper moves every quantum the device plays or records: it gets
+    // this thread's scheduling (SCHED_FIFO at the server's priority, else
+    // its nice value), once, here. At normal priority a loaded CI machine
+    // starved it into device underruns, each losing the card's buffer (a
+    // second of frames across an unplug test). Refused: it runs as it is.
+    int policy = SCHED_OTHER;
+    sched_param param{};
+    if (pthread_getschedparam(pthread_self(), &policy, &param) == 0) {
+        if (policy == SCHED_FIFO || policy == SCHED_RR) {
+            ::sched_setscheduler(device.pid, policy, &param);
+        } else {
+            errno = 0;
+            const int nice = ::getpriority(PRIO_PROCESS, 0); // this thread's, on Linux
+            if (errno == 0) {
+                ::setpriority(PRIO_PROCESS, static_cast<id_t>(device.pid), nice);
+            }
+        }
+    }
     device.header->command.store(kHelperStart, std::memory_order_release);
     wake_other_side(device.wake_helper);
     return 0;

@@ -51,7 +51,8 @@ RemoteDevice* open_remote(const audiod_host* host, const audiod_sink_config& con
 // go of everything. Thread: control.
 void close_remote(RemoteDevice* device);
 
-// Tells the helper to start the stream. Thread: rt.
+// Gives the helper this thread's scheduling and tells it to start the
+// stream. Thread: rt.
 int start_remote(RemoteDevice& device);
 // Sleeps until a quantum fits in the ring (playback) or is in it
 // (capture), for at most two quanta and 600 ms (the helper gives the
