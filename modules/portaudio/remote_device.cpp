@@ -431,6 +431,7 @@ int start_remote(RemoteDevice& device) {
     int policy = SCHED_OTHER;
     sched_param param{};
     if (pthread_getschedparam(pthread_self(), &policy, &param) == 0) {
+        policy &= ~SCHED_RESET_ON_FORK; // the server's threads carry it
         if (policy == SCHED_FIFO || policy == SCHED_RR) {
             ::sched_setscheduler(device.pid, policy, &param);
         } else {
