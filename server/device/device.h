@@ -171,6 +171,10 @@ public:
     float volume = 1.0f;
     bool muted = false;
     size_t attached_streams = 0;
+    // The engine has handled the failure (logged it, rescued the streams):
+    // only then is the device reopened. failed() comes first, from the RT
+    // thread, a moment before its event.
+    bool failure_announced = false;
 
 private:
     Device(const audiod_module& module, DeviceRequest request);

@@ -207,12 +207,7 @@ Status Engine::reopen_device(const SinkConfig& device, bool source) {
         entry->options = device.options;
         entry->next_reopen = std::chrono::steady_clock::now() + kReopenInterval;
         entry->device->mark_failed();
-        rehome_streams(*entry->device);
-        proto::Event event;
-        event.kind = "sink-changed";
-        event.sink = device.name;
-        event.state = "failed";
-        emit(event);
+        announce_failure(*entry->device);
         return Status::failure("cannot open sink '" + device.name + "' (" + reason +
                                "); retrying every second");
     }

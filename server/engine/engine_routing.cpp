@@ -478,7 +478,8 @@ void Engine::bring_back_streams(Device& arrived) {
 void Engine::reopen_failed_sinks() {
     const auto now = std::chrono::steady_clock::now();
     for (DeviceEntry& entry : devices_) {
-        if (!entry.device->failed() || now < entry.next_reopen) {
+        if (!entry.device->failed() || !entry.device->failure_announced ||
+            now < entry.next_reopen) {
             continue;
         }
         if (entry.device->abandoned()) {
@@ -548,6 +549,7 @@ void Engine::handle_sink_failure(Device& sink, int64_t error) {
 }
 
 void Engine::announce_failure(Device& sink) {
+    sink.failure_announced = true;
     rehome_streams(sink);
     proto::Event event;
     event.kind = "sink-changed";
