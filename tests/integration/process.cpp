@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <sstream>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -291,6 +292,13 @@ int ServerProcess::stop(int signal, std::chrono::milliseconds limit) {
         ::kill(pid_, SIGKILL);
         wait_until(pid_, std::chrono::steady_clock::now() + std::chrono::seconds(5));
         status = -1;
+    }
+    if (status > 0 && (signal == SIGTERM || signal == SIGINT)) {
+        // A stop that should have been clean was not (a sanitizer's report,
+        // an abort): what the server said is the only account of why.
+        std::cerr << "audiod (pid " << pid_ << ") ended with status " << status << " on signal "
+                  << signal << "; its log:\n"
+                  << log() << std::endl;
     }
     pid_ = -1;
     return status;
