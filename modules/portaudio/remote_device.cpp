@@ -17,6 +17,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <chrono>
@@ -164,8 +165,20 @@ void end_helper(RemoteDevice& device) {
     device.pid = -1;
 }
 
+// Playback: two quanta, all of which the sound waits through. Capture:
+// the quanta of half a second, which cost no latency (the source takes
+// every whole quantum there as soon as it can, back to back) and let the
+// source fall as far behind as a device's buffer would before the helper
+// drops a quantum: one quantum (5 ms at 256 frames) was too little for an
+// RT thread beside a loaded machine.
+uint32_t ring_capacity(const RemoteDevice& device) {
+    const uint32_t half_second =
+        (device.rate / 2 + device.quantum - 1) / device.quantum * device.quantum;
+    return device.capture ? std::max(2 * device.quantum, half_second) : 2 * device.quantum;
+}
+
 int set_up_ring(RemoteDevice& device, uint32_t channels) {
-    const uint32_t capacity = 2 * device.quantum;
+    const uint32_t capacity = ring_capacity(device);
     const uint32_t frame_bytes = 4 * channels;
     const int fd = ::memfd_create("audiod-portaudio-ring", MFD_CLOEXEC | MFD_ALLOW_SEALING);
     if (fd < 0) {

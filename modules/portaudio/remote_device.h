@@ -22,9 +22,11 @@
 // others stay in the server, where a quantum costs no hop between
 // processes.
 //
-// The cost. The ring holds up to two quanta on top of what the device
-// keeps queued, which the latency reported includes, and each quantum
-// costs a wake-up of each process (an eventfd each way).
+// The cost. A playback ring holds up to two quanta on top of what the
+// device keeps queued, which the latency reported includes; a capture
+// ring, half a second that the source drains as fast as it can (no
+// latency, just room to fall behind). Each quantum costs a wake-up of each
+// process (an eventfd each way).
 //
 // Opening. The helper's PortAudio lists every device afresh (seconds on a
 // loaded machine). A first open waits 10 s for its answer; a reopen, once a
