@@ -1,7 +1,7 @@
 audiod_add_test(test_portaudio SOURCES unit/portaudio/test_device_match.cpp
-  unit/portaudio/test_recovery_escape.cpp
-  LIBS audiod_portaudio_match audiod_portaudio_escape)
-add_dependencies(test_portaudio audiod_fake_card)
+  unit/portaudio/test_recovery_escape.cpp unit/portaudio/test_helper_capture.cpp
+  LIBS audiod_portaudio_match audiod_portaudio_escape audiod_module_api ${CMAKE_DL_LIBS})
+add_dependencies(test_portaudio audiod_fake_card audiod_module_portaudio)
 
 # The module's RT cycles under the RT-safety hooks (which replace malloc and
 # pthread_mutex_lock, as the sanitizers do: not in sanitizer builds).

@@ -18,13 +18,10 @@
 
 #include "audiod/module.h"
 #include "os/rt_scope.h"
+#include "unit/portaudio/module_on_test_card.h"
 #include "unit/server/rt_hooks.h"
 
 #include <cstdlib>
-#include <dlfcn.h>
-#include <filesystem>
-#include <string>
-#include <unistd.h>
 #include <vector>
 
 using namespace audiod;
@@ -32,32 +29,9 @@ using audiod::test::rt_violations;
 
 namespace {
 
-void log_line(int, const char* component, const char* message) {
-    BOOST_TEST_MESSAGE(component << ": " << message);
-}
-
-// The module, loaded as the server loads it, on the test card.
-struct Module {
-    Module() {
-        card =
-            std::filesystem::temp_directory_path() / ("audiod-pa-rt-" + std::to_string(getpid()));
-        std::filesystem::create_directories(card);
-        ::setenv("ALSA_CONFIG_PATH", AUDIOD_BUILD_DIR "/tests/alsa/asound.conf", 1);
-        ::setenv("AUDIOD_TESTCARD_DIR", card.c_str(), 1);
-        ::setenv("LIBASOUND_THREAD_SAFE", "0", 1);
-        handle = ::dlopen(AUDIOD_MODULE_BUILD_DIR "/portaudio.so", RTLD_NOW);
-        BOOST_REQUIRE_MESSAGE(handle != nullptr, ::dlerror());
-        auto entry =
-            reinterpret_cast<audiod_module_entry_fn>(::dlsym(handle, "audiod_module_entry"));
-        BOOST_REQUIRE(entry != nullptr);
-        module = entry();
-    }
-    ~Module() { std::filesystem::remove_all(card); }
-
-    std::filesystem::path card;
-    void* handle = nullptr;
-    const audiod_module* module = nullptr;
-    audiod_host host{AUDIOD_MODULE_ABI_VERSION, log_line, nullptr, nullptr};
+// The module on the test card, with alsa-lib's own mutex off (above).
+struct Module : audiod::test::ModuleOnTestCard {
+    Module() { ::setenv("LIBASOUND_THREAD_SAFE", "0", 1); }
 };
 
 // 200 ms of buffer: a loaded machine must not make the device underrun,
