@@ -4,7 +4,9 @@
 
 #include <cctype>
 #include <cerrno>
+#include <chrono>
 #include <cstdarg>
+#include <cstdlib>
 
 // alsa-lib 1.2.8's error.h declares snd_lib_error_set_local outside its
 // extern "C" block, so C++ would look for a mangled name: reach the C
@@ -31,6 +33,30 @@ PaLibrary::~PaLibrary() {
     if (error_ == paNoError) {
         Pa_Terminate();
     }
+}
+
+namespace {
+
+// Ending the process beneath a close under way on its own thread pulls
+// PortAudio's and alsa-lib's state from under that thread: a server under
+// ASan ended on SIGABRT after a stop so, its source's close still running.
+// Up to 2 s: a close that hangs for ever (JACK) must not hang the exit.
+void wait_for_closes_at_exit() {
+    if (setup_mutex().try_lock_for(std::chrono::seconds(2))) {
+        // Kept: nothing opens or closes a device from now on.
+    }
+}
+
+} // namespace
+
+std::timed_mutex& setup_mutex() {
+    // Never destroyed: a close may still hold it as the process ends.
+    static std::timed_mutex* const mutex = [] {
+        auto* created = new std::timed_mutex;
+        std::atexit(wait_for_closes_at_exit);
+        return created;
+    }();
+    return *mutex;
 }
 
 std::string api_name(PaHostApiIndex api) {

@@ -9,6 +9,7 @@
 
 #include <portaudio.h>
 
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -31,6 +32,14 @@ public:
 private:
     PaError error_;
 };
+
+// PortAudio's set-up calls (Pa_Initialize and Pa_Terminate, the device
+// list, opening and closing a stream) are not thread-safe, and a stream is
+// closed on a thread of its own (close_device, pa_stream.h), which may
+// still run when the control thread opens the next one: they take turns
+// here. The process waits for it as it ends (up to 2 s), so that it never
+// ends beneath a close under way. Thread: any.
+std::timed_mutex& setup_mutex();
 
 // "alsa", "jack", "oss" ...: the name `host-api` takes for a host API.
 std::string api_name(PaHostApiIndex api);

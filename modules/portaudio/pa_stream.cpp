@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <ctime>
 #include <future>
+#include <mutex>
 #include <thread>
 #include <vector>
 
@@ -81,6 +82,13 @@ PaDevice* open_device(const audiod_host* host, const audiod_sink_config& config,
         latency_ms = static_cast<double>(ms);
     }
 
+    // Never a wait for a close that hangs: the server's reopen comes back
+    // a second later. (Taken before `dev`, whose PaLibrary it guards.)
+    const std::unique_lock setup(setup_mutex(), std::try_to_lock);
+    if (!setup.owns_lock()) {
+        return refuse(error, code,
+                      "PortAudio is still closing a stream on another thread; try again", -EAGAIN);
+    }
     auto dev = std::make_unique<PaDevice>();
     dev->host = host;
     dev->library = std::make_unique<PaLibrary>();
@@ -195,10 +203,12 @@ void close_device(PaDevice* device) {
     std::future<void> done = closed.get_future();
     try {
         std::thread([device, closed = std::move(closed)]() mutable {
-            std::unique_ptr<PaDevice> owned(device);
-            Pa_AbortStream(owned->stream);
-            Pa_CloseStream(owned->stream);
-            owned.reset(); // Pa_Terminate, if it was the last
+            {
+                const std::lock_guard setup(setup_mutex());
+                std::unique_ptr<PaDevice> owned(device);
+                Pa_AbortStream(owned->stream);
+                Pa_CloseStream(owned->stream);
+            } // Pa_Terminate, if it was the last, still under the lock
             closed.set_value();
         }).detach();
     } catch (const std::system_error&) {
@@ -208,8 +218,8 @@ void close_device(PaDevice* device) {
         host != nullptr && host->log != nullptr) {
         host->log(AUDIOD_LOG_WARNING, "portaudio",
                   ("PortAudio did not close \"" + name +
-                   "\" within 300 ms; left to a thread of its own. PortAudio's device list "
-                   "stays as it was until the server restarts")
+                   "\" within 300 ms; left to a thread of its own. Until that returns, no "
+                   "PortAudio device opens in the server (its reopen is tried every second)")
                       .c_str());
     }
 }

@@ -46,9 +46,10 @@ PaDevice* open_device(const audiod_host* host, const audiod_sink_config& config,
 // Stops and closes the stream and lets go of PortAudio, on a thread of its
 // own, waiting for it at most 300 ms: PortAudio 19.6 can block for ever
 // there (a JACK stream whose server died waits for JACK to drain it). A
-// stream that does not close in time is left to that thread and said so;
-// PortAudio then stays initialised, and its device list stale, until the
-// server restarts.
+// stream that does not close in time is left to that thread and said so.
+// That thread holds setup_mutex() (pa_host.h) until it is done: an
+// open_device meanwhile is refused with -EAGAIN, not run beside it (a
+// reopen is tried again a second later).
 //
 // A JACK stream that failed, that JACK stopped, or whose write the
 // watchdog gave up on, is never closed but left open, and no PortAudio

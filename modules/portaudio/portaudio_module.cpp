@@ -4,6 +4,7 @@
 
 #include <cerrno>
 #include <cmath>
+#include <mutex>
 
 namespace {
 
@@ -24,6 +25,7 @@ extern "C" __attribute__((visibility("default"))) const audiod_module* audiod_mo
 extern "C" __attribute__((visibility("default"))) int
 audiod_module_devices(audiod_device_fn emit, void* context, char* error, size_t error_size) {
     using namespace audiod::portaudio;
+    const std::lock_guard setup(setup_mutex());
     const PaLibrary library;
     if (!library.ok()) {
         audiod::set_error(error, error_size,

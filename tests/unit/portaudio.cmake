@@ -1,6 +1,8 @@
 audiod_add_test(test_portaudio SOURCES unit/portaudio/test_device_match.cpp
   unit/portaudio/test_recovery_escape.cpp unit/portaudio/test_helper_capture.cpp
-  LIBS audiod_portaudio_match audiod_portaudio_escape audiod_module_api ${CMAKE_DL_LIBS})
+  unit/portaudio/test_setup_turns.cpp
+  LIBS audiod_portaudio_device audiod_portaudio_match audiod_portaudio_escape audiod_module_api
+  ${CMAKE_DL_LIBS})
 add_dependencies(test_portaudio audiod_fake_card audiod_module_portaudio)
 
 # The module's RT cycles under the RT-safety hooks (which replace malloc and

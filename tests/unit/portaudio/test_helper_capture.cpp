@@ -17,9 +17,9 @@ namespace {
 constexpr uint32_t kQuantum = 256;
 // PortAudio's buffer in the helper: enough that a loaded machine does not
 // make the card overrun while the helper is late itself.
-const audiod_option kOptions[] = {
+const audiod_option kLateOptions[] = {
     {"device", "testcard"}, {"latency-ms", "200"}, {"process", "own"}};
-const audiod_sink_config kConfig{"late", 48000, 2, kQuantum, kOptions, 3};
+const audiod_sink_config kLateConfig{"late", 48000, 2, kQuantum, kLateOptions, 3};
 
 // The sequence number of a captured s32 frame (the card's 16-bit sample in
 // the top half).
@@ -40,7 +40,7 @@ BOOST_AUTO_TEST_CASE(what_the_helper_records_while_the_source_is_late_is_kept) {
     void* source = nullptr;
     audiod_sink_info info{};
     char error[512] = {};
-    BOOST_REQUIRE_MESSAGE(ops.open(&m.host, &kConfig, &source, &info, error, sizeof error) == 0,
+    BOOST_REQUIRE_MESSAGE(ops.open(&m.host, &kLateConfig, &source, &info, error, sizeof error) == 0,
                           error);
     std::vector<int32_t> frames(size_t{kQuantum} * 2);
     BOOST_REQUIRE_EQUAL(ops.start(source), 0);
