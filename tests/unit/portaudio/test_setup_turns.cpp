@@ -9,6 +9,7 @@
 
 #include <cerrno>
 #include <chrono>
+#include <csignal>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -97,9 +98,16 @@ BOOST_AUTO_TEST_CASE(the_process_ends_only_once_a_close_under_way_is_done) {
     }
     int status = 0;
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
-    while (::waitpid(child, &status, WNOHANG) == 0 && std::chrono::steady_clock::now() < deadline) {
+    bool ended = false;
+    while (!(ended = ::waitpid(child, &status, WNOHANG) == child) &&
+           std::chrono::steady_clock::now() < deadline) {
         std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
+    if (!ended) {
+        ::kill(child, SIGKILL);
+        ::waitpid(child, &status, 0);
+    }
+    BOOST_CHECK_MESSAGE(ended, "the child had not ended after 30 s");
     BOOST_CHECK_MESSAGE(WIFEXITED(status) && WEXITSTATUS(status) == 0,
                         "the child ended with status " << status);
     BOOST_CHECK_MESSAGE(std::filesystem::exists(card / "closed"),
