@@ -173,7 +173,8 @@ BackgroundProgram::~BackgroundProgram() {
 ProgramResult BackgroundProgram::finish(std::chrono::milliseconds limit) {
     ProgramResult result;
     result.status = wait_until(pid_, std::chrono::steady_clock::now() + limit, &result.cpu_seconds);
-    if (result.status == -2) {
+    const bool timed_out = result.status == -2;
+    if (timed_out) {
         ::kill(pid_, SIGKILL);
         wait_until(pid_, std::chrono::steady_clock::now() + std::chrono::seconds(5));
         result.status = -1;
@@ -183,6 +184,11 @@ ProgramResult BackgroundProgram::finish(std::chrono::milliseconds limit) {
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
     result.out = file_contents(out_path_);
     result.err = file_contents(err_path_);
+    if (timed_out) {
+        // A failure's message is often this text: say why it is empty.
+        result.err +=
+            "(killed by the test: still running after " + std::to_string(limit.count()) + " ms)";
+    }
     ::unlink(out_path_.c_str());
     ::unlink(err_path_.c_str());
     return result;
