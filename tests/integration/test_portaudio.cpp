@@ -250,6 +250,30 @@ BOOST_AUTO_TEST_CASE(a_helper_that_dies_fails_its_sink_alone_and_a_new_one_takes
     BOOST_CHECK(eventually([&] { return ::kill(std::stoi(second), 0) != 0; }, 10s));
 }
 
+// A recording helper whose server is killed outright ends by itself (its
+// ring fills, and then it finds its parent gone): it stayed, reading the
+// card for ever, once a stress pass's failed test had SIGKILLed its server.
+BOOST_AUTO_TEST_CASE(a_recording_helper_ends_when_its_server_is_killed) {
+    TempDir dir;
+    PortAudioMicServer mic(dir, "process = \"own\"\n");
+    std::string helper;
+    BOOST_REQUIRE(
+        eventually([&] { return !(helper = source_field("mic", "helper-pid")).empty(); }, 30s));
+    BOOST_REQUIRE_EQUAL(mic.server->stop(SIGKILL), 128 + SIGKILL);
+    // Gone, or a zombie that its new parent has not reaped yet.
+    const auto ended = [&] {
+        std::ifstream stat("/proc/" + helper + "/stat");
+        std::string pid;
+        std::string name;
+        std::string state;
+        return !(stat >> pid >> name >> state) || state == "Z";
+    };
+    BOOST_CHECK_MESSAGE(eventually(ended, 10s), "helper " << helper << " still runs");
+    if (!ended()) {
+        ::kill(std::stoi(helper), SIGKILL);
+    }
+}
+
 BOOST_AUTO_TEST_CASE(an_unplugged_source_hands_its_recordings_over_and_takes_them_back) {
     TempDir dir;
     PortAudioMicServer mic(dir);
