@@ -4,14 +4,13 @@
 #pragma once
 
 #include "audiod/module.h"
+#include "unit/portaudio/test_card_dir.h"
 
 #include <boost/test/unit_test.hpp>
 
-#include <cstdlib>
 #include <dlfcn.h>
 #include <filesystem>
 #include <string>
-#include <unistd.h>
 
 namespace audiod::test {
 
@@ -21,11 +20,7 @@ inline void log_module_line(int, const char* component, const char* message) {
 
 struct ModuleOnTestCard {
     ModuleOnTestCard() {
-        card = std::filesystem::temp_directory_path() /
-               ("audiod-pa-module-" + std::to_string(::getpid()));
-        std::filesystem::create_directories(card);
-        ::setenv("ALSA_CONFIG_PATH", AUDIOD_BUILD_DIR "/tests/alsa/asound.conf", 1);
-        ::setenv("AUDIOD_TESTCARD_DIR", card.c_str(), 1);
+        card = use_test_card("module");
         handle = ::dlopen(AUDIOD_MODULE_BUILD_DIR "/portaudio.so", RTLD_NOW);
         BOOST_REQUIRE_MESSAGE(handle != nullptr, ::dlerror());
         auto entry =

@@ -13,6 +13,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include "recovery_escape.h"
+#include "unit/portaudio/test_card_dir.h"
 
 #include <chrono>
 #include <cstdio>
@@ -35,11 +36,7 @@ namespace {
 // PortAudio started on the test card, in a directory of its own.
 struct TestCard {
     TestCard() {
-        dir = std::filesystem::temp_directory_path() /
-              ("audiod-pa-escape-" + std::to_string(::getpid()));
-        std::filesystem::create_directories(dir);
-        ::setenv("ALSA_CONFIG_PATH", AUDIOD_BUILD_DIR "/tests/alsa/asound.conf", 1);
-        ::setenv("AUDIOD_TESTCARD_DIR", dir.c_str(), 1);
+        dir = audiod::test::use_test_card("escape");
         BOOST_REQUIRE_EQUAL(Pa_Initialize(), paNoError);
         for (int i = 0; i < Pa_GetDeviceCount(); ++i) {
             const PaDeviceInfo* info = Pa_GetDeviceInfo(i);

@@ -6,6 +6,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include "pa_stream.h"
+#include "unit/portaudio/test_card_dir.h"
 
 #include <cerrno>
 #include <chrono>
@@ -27,22 +28,12 @@ namespace {
 const audiod_option kTurnsOptions[] = {{"device", "testcard"}};
 const audiod_sink_config kTurnsConfig{"turns", 48000, 2, 256, kTurnsOptions, 1};
 
-// The test card in a directory of its own, for PortAudio's ALSA host API.
-std::filesystem::path test_card(const std::string& name) {
-    const auto card = std::filesystem::temp_directory_path() /
-                      ("audiod-pa-" + name + "-" + std::to_string(::getpid()));
-    std::filesystem::create_directories(card);
-    ::setenv("ALSA_CONFIG_PATH", AUDIOD_BUILD_DIR "/tests/alsa/asound.conf", 1);
-    ::setenv("AUDIOD_TESTCARD_DIR", card.c_str(), 1);
-    return card;
-}
-
 } // namespace
 
 BOOST_AUTO_TEST_SUITE(setup_turns)
 
 BOOST_AUTO_TEST_CASE(an_open_while_a_close_is_under_way_is_refused_at_once) {
-    const auto card = test_card("turns");
+    const auto card = audiod::test::use_test_card("turns");
 
     // Another thread inside PortAudio's set-up, as a close in progress is.
     std::promise<void> holding;
@@ -75,7 +66,7 @@ BOOST_AUTO_TEST_CASE(an_open_while_a_close_is_under_way_is_refused_at_once) {
 // ends: a server under ASan once ended on SIGABRT beneath one (its source's
 // close after an unplug), and a test process reported a leak so.
 BOOST_AUTO_TEST_CASE(the_process_ends_only_once_a_close_under_way_is_done) {
-    const auto card = test_card("exit");
+    const auto card = audiod::test::use_test_card("exit");
     // No earlier close may still hold the lock into the child.
     setup_mutex().lock();
     setup_mutex().unlock();

@@ -82,6 +82,18 @@ struct EngineRig {
     SteppedDevice* s2 = nullptr;
 };
 
+// The device dies: its wait() fails, and the RT thread stops and marks the
+// sink failed (waited for, up to 10 s). Its event is left for the test to
+// hand to the engine.
+bool kill_device(SteppedDevice& stepped, const Device& sink) {
+    stepped.stopping = true;
+    const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (!sink.failed() && std::chrono::steady_clock::now() < give_up) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    return sink.failed();
+}
+
 } // namespace
 
 BOOST_AUTO_TEST_SUITE(engine_routing)
@@ -156,13 +168,7 @@ BOOST_AUTO_TEST_CASE(a_failing_sink_hands_its_streams_to_the_default) {
     Stream& stream = rig.play(4000);
     step(*rig.s1, 1);
     Device* s1 = stream.device;
-    // The device dies: its wait() fails, the RT thread stops and says so.
-    rig.s1->stopping = true;
-    const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-    while (!s1->failed() && std::chrono::steady_clock::now() < give_up) {
-        std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    }
-    BOOST_REQUIRE(s1->failed());
+    BOOST_REQUIRE(kill_device(*rig.s1, *s1));
     rig.engine->handle_events(s1->event_fd());
     BOOST_CHECK_EQUAL(stream.device->name(), "s2");
     BOOST_CHECK_EQUAL(stream.wanted_sink, ""); // it never asked for s1 by name
@@ -185,12 +191,7 @@ BOOST_AUTO_TEST_CASE(a_failure_is_handled_before_the_sink_is_reopened) {
     Stream& stream = rig.play(4000);
     step(*rig.s1, 1);
     Device* s1 = stream.device;
-    rig.s1->stopping = true;
-    const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-    while (!s1->failed() && std::chrono::steady_clock::now() < give_up) {
-        std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    }
-    BOOST_REQUIRE(s1->failed());
+    BOOST_REQUIRE(kill_device(*rig.s1, *s1));
     rig.engine->tick();
     BOOST_REQUIRE(stream.device == s1);
     BOOST_CHECK_EQUAL(rig.engine->list_sinks()[0].state, "failed");
@@ -203,11 +204,7 @@ BOOST_AUTO_TEST_CASE(the_only_sink_fails_and_comes_back_with_its_streams) {
     Stream& stream = rig.play(4000);
     step(*rig.s1, 1);
     Device* failing = stream.device;
-    rig.s1->stopping = true;
-    const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-    while (!failing->failed() && std::chrono::steady_clock::now() < give_up) {
-        std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    }
+    BOOST_REQUIRE(kill_device(*rig.s1, *failing));
     rig.engine->handle_events(failing->event_fd());
     // Nowhere to go: the stream waits on the failed sink.
     BOOST_CHECK_EQUAL(stream.device, failing);
