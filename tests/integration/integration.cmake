@@ -12,7 +12,7 @@ audiod_add_test(test_integration
           integration/test_rtp_receive.cpp integration/test_source_player.cpp
           integration/test_portaudio.cpp integration/test_jack.cpp integration/dummy_jack.cpp
           integration/test_service.cpp
-          integration/test_reload.cpp integration/test_system.cpp
+          integration/test_reload.cpp integration/test_system.cpp integration/test_harness.cpp
   LIBS audiod_protocol audiod_common audiod audiod_rtp audiod_ctl_output
   NO_CTEST)
 # The programs it runs must be built first.
@@ -52,7 +52,7 @@ endif()
 # and a step lasts as long as the last test it started.
 set(cost 100)
 foreach(suite rtp source_player rtp_receive alsa_plugin capture watchdog portaudio jack portaudio_jack alsa_source
-        playback lifecycle service reload system_wide audioctl routing app_state events alsa alsa_mixer conversion modules files
+        playback lifecycle service reload system_wide audioctl routing app_state events alsa alsa_mixer conversion modules files harness
         no_hang/a_client_killed_mid_write_disturbs_no_one
         no_hang/server_stopped_for_8_s_players_keep_their_clock_and_sound_returns
         no_hang/server_killed_and_replaced_players_carry_on

@@ -138,6 +138,49 @@ std::string temp_file() {
     return path;
 }
 
+// Where each thread of a process that overstayed its limit was: its state,
+// the kernel function it sleeps in and its system call with arguments
+// (/proc/PID/task/TID/syscall), so that a hang says where it hung.
+std::string where_threads_are(pid_t pid) {
+    std::ostringstream out;
+    std::error_code error;
+    const std::string tasks = "/proc/" + std::to_string(pid) + "/task";
+    for (const auto& task : std::filesystem::directory_iterator(tasks, error)) {
+        const std::string dir = task.path().string();
+        std::string comm = file_contents(dir + "/comm");
+        if (!comm.empty() && comm.back() == '\n') {
+            comm.pop_back();
+        }
+        // The state is the field after the parenthesised name.
+        const std::string stat = file_contents(dir + "/stat");
+        const size_t close = stat.rfind(')');
+        const char state =
+            close != std::string::npos && close + 2 < stat.size() ? stat[close + 2] : '?';
+        std::string syscall = file_contents(dir + "/syscall");
+        if (!syscall.empty() && syscall.back() == '\n') {
+            syscall.pop_back();
+        }
+        out << "\n  thread " << task.path().filename().string() << " (" << comm << ") " << state
+            << " in " << file_contents(dir + "/wchan") << ", system call " << syscall;
+    }
+    return out.str();
+}
+
+// Every thread's stack in a process that is stuck, from gdb (which
+// scripts/install-deps installs with the test tools); none for a gdb that
+// is itself stuck.
+std::string stacks_of(pid_t pid, std::chrono::milliseconds limit) {
+    static thread_local bool asking = false;
+    if (asking || ::access("/usr/bin/gdb", X_OK) != 0) {
+        return "(no gdb)";
+    }
+    asking = true;
+    const ProgramResult gdb = run_program(
+        {"/usr/bin/gdb", "-p", std::to_string(pid), "-batch", "-ex", "thread apply all bt"}, limit);
+    asking = false;
+    return gdb.out + gdb.err;
+}
+
 } // namespace
 
 std::string bin(const std::string& name) {
@@ -174,7 +217,9 @@ ProgramResult BackgroundProgram::finish(std::chrono::milliseconds limit) {
     ProgramResult result;
     result.status = wait_until(pid_, std::chrono::steady_clock::now() + limit, &result.cpu_seconds);
     const bool timed_out = result.status == -2;
+    std::string threads;
     if (timed_out) {
+        threads = where_threads_are(pid_) + "\n" + stacks_of(pid_, std::chrono::seconds(30));
         ::kill(pid_, SIGKILL);
         wait_until(pid_, std::chrono::steady_clock::now() + std::chrono::seconds(5));
         result.status = -1;
@@ -186,8 +231,8 @@ ProgramResult BackgroundProgram::finish(std::chrono::milliseconds limit) {
     result.err = file_contents(err_path_);
     if (timed_out) {
         // A failure's message is often this text: say why it is empty.
-        result.err +=
-            "(killed by the test: still running after " + std::to_string(limit.count()) + " ms)";
+        result.err += "(killed by the test: still running after " + std::to_string(limit.count()) +
+                      " ms;" + threads + ")";
     }
     ::unlink(out_path_.c_str());
     ::unlink(err_path_.c_str());
@@ -279,13 +324,7 @@ int ServerProcess::stop(int signal, std::chrono::milliseconds limit) {
     if (status == -2) {
         // Where it is stuck, before it is killed: every thread's stack (gdb,
         // where installed) and the log.
-        std::string stacks = "(no gdb)";
-        if (::access("/usr/bin/gdb", X_OK) == 0) {
-            const ProgramResult gdb = run_program({"/usr/bin/gdb", "-p", std::to_string(pid_),
-                                                   "-batch", "-ex", "thread apply all bt"},
-                                                  std::chrono::seconds(60));
-            stacks = gdb.out + gdb.err;
-        }
+        std::string stacks = stacks_of(pid_, std::chrono::seconds(60));
         siginfo_t info{};
         if (::waitid(P_PID, static_cast<id_t>(pid_), &info, WEXITED | WNOHANG | WNOWAIT) == 0 &&
             info.si_pid == pid_) {

@@ -1,0 +1,33 @@
+// The test harness's own promises, where a failure depends on them: a
+// program killed at its deadline says where each of its threads was, so
+// that a hang seen once on a loaded machine can be read, not guessed.
+#include "helpers.h"
+
+#include <boost/test/unit_test.hpp>
+
+using namespace audiod::test;
+using namespace std::chrono_literals;
+
+BOOST_AUTO_TEST_SUITE(harness)
+
+BOOST_AUTO_TEST_CASE(a_program_past_its_deadline_says_where_its_threads_were) {
+    BackgroundProgram sleeper({"/bin/sleep", "60"});
+    // Once it is sleep, not the forked test process still on its way to exec.
+    BOOST_REQUIRE(eventually(
+        [&] {
+            return file_contents("/proc/" + std::to_string(sleeper.pid()) + "/comm") == "sleep\n";
+        },
+        30s));
+    const ProgramResult r = sleeper.finish(200ms);
+    BOOST_CHECK_EQUAL(r.status, -1);
+    BOOST_CHECK_MESSAGE(
+        r.err.find("killed by the test: still running after 200 ms") != std::string::npos, r.err);
+    // Its one thread, asleep in the kernel (which function the kernel names
+    // varies), and its stack from gdb, in nanosleep.
+    BOOST_CHECK_MESSAGE(r.err.find("(sleep) S in ") != std::string::npos, r.err);
+    BOOST_CHECK_MESSAGE(r.err.find("#0 ") != std::string::npos &&
+                            r.err.find("nanosleep") != r.err.rfind("nanosleep"),
+                        r.err);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
