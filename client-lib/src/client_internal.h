@@ -96,6 +96,9 @@ struct StreamCore {
     // end each of the player's polls at once.
     std::atomic<bool> wake_fd_watched{false};
     std::atomic<bool> fd_exported{false};
+    // Counts the eventfds dup2()ed onto wake_fd: an epoll set that holds
+    // wake_fd knows the old one only (audiod_stream_fd_generation).
+    std::atomic<uint32_t> wake_fd_generation{0};
 
     // ---- supervisor thread only ------------------------------------------
     uint64_t seen_heartbeat = 0;

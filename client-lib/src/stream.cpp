@@ -109,6 +109,10 @@ int audiod_stream_fd(const audiod_stream* stream) {
     return stream->core->wake_fd.get();
 }
 
+unsigned audiod_stream_fd_generation(const audiod_stream* stream) {
+    return stream == nullptr ? 0 : stream->core->wake_fd_generation.load();
+}
+
 void audiod_stream_ack_wakeup(audiod_stream* stream) {
     if (stream != nullptr) {
         stream->core->fd_exported.store(true);

@@ -153,6 +153,7 @@ bool rebind(StreamCore& core, ServerStream&& fresh) {
     core.wake();
     unwatch_wake_fd(core);
     ::dup2(fresh.wake.get(), core.wake_fd.get());
+    core.wake_fd_generation.fetch_add(1);
     watch_wake_fd(core);
     core.wake();
     return true;

@@ -52,6 +52,7 @@
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
+#include <fcntl.h>
 #include <iterator>
 #include <new>
 #include <string>
@@ -82,7 +83,8 @@ struct AudiodPcm {
     std::string app;
     audiod_context* context = nullptr;
     audiod_stream* stream = nullptr;
-    int watched_fd = -1; // the stream's eventfd, in `epoll`
+    int watched_fd = -1;             // the plugin's duplicate of the stream's eventfd, in `epoll`
+    unsigned watched_generation = 0; // of that eventfd (audiod_stream_fd_generation)
     int epoll = -1;
     int ready = -1;               // eventfd: readable while `ready_signalled`
     bool ready_signalled = false; // what `ready` holds (only the plugin touches it)
@@ -177,35 +179,53 @@ void after_transfer(AudiodPcm& pcm) {
     set_ready(pcm, poll_ready(pcm));
 }
 
+// Takes the stream's eventfd out of `epoll`. Through the plugin's own
+// duplicate of it: an epoll set knows a descriptor by its open file, and
+// once libaudiod has put a new eventfd behind the stream's descriptor
+// number, that number no longer names the old one.
+void unwatch_stream_fd(AudiodPcm& pcm) {
+    if (pcm.watched_fd >= 0) {
+        epoll_ctl(pcm.epoll, EPOLL_CTL_DEL, pcm.watched_fd, nullptr);
+        ::close(pcm.watched_fd);
+        pcm.watched_fd = -1;
+    }
+}
+
+// Puts the stream's eventfd in `epoll`, and again after libaudiod re-bound
+// the stream to a restarted server (the same number, a new eventfd behind
+// it): without that, a player was woken only by the 50 ms timer from then
+// on, and an old eventfd left signalled would keep the set readable.
 void watch_stream_fd(AudiodPcm& pcm) {
-    const int fd = pcm.stream != nullptr ? audiod_stream_fd(pcm.stream) : -1;
-    if (fd == pcm.watched_fd) {
+    if (pcm.stream == nullptr) {
+        unwatch_stream_fd(pcm);
         return;
     }
-    if (pcm.watched_fd >= 0) {
-        // Already gone from the set if the old stream's fd was closed.
-        epoll_ctl(pcm.epoll, EPOLL_CTL_DEL, pcm.watched_fd, nullptr);
+    // Read before the duplicate is made: a re-bind in between is seen next time.
+    const unsigned generation = audiod_stream_fd_generation(pcm.stream);
+    if (pcm.watched_fd >= 0 && generation == pcm.watched_generation) {
+        return;
     }
-    pcm.watched_fd = -1;
-    if (fd >= 0) {
-        epoll_event event{};
-        event.events = EPOLLIN;
-        event.data.fd = fd;
-        if (epoll_ctl(pcm.epoll, EPOLL_CTL_ADD, fd, &event) == 0 ||
-            (errno == EEXIST && epoll_ctl(pcm.epoll, EPOLL_CTL_MOD, fd, &event) == 0)) {
-            pcm.watched_fd = fd;
-        }
+    unwatch_stream_fd(pcm);
+    pcm.watched_generation = generation;
+    const int fd = ::fcntl(audiod_stream_fd(pcm.stream), F_DUPFD_CLOEXEC, 0);
+    if (fd < 0) {
+        return; // the timer still wakes the player
     }
+    epoll_event event{};
+    event.events = EPOLLIN;
+    event.data.fd = fd;
+    if (epoll_ctl(pcm.epoll, EPOLL_CTL_ADD, fd, &event) != 0) {
+        ::close(fd);
+        return;
+    }
+    pcm.watched_fd = fd;
 }
 
 void close_stream(AudiodPcm& pcm) {
     if (pcm.stream == nullptr) {
         return;
     }
-    if (pcm.watched_fd >= 0) {
-        epoll_ctl(pcm.epoll, EPOLL_CTL_DEL, pcm.watched_fd, nullptr);
-        pcm.watched_fd = -1;
-    }
+    unwatch_stream_fd(pcm);
     audiod_stream_close(pcm.stream);
     pcm.stream = nullptr;
     pcm.written = false;
@@ -427,6 +447,7 @@ int pcm_pause(snd_pcm_ioplug_t* io, int enable) {
 
 int pcm_poll_revents(snd_pcm_ioplug_t* io, struct pollfd*, unsigned int, unsigned short* revents) {
     AudiodPcm& pcm = pcm_of(io);
+    watch_stream_fd(pcm); // no system call unless the stream was re-bound
     // Ready: whatever made the descriptor readable stays so, as a level
     // should, until the program acts (no system call). Not ready: the
     // descriptor is cleared, so that the next poll waits.

@@ -20,6 +20,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <sstream>
 #include <sys/stat.h>
 #include <thread>
 #include <unistd.h>
@@ -49,6 +50,42 @@ std::map<std::string, std::string> alsa_env(const std::string& socket) {
     env["TSAN_OPTIONS"] = "report_bugs=0";
 #endif
     return env;
+}
+
+// Whether the plugin's poll descriptor in process `pid` watches all three
+// of its sources: its timer, its `ready` eventfd and the stream's eventfd.
+// (The plugin's set is the epoll set with a timerfd in it; libaudiod's own
+// sets hold none.) After a server restart libaudiod puts a new eventfd
+// behind the stream's descriptor number, which an epoll set does not
+// follow by itself: the set fell to two, and the player was woken only by
+// the timer's 50 ms from then on.
+bool plugin_poll_set_complete(pid_t pid) {
+    const std::string proc = "/proc/" + std::to_string(pid);
+    std::error_code error;
+    for (const auto& fd : std::filesystem::directory_iterator(proc + "/fd", error)) {
+        if (std::filesystem::read_symlink(fd.path(), error).string() != "anon_inode:[eventpoll]") {
+            continue;
+        }
+        std::istringstream info(file_contents(proc + "/fdinfo/" + fd.path().filename().string()));
+        size_t watched = 0;
+        bool has_timer = false;
+        for (std::string line; std::getline(info, line);) {
+            if (line.rfind("tfd:", 0) != 0) {
+                continue;
+            }
+            ++watched;
+            std::istringstream fields(line);
+            std::string tag, number;
+            fields >> tag >> number;
+            has_timer = has_timer ||
+                        std::filesystem::read_symlink(proc + "/fd/" + number, error).string() ==
+                            "anon_inode:[timerfd]";
+        }
+        if (has_timer) {
+            return watched == 3;
+        }
+    }
+    return false;
 }
 
 // Same, for our own (instrumented) ALSA program: everything is checked.
@@ -550,6 +587,14 @@ BOOST_AUTO_TEST_CASE(aplay_keeps_playing_when_the_server_dies_and_sound_returns)
     std::filesystem::rename(dir.file("out.wav"), dir.file("first.wav"));
     std::this_thread::sleep_for(1500ms);
     ServerProcess second(sinks_config(dir), dir.path());
+    // Back on a server, aplay's poll descriptor is woken by it again (it is
+    // re-bound within a second or two; the file has more than five left).
+    BOOST_CHECK(wait_for_playing("aplay"));
+    BOOST_CHECK_MESSAGE(
+        eventually([&] { return plugin_poll_set_complete(aplay.pid()) || aplay.has_exited(); },
+                   30s) &&
+            !aplay.has_exited(),
+        "aplay's poll descriptor never watched the new server's eventfd");
     const ProgramResult r = aplay.finish(30s);
     BOOST_REQUIRE_MESSAGE(r.status == 0, r.err);
     // aplay's clock never stopped: 10 s of audio took at least the file

@@ -257,6 +257,16 @@ int audiod_stream_fd(const audiod_stream* stream);
 void audiod_stream_ack_wakeup(audiod_stream* stream);
 
 /**
+ * Changes each time the library puts a new server's eventfd behind
+ * audiod_stream_fd() (the stream re-bound to a restarted server): the
+ * descriptor's number stays, so poll(2) needs nothing, but an epoll(7) set
+ * knows a descriptor by its open file and still watches the old one (or,
+ * once that is closed, nothing). A program that keeps the descriptor in an
+ * epoll set adds it again when this value changes. Reads memory only.
+ */
+unsigned audiod_stream_fd_generation(const audiod_stream* stream);
+
+/**
  * Sets the threshold (frames of free space; record streams: frames ready) at
  * which the server wakes the client. Never blocks. A playback stream is also
  * woken whenever what it has queued falls below two of the server's cycles,
