@@ -149,19 +149,45 @@ public:
         }
         const timeval timeout{0, 200'000};
         ::setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
+        // Room for seconds of packets while a loaded machine holds this
+        // thread up (beyond rmem_max where the tests run as root), and the
+        // kernel's count of what still did not fit: a CI run under ASan saw
+        // 52 packets missing between two it read.
+        const int bytes = 8 << 20;
+        if (::setsockopt(fd_, SOL_SOCKET, SO_RCVBUFFORCE, &bytes, sizeof bytes) != 0) {
+            ::setsockopt(fd_, SOL_SOCKET, SO_RCVBUF, &bytes, sizeof bytes);
+        }
+        ::setsockopt(fd_, SOL_SOCKET, SO_RXQ_OVFL, &on, sizeof on);
     }
     ~UdpListener() { ::close(fd_); }
     UdpListener(const UdpListener&) = delete;
     // The next datagram, or empty after 200 ms.
     std::vector<uint8_t> receive() {
         std::vector<uint8_t> buffer(65536);
-        const ssize_t n = ::recv(fd_, buffer.data(), buffer.size(), 0);
+        iovec data{buffer.data(), buffer.size()};
+        alignas(cmsghdr) char control[CMSG_SPACE(sizeof(uint32_t))];
+        msghdr message{};
+        message.msg_iov = &data;
+        message.msg_iovlen = 1;
+        message.msg_control = control;
+        message.msg_controllen = sizeof control;
+        const ssize_t n = ::recvmsg(fd_, &message, 0);
+        for (cmsghdr* c = CMSG_FIRSTHDR(&message); n > 0 && c != nullptr;
+             c = CMSG_NXTHDR(&message, c)) {
+            if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SO_RXQ_OVFL) {
+                std::memcpy(&dropped_, CMSG_DATA(c), sizeof dropped_);
+            }
+        }
         buffer.resize(n > 0 ? static_cast<size_t>(n) : 0);
         return buffer;
     }
+    // Datagrams the kernel dropped for want of room in this socket, as of
+    // the last one received.
+    [[nodiscard]] uint32_t dropped() const { return dropped_; }
 
 private:
     int fd_ = -1;
+    uint32_t dropped_ = 0;
 };
 
 } // namespace
@@ -236,13 +262,20 @@ BOOST_AUTO_TEST_CASE(packets_and_reports_follow_rfc_3550) {
     BOOST_REQUIRE_EQUAL(headers.size(), 400u);
     // The first packet heard is the first after the quiet: marked.
     BOOST_CHECK(headers[0].marker);
+    // Sequence and timestamps step by one packet, if this test read every
+    // packet the sink sent (else the gaps are its own).
+    const uint32_t dropped_here = media.dropped();
+    if (dropped_here > 0) {
+        BOOST_TEST_MESSAGE(dropped_here << " packets did not fit this test's socket: their "
+                                           "sequence numbers and timestamps are not checked");
+    }
     size_t marked = 0;
     for (size_t i = 0; i < headers.size(); ++i) {
         const auto& h = headers[i];
         BOOST_CHECK_EQUAL(h.payload_type, 96);
         BOOST_CHECK_EQUAL(sizes[i], 240u * 2 * 2); // 5 ms of s16 stereo
         BOOST_CHECK_EQUAL(h.ssrc, headers[0].ssrc);
-        if (i > 0) {
+        if (i > 0 && dropped_here == 0) {
             BOOST_CHECK_EQUAL(uint16_t(h.sequence - headers[i - 1].sequence), 1);
             const uint32_t step = h.timestamp - headers[i - 1].timestamp;
             // A jump (the quiet) is whole packets, and only a marked packet
