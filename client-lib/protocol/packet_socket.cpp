@@ -3,6 +3,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <fcntl.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -114,14 +115,22 @@ int connect_seqpacket(const std::string& path) noexcept {
     }
     addr.sun_family = AF_UNIX;
     std::memcpy(addr.sun_path, path.c_str(), path.size() + 1);
-    UniqueFd fd(::socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0));
+    // Non-blocking while it connects: connect() on a unix socket does not
+    // wait for accept(), but a blocking one whose listener's backlog is full
+    // sleeps until the server accepts — for ever, if it never does (a server
+    // stalled as it starts; a client's supervisor so blocked would hold
+    // up the player's close). Non-blocking, that is EAGAIN at once; the
+    // caller tries again later. Once connected the socket blocks as before.
+    UniqueFd fd(::socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
     if (!fd) {
         return -errno;
     }
-    // connect() on a unix socket does not wait for accept(); it only fails at
-    // once (no listener, or its backlog is full), so no deadline is needed.
     for (;;) {
         if (::connect(fd.get(), reinterpret_cast<const sockaddr*>(&addr), sizeof addr) == 0) {
+            const int flags = ::fcntl(fd.get(), F_GETFL);
+            if (flags < 0 || ::fcntl(fd.get(), F_SETFL, flags & ~O_NONBLOCK) != 0) {
+                return -errno;
+            }
             return fd.release();
         }
         if (errno != EINTR) {

@@ -6,10 +6,13 @@
 
 #include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <dirent.h>
 #include <fcntl.h>
 #include <sys/socket.h>
+#include <sys/un.h>
 #include <unistd.h>
+#include <vector>
 
 using namespace audiod;
 using namespace audiod::proto;
@@ -126,6 +129,40 @@ BOOST_AUTO_TEST_CASE(wait_is_bounded) {
 BOOST_AUTO_TEST_CASE(connect_without_server_fails_at_once) {
     BOOST_CHECK_EQUAL(connect_seqpacket("/nonexistent/audiod/socket"), -ENOENT);
     BOOST_CHECK_EQUAL(connect_seqpacket(std::string(200, 'x')), -ENAMETOOLONG);
+}
+
+// A server that listens but never accepts (stalled as it starts): once its
+// backlog is full a connect fails at once, where a blocking one slept until
+// the server accepted. The tries are bounded by the test's timeout.
+BOOST_AUTO_TEST_CASE(connect_to_a_server_that_never_accepts_fails_at_once,
+                     *boost::unit_test::timeout(60)) {
+    char dir[] = "/tmp/audiod-socket-XXXXXX";
+    BOOST_REQUIRE(::mkdtemp(dir) != nullptr);
+    const std::string path = std::string(dir) + "/socket";
+    UniqueFd listener(::socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0));
+    sockaddr_un addr{};
+    addr.sun_family = AF_UNIX;
+    std::memcpy(addr.sun_path, path.c_str(), path.size() + 1);
+    BOOST_REQUIRE(::bind(listener.get(), reinterpret_cast<const sockaddr*>(&addr), sizeof addr) ==
+                  0);
+    BOOST_REQUIRE(::listen(listener.get(), 0) == 0);
+    std::vector<UniqueFd> queued;
+    int last = 0;
+    for (int i = 0; i < 8 && last >= 0; ++i) {
+        const auto start = std::chrono::steady_clock::now();
+        last = connect_seqpacket(path);
+        BOOST_CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(5));
+        if (last >= 0) {
+            // A connection waits in the backlog as a connected socket that
+            // blocks, like any the client uses.
+            BOOST_CHECK_EQUAL(::fcntl(last, F_GETFL) & O_NONBLOCK, 0);
+            queued.emplace_back(last);
+        }
+    }
+    BOOST_CHECK_EQUAL(last, -EAGAIN);
+    BOOST_CHECK_GE(queued.size(), 1u);
+    ::unlink(path.c_str());
+    ::rmdir(dir);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
