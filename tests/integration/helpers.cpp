@@ -266,7 +266,7 @@ std::string why_no_stream(const BackgroundProgram& program, const ServerProcess&
         << program.errors_so_far() << "the streams now:\n"
         << run_tool("audioctl", {"list", "streams"}).out << "the clients:\n"
         << run_tool("audioctl", {"list", "clients"}).out << "the server's log:\n"
-        << server.log();
+        << server.log() << "the server's threads:" << server.threads();
     return why.str();
 }
 
@@ -409,6 +409,33 @@ ProgramResult stop_recording(BackgroundProgram& recorder, uint32_t id, uint64_t 
     BOOST_CHECK(wait_for_more(id, margin));
     ::kill(recorder.pid(), SIGINT);
     return recorder.finish(std::chrono::seconds(30));
+}
+
+uint64_t overruns_reported(const std::string& audiorec_stderr) {
+    const std::string said = " frames recorded, ";
+    const size_t at = audiorec_stderr.rfind(said);
+    BOOST_REQUIRE_MESSAGE(at != std::string::npos, "audiorec said: " << audiorec_stderr);
+    return std::stoull(audiorec_stderr.substr(at + said.size()));
+}
+
+ExactRecording record_exactly(const std::string& source, int seconds, const std::string& file,
+                              const std::vector<std::string>& more, int attempts) {
+    std::vector<std::string> args{"--source",       source,       "--latency-ms",
+                                  kExactRecorderMs, "--duration", std::to_string(seconds)};
+    args.insert(args.end(), more.begin(), more.end());
+    args.push_back(file);
+    ExactRecording recording;
+    do {
+        ++recording.attempts;
+        recording.result = run_tool("audiorec", args, std::chrono::seconds(30 + seconds));
+        BOOST_REQUIRE_MESSAGE(recording.result.status == 0, recording.result.err);
+        recording.overruns = overruns_reported(recording.result.err);
+        if (recording.overruns > 0 && recording.attempts < attempts) {
+            BOOST_TEST_MESSAGE("the recorder overran " << recording.overruns
+                                                       << " times: recording again");
+        }
+    } while (recording.overruns > 0 && recording.attempts < attempts);
+    return recording;
 }
 
 PlayingClient::PlayingClient(std::vector<std::string> args) {

@@ -74,9 +74,29 @@ bool wait_for_more(uint32_t id, uint64_t frames,
 // all audio up to the call is in its file.
 ProgramResult stop_recording(BackgroundProgram& recorder, uint32_t id, uint64_t margin = 24000);
 // A recorder whose every frame matters buffers a second, so that a loaded
-// machine's scheduling cannot make it overrun; stopping it then waits 1.5 s.
+// machine's scheduling seldom makes it overrun; stopping it then waits 1.5 s.
 inline const std::string kExactRecorderMs = "1000";
 inline constexpr uint64_t kExactMargin = 72000;
+
+// The overruns audiorec reports on leaving ("N frames recorded, M
+// overruns"; not with --quiet).
+uint64_t overruns_reported(const std::string& audiorec_stderr);
+
+// `seconds` of SOURCE recorded by audiorec into FILE with a buffer of
+// kExactRecorderMs (and the arguments in `more`), for a test that judges
+// every frame. A buffer makes an overrun unlikely, not impossible: a TSan
+// recorder beside the suite and stress-ng was once held up for over two
+// seconds, and its recording had a gap nothing before it had made. So a
+// recording that overran is made again, up to `attempts` times; the caller
+// judges every frame only of one with no overruns, and otherwise only how
+// much came through.
+struct ExactRecording {
+    ProgramResult result;
+    uint64_t overruns = 0;
+    int attempts = 0;
+};
+ExactRecording record_exactly(const std::string& source, int seconds, const std::string& file,
+                              const std::vector<std::string>& more = {}, int attempts = 3);
 // Likewise, a player whose every frame matters buffers two seconds.
 inline const std::string kExactPlayerMs = "2000";
 

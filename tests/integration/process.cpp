@@ -188,9 +188,10 @@ std::string bin(const std::string& name) {
 }
 
 ProgramResult run_program(const std::vector<std::string>& argv, std::chrono::milliseconds limit,
-                          const std::map<std::string, std::string>& env) {
+                          const std::map<std::string, std::string>& env,
+                          std::chrono::milliseconds overdue_after) {
     BackgroundProgram program(argv, env);
-    return program.finish(limit);
+    return program.finish(limit, overdue_after);
 }
 
 BackgroundProgram::BackgroundProgram(const std::vector<std::string>& argv,
@@ -213,9 +214,23 @@ BackgroundProgram::~BackgroundProgram() {
     }
 }
 
-ProgramResult BackgroundProgram::finish(std::chrono::milliseconds limit) {
+ProgramResult BackgroundProgram::finish(std::chrono::milliseconds limit,
+                                        std::chrono::milliseconds overdue_after) {
     ProgramResult result;
-    result.status = wait_until(pid_, std::chrono::steady_clock::now() + limit, &result.cpu_seconds);
+    const auto deadline = std::chrono::steady_clock::now() + limit;
+    result.status = -2;
+    if (const auto overdue = started_ + overdue_after;
+        overdue_after.count() > 0 && overdue < deadline) {
+        result.status = wait_until(pid_, overdue, &result.cpu_seconds);
+        if (result.status == -2) {
+            // (A program that ends meanwhile is read as a zombie, state Z.)
+            result.overdue =
+                where_threads_are(pid_) + "\n" + stacks_of(pid_, std::chrono::seconds(30));
+        }
+    }
+    if (result.status == -2) {
+        result.status = wait_until(pid_, deadline, &result.cpu_seconds);
+    }
     const bool timed_out = result.status == -2;
     std::string threads;
     if (timed_out) {
@@ -313,6 +328,13 @@ ServerProcess::~ServerProcess() {
 
 std::string ServerProcess::log() const {
     return file_contents(dir_ + "/audiod.log");
+}
+
+std::string ServerProcess::threads() const {
+    if (pid_ <= 0) {
+        return "(not running)";
+    }
+    return where_threads_are(pid_) + "\n" + stacks_of(pid_, std::chrono::seconds(30));
 }
 
 int ServerProcess::stop(int signal, std::chrono::milliseconds limit) {

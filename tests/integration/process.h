@@ -23,13 +23,20 @@ struct ProgramResult {
     std::string err;
     double seconds = 0;
     double cpu_seconds = 0; // user + system time it used
+    // Where each of its threads was (as a killed program's are reported)
+    // when it was still running `overdue_after` from its start, if it was.
+    std::string overdue;
 };
 
 // Runs argv[0] (a path) with `env` added to this process's environment, and
-// waits up to `limit`; a program still running then is killed.
+// waits up to `limit`; a program still running then is killed. One still
+// running `overdue_after` from its start (when given) is looked at then and
+// left to run (ProgramResult::overdue): for a test that bounds how long a
+// program may take, and wants to know why a slow one was slow.
 ProgramResult run_program(const std::vector<std::string>& argv,
                           std::chrono::milliseconds limit = std::chrono::seconds(30),
-                          const std::map<std::string, std::string>& env = {});
+                          const std::map<std::string, std::string>& env = {},
+                          std::chrono::milliseconds overdue_after = {});
 
 // A child started in the background; finish() collects it like run_program.
 class BackgroundProgram {
@@ -46,7 +53,8 @@ public:
     // Whether it has ended (it is reaped only by finish, so finish still
     // reports how).
     bool has_exited() const;
-    ProgramResult finish(std::chrono::milliseconds limit = std::chrono::seconds(30));
+    ProgramResult finish(std::chrono::milliseconds limit = std::chrono::seconds(30),
+                         std::chrono::milliseconds overdue_after = {});
 
 private:
     pid_t pid_ = -1;
@@ -90,6 +98,10 @@ public:
     // gone.)
     int stop(int signal = 15, std::chrono::milliseconds limit = std::chrono::seconds(30));
     bool running() const { return pid_ > 0; }
+    // Each of its threads: state, kernel wait and system call, and gdb's
+    // stack (where gdb is installed), for the message of a failure where
+    // the server may be stuck on something while it still answers.
+    std::string threads() const;
 
 private:
     std::unique_ptr<TempDir> owned_dir_;

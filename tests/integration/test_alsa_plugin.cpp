@@ -136,13 +136,16 @@ BOOST_AUTO_TEST_CASE(aplay_plays_a_wav_bit_exact_and_drains_it_to_the_end) {
     const std::string wav = write_signal_wav(dir.file("sequence.wav"), "sequence", kTwoSeconds);
     ServerProcess server(sinks_config(dir));
     const ProgramResult r = run_program({installed("aplay"), "-q", "-D", "audiod", wav}, 30s,
-                                        alsa_env(server.socket()));
+                                        alsa_env(server.socket()), 20s);
     BOOST_REQUIRE_MESSAGE(r.status == 0, r.err);
     // Played in real time, and drain returned once it had all been played
     // (and did not hang: the upper bound allows for a loaded machine — a
-    // stress run under TSan took 8.3 s for these 2 s).
+    // stress run under TSan took 8.3 s for these 2 s, and once 29.7 s,
+    // not yet understood: hence where aplay was at the bound).
     BOOST_CHECK_GE(r.seconds, 1.9);
-    BOOST_CHECK_LE(r.seconds, 20.0);
+    BOOST_CHECK_MESSAGE(r.seconds <= 20.0, "aplay took " << r.seconds << " s; at 20 s its threads:"
+                                                         << r.overdue << "\nserver's log:\n"
+                                                         << server.log());
     BOOST_REQUIRE_EQUAL(server.stop(SIGTERM), 0);
     check_whole_sequence(hear_sequence(dir.file("out.wav")), kTwoSeconds, "aplay");
 }
@@ -595,8 +598,10 @@ BOOST_AUTO_TEST_CASE(aplay_keeps_playing_when_the_server_dies_and_sound_returns)
                    30s) &&
             !aplay.has_exited(),
         "aplay's poll descriptor never watched the new server's eventfd");
-    const ProgramResult r = aplay.finish(30s);
-    BOOST_REQUIRE_MESSAGE(r.status == 0, r.err);
+    // (Where aplay was 25 s after it started, if it was still playing: a
+    // stress pass once found it still running 30 s after the restart.)
+    const ProgramResult r = aplay.finish(30s, 25s);
+    BOOST_REQUIRE_MESSAGE(r.status == 0, r.err << "\nat 25 s:" << r.overdue);
     // aplay's clock never stopped: 10 s of audio took at least the file
     // less aplay's buffer (no runaway clock). An upper bound on the time
     // would judge the machine as much as aplay (a stress pass whose disk
@@ -606,7 +611,7 @@ BOOST_AUTO_TEST_CASE(aplay_keeps_playing_when_the_server_dies_and_sound_returns)
         std::chrono::duration<double>(std::chrono::steady_clock::now() - launched).count();
     BOOST_TEST_MESSAGE("aplay played 10 s in " << seconds << " s");
     BOOST_CHECK_GE(seconds, 9.0);
-    BOOST_CHECK_LE(seconds, 40.0);
+    BOOST_CHECK_MESSAGE(seconds <= 40.0, "at 25 s, aplay's threads:" << r.overdue);
     BOOST_REQUIRE_EQUAL(second.stop(SIGTERM), 0);
     // The new server heard the rest of the file, within a second of starting.
     const Heard heard = hear_sequence(dir.file("out.wav"));

@@ -25,12 +25,6 @@ size_t first_nonzero(const std::vector<int16_t>& samples) {
     return static_cast<size_t>(it - samples.begin());
 }
 
-uint64_t overruns_reported(const std::string& audiorec_stderr) {
-    const auto at = audiorec_stderr.find(" frames recorded, ");
-    BOOST_REQUIRE_MESSAGE(at != std::string::npos, audiorec_stderr);
-    return std::stoull(audiorec_stderr.substr(at + 18));
-}
-
 } // namespace
 
 BOOST_AUTO_TEST_SUITE(capture)

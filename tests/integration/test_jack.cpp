@@ -36,7 +36,7 @@ void check_studio_reaches(const std::string& state, const ServerProcess& server)
                             << state << "; sinks:\n"
                             << run_tool("audioctl", {"--json", "list", "sinks"}).out
                             << "\nserver's log:\n"
-                            << server.log());
+                            << server.log() << "\nserver's threads:" << server.threads());
 }
 
 // playing_on, or the test ends with why not.
@@ -188,28 +188,28 @@ BOOST_AUTO_TEST_CASE(a_jack_source_records_what_a_jack_sink_played_every_frame_i
     // recording (a client of its graph not finished in time: a
     // non-real-time jackd on a loaded machine), which loses or repeats a
     // period between its clients and is counted in the sink's and source's
-    // xruns; then the recording is made again, up to three times, and if
-    // JACK never kept time only the amount that came through is checked.
-    // (A stress pass under ASan recorded nothing at all in a recording with
-    // xruns.)
+    // xruns; or unless the recorder overran, held up past its buffer (a
+    // TSan recorder beside the suite once lost 512 frames so). Then the
+    // recording is made again, up to three times, and if none came through
+    // whole only the amount that came through is checked. (A stress pass
+    // under ASan recorded nothing at all in a recording with xruns.)
     const auto xruns = [] {
         return sink_number("studio", "xruns") + source_number("studio-in", "xruns");
     };
     struct Take {
         Heard heard;
         uint64_t xruns = 0;
+        uint64_t overruns = 0;
         std::string why;
+        [[nodiscard]] bool whole() const { return xruns == 0 && overruns == 0; }
     };
     const auto take = [&](int n) {
         const std::string file = dir.file("rec" + std::to_string(n) + ".wav");
         const uint64_t before = xruns();
-        const ProgramResult r = run_tool("audiorec",
-                                         {"--quiet", "--source", "studio-in", "--latency-ms",
-                                          kExactRecorderMs, "--duration", "2", file},
-                                         30s);
-        BOOST_REQUIRE_MESSAGE(r.status == 0, r.err);
+        const ExactRecording r = record_exactly("studio-in", 2, file, {}, 1);
         Take t;
         t.xruns = xruns() - before;
+        t.overruns = r.overruns;
         t.heard = hear_sequence(file);
         std::ostringstream jumps;
         for (size_t i = 1; i < t.heard.values.size(); ++i) {
@@ -220,17 +220,19 @@ BOOST_AUTO_TEST_CASE(a_jack_source_records_what_a_jack_sink_played_every_frame_i
         }
         t.why = "recording " + std::to_string(n) + ": " + std::to_string(t.heard.values.size()) +
                 " frames of the sequence, " + std::to_string(t.xruns) + " xruns, " +
+                std::to_string(t.overruns) + " recorder overruns, " +
                 std::to_string(sequence_jumps(t.heard)) + " jumps" + jumps.str() +
                 "\nsinks: " + run_tool("audioctl", {"--json", "list", "sinks"}).out +
                 "\nsources: " + run_tool("audioctl", {"--json", "list", "sources"}).out +
                 "\nstreams: " + run_tool("audioctl", {"--json", "list", "streams"}).out +
-                "\nrecorder: " + r.err;
+                "\nrecorder: " + r.result.err;
         return t;
     };
     Take best = take(1);
     Take last = best;
-    for (int n = 2; n <= 3 && last.xruns > 0; ++n) {
-        BOOST_TEST_MESSAGE("JACK reported xruns: recording again; " << last.why);
+    for (int n = 2; n <= 3 && !last.whole(); ++n) {
+        BOOST_TEST_MESSAGE("JACK reported xruns or the recorder overran: recording again; "
+                           << last.why);
         last = take(n);
         if (last.heard.values.size() > best.heard.values.size()) {
             best = last;
@@ -240,10 +242,9 @@ BOOST_AUTO_TEST_CASE(a_jack_source_records_what_a_jack_sink_played_every_frame_i
     BOOST_REQUIRE_EQUAL(played.status, 0);
     require_clean_stop(server);
     const std::string more = "\nplayer: " + played.out + played.err + "\njackd: " + jack.said();
-    if (last.xruns > 0) {
+    if (!last.whole()) {
         BOOST_CHECK_MESSAGE(best.heard.values.size() > 24000u,
-                            "JACK reported xruns in every recording; the best: " << best.why
-                                                                                 << more);
+                            "no recording came through whole; the best: " << best.why << more);
         return;
     }
     BOOST_CHECK_MESSAGE(last.heard.values.size() > 48000u, last.why << more);
@@ -272,21 +273,20 @@ BOOST_AUTO_TEST_CASE(a_jack_source_follows_its_sink_out_of_the_graph_and_back) {
     };
     BOOST_REQUIRE_MESSAGE(listed("audiod-studio:out_1,audiod-studio:out_2"), sources);
     BOOST_REQUIRE_EQUAL(run_tool("audioctl", {"unload-sink", "studio"}).status, 0);
-    BOOST_CHECK_MESSAGE(listed("-"), sources << "\nserver's log:\n" << server.log());
+    BOOST_CHECK_MESSAGE(listed("-"), sources << "\nserver's log:\n"
+                                             << server.log()
+                                             << "\nserver's threads:" << server.threads());
     const ProgramResult loaded = run_tool("audioctl", {"load-sink", "jack", "studio"});
     BOOST_REQUIRE_MESSAGE(loaded.status == 0, loaded.err);
     BOOST_REQUIRE_MESSAGE(listed("audiod-studio:out_1,audiod-studio:out_2"),
-                          sources << "\njackd: " << jack.said());
+                          sources << "\njackd: " << jack.said() << "\nserver's log:\n"
+                                  << server.log() << "\nserver's threads:" << server.threads());
     // And what the sink plays is heard there again.
     PlayingClient client({"--signal", "sequence", "--sink", "studio", "--app", "source"});
     BOOST_REQUIRE_MESSAGE(wait_for_playing("source", 30s, 4800),
                           "the player's stream never played; "
                               << why_no_stream(client.program(), server));
-    const ProgramResult r = run_tool("audiorec",
-                                     {"--quiet", "--source", "studio-in", "--latency-ms",
-                                      kExactRecorderMs, "--duration", "2", dir.file("rec.wav")},
-                                     30s);
-    BOOST_REQUIRE_MESSAGE(r.status == 0, r.err);
+    record_exactly("studio-in", 2, dir.file("rec.wav"), {}, 1);
     // Heard again at all is the point (without the reconnection: nothing),
     // so 100 ms is enough; how much comes through is the other test's
     // (an ASan run beside a build heard 22,016 frames of 96,000, its
