@@ -266,7 +266,7 @@ std::string why_no_stream(const BackgroundProgram& program, const ServerProcess&
         << program.errors_so_far() << "the streams now:\n"
         << run_tool("audioctl", {"list", "streams"}).out << "the clients:\n"
         << run_tool("audioctl", {"list", "clients"}).out << "the server's log:\n"
-        << server.log() << "the server's threads:" << server.threads();
+        << server.log();
     return why.str();
 }
 

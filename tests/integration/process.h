@@ -100,7 +100,12 @@ public:
     bool running() const { return pid_ > 0; }
     // Each of its threads: state, kernel wait and system call, and gdb's
     // stack (where gdb is installed), for the message of a failure where
-    // the server may be stuck on something while it still answers.
+    // the server may be stuck on something while it still answers. gdb
+    // stops the server while it looks, for over the half second after
+    // which its clients take it for stalled and make their streams anew:
+    // call it only once a check has failed, never in the message of a
+    // BOOST_*_MESSAGE, which is built whether the check passes or not (so
+    // placed, it failed six suites under ASan, their streams' ids gone).
     std::string threads() const;
 
 private:

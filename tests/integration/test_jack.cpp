@@ -29,14 +29,14 @@ std::string studio_config(const TempDir& dir, const std::string& more = "") {
 }
 
 // The sink "studio" reaches `state` within 30 s, or the test fails with the
-// sinks and the server's log.
+// sinks, the server's log and its threads.
 void check_studio_reaches(const std::string& state, const ServerProcess& server) {
-    BOOST_CHECK_MESSAGE(wait_for_sink_state("studio", state, 30s),
-                        "the sink did not become "
-                            << state << "; sinks:\n"
-                            << run_tool("audioctl", {"--json", "list", "sinks"}).out
-                            << "\nserver's log:\n"
-                            << server.log() << "\nserver's threads:" << server.threads());
+    if (!wait_for_sink_state("studio", state, 30s)) {
+        BOOST_ERROR("the sink did not become "
+                    << state << "; sinks:\n"
+                    << run_tool("audioctl", {"--json", "list", "sinks"}).out << "\nserver's log:\n"
+                    << server.log() << "\nserver's threads:" << server.threads());
+    }
 }
 
 // playing_on, or the test ends with why not.
@@ -273,14 +273,16 @@ BOOST_AUTO_TEST_CASE(a_jack_source_follows_its_sink_out_of_the_graph_and_back) {
     };
     BOOST_REQUIRE_MESSAGE(listed("audiod-studio:out_1,audiod-studio:out_2"), sources);
     BOOST_REQUIRE_EQUAL(run_tool("audioctl", {"unload-sink", "studio"}).status, 0);
-    BOOST_CHECK_MESSAGE(listed("-"), sources << "\nserver's log:\n"
-                                             << server.log()
-                                             << "\nserver's threads:" << server.threads());
+    if (!listed("-")) {
+        BOOST_ERROR(sources << "\nserver's log:\n"
+                            << server.log() << "\nserver's threads:" << server.threads());
+    }
     const ProgramResult loaded = run_tool("audioctl", {"load-sink", "jack", "studio"});
     BOOST_REQUIRE_MESSAGE(loaded.status == 0, loaded.err);
-    BOOST_REQUIRE_MESSAGE(listed("audiod-studio:out_1,audiod-studio:out_2"),
-                          sources << "\njackd: " << jack.said() << "\nserver's log:\n"
-                                  << server.log() << "\nserver's threads:" << server.threads());
+    if (!listed("audiod-studio:out_1,audiod-studio:out_2")) {
+        BOOST_FAIL(sources << "\njackd: " << jack.said() << "\nserver's log:\n"
+                           << server.log() << "\nserver's threads:" << server.threads());
+    }
     // And what the sink plays is heard there again.
     PlayingClient client({"--signal", "sequence", "--sink", "studio", "--app", "source"});
     BOOST_REQUIRE_MESSAGE(wait_for_playing("source", 30s, 4800),
