@@ -5,8 +5,10 @@
 #include <cctype>
 #include <cerrno>
 #include <chrono>
+#include <condition_variable>
 #include <cstdarg>
 #include <cstdlib>
+#include <mutex>
 
 // alsa-lib 1.2.8's error.h declares snd_lib_error_set_local outside its
 // extern "C" block, so C++ would look for a mangled name: reach the C
@@ -37,17 +39,54 @@ PaLibrary::~PaLibrary() {
 
 namespace {
 
+// The closes handed to threads of their own and not yet done. Never
+// destroyed, like setup_mutex.
+struct Closes {
+    std::mutex mutex;
+    std::condition_variable ended;
+    int under_way = 0;
+};
+
+Closes& closes() {
+    static auto* const all = new Closes;
+    return *all;
+}
+
 // Ending the process beneath a close under way on its own thread pulls
 // PortAudio's and alsa-lib's state from under that thread: a server under
-// ASan ended on SIGABRT after a stop so, its source's close still running.
-// Up to 2 s: a close that hangs for ever (JACK) must not hang the exit.
+// ASan ended on SIGABRT after a stop so, its source's close still running;
+// and, once that was waited for by taking setup_mutex, again (LeakSanitizer:
+// the stream leaked) when the close's thread had not yet taken the mutex
+// as the exit did. Up to 2 s in all: a close that hangs for ever (JACK)
+// must not hang the exit.
 void wait_for_closes_at_exit() {
-    if (setup_mutex().try_lock_for(std::chrono::seconds(2))) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+    {
+        Closes& c = closes();
+        std::unique_lock lock(c.mutex);
+        c.ended.wait_until(lock, deadline, [&] { return c.under_way == 0; });
+    }
+    if (setup_mutex().try_lock_until(deadline)) {
         // Kept: nothing opens or closes a device from now on.
     }
 }
 
 } // namespace
+
+void close_begins() {
+    Closes& c = closes();
+    const std::lock_guard lock(c.mutex);
+    ++c.under_way;
+}
+
+void close_ends() {
+    Closes& c = closes();
+    {
+        const std::lock_guard lock(c.mutex);
+        --c.under_way;
+    }
+    c.ended.notify_all();
+}
 
 std::timed_mutex& setup_mutex() {
     // Never destroyed: a close may still hold it as the process ends.

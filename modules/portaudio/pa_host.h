@@ -41,6 +41,13 @@ private:
 // ends beneath a close under way. Thread: any.
 std::timed_mutex& setup_mutex();
 
+// A close handed to a thread of its own begins (before that thread is
+// started) and ends (once it has closed): the process's end waits for the
+// ones under way, even one whose thread has not yet taken setup_mutex.
+// Thread: any.
+void close_begins();
+void close_ends();
+
 // "alsa", "jack", "oss" ...: the name `host-api` takes for a host API.
 std::string api_name(PaHostApiIndex api);
 

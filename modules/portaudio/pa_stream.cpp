@@ -201,6 +201,7 @@ void close_device(PaDevice* device) {
     }
     std::promise<void> closed;
     std::future<void> done = closed.get_future();
+    close_begins();
     try {
         std::thread([device, closed = std::move(closed)]() mutable {
             {
@@ -210,8 +211,10 @@ void close_device(PaDevice* device) {
                 Pa_CloseStream(owned->stream);
             } // Pa_Terminate, if it was the last, still under the lock
             closed.set_value();
+            close_ends();
         }).detach();
     } catch (const std::system_error&) {
+        close_ends();
         return; // no thread: the device is left open rather than risk a hang
     }
     if (done.wait_for(std::chrono::milliseconds(300)) != std::future_status::ready &&
