@@ -331,21 +331,38 @@ std::unique_ptr<JackLink> JackLink::join(const audiod_host* host, const JoinRequ
         return refuse(error, code, "cannot make a semaphore", -errno);
     }
     link->wake_ready_ = true;
-    // The last look before libjack's own (see libjack_clients.h): a server
-    // may have gone away since open() waited.
-    if (!safe_to_open()) {
-        return refuse(error, code,
-                      "a JACK server went away just now, and a client of it is still open "
-                      "(libjack would free it under this open)",
-                      -EAGAIN);
-    }
     jack_status_t status{};
-    // Never start a server (libjack would, by default, start jackd with the
-    // user's settings) and never take another name: ports are found by it.
-    link->client_ = jack_client_open(
-        link->client_name_.c_str(),
-        static_cast<jack_options_t>(JackNoStartServer | JackUseExactName | JackServerName), &status,
-        link->server_.c_str());
+    {
+        // The last look before libjack's own, in one turn with it (see
+        // libjack_clients.h): a server may have gone away since open()
+        // waited, or a close said so.
+        const OpenCloseTurn turn;
+        const uint64_t losses_before = losses_so_far();
+        if (!safe_to_open()) {
+            return refuse(error, code,
+                          "a JACK server went away just now, and a client of it is still open "
+                          "(libjack would free it under this open)",
+                          -EAGAIN);
+        }
+        // Never start a server (libjack would, by default, start jackd with
+        // the user's settings) and never take another name: ports are
+        // found by it.
+        link->client_ = jack_client_open(
+            link->client_name_.c_str(),
+            static_cast<jack_options_t>(JackNoStartServer | JackUseExactName | JackServerName),
+            &status, link->server_.c_str());
+        if (link->client_ != nullptr) {
+            note_client_opened(*link, losses_before);
+        } else {
+            // An open the server broke off ("JackSocketClientChannel read
+            // fail", "Cannot open client") clears libjack's flag as a lost
+            // server does, telling no callback: the open after it freed
+            // every client the process had ("Cleanup client ref = 3") and
+            // the server crashed closing one. Which failures do is
+            // libjack's to know: any counts.
+            note_server_lost();
+        }
+    }
     if (link->client_ == nullptr) {
         if ((status & JackServerFailed) != 0) {
             return refuse(error, code,
@@ -361,7 +378,6 @@ std::unique_ptr<JackLink> JackLink::join(const audiod_host* host, const JoinRequ
                           "; is one of that name there already? client-name sets another)",
                       -ENODEV);
     }
-    note_client_opened(*link);
     const jack_nframes_t jack_rate = jack_get_sample_rate(link->client_);
     if (jack_rate != request.rate) {
         return refuse(error, code,
@@ -466,8 +482,11 @@ JackLink::~JackLink() {
                        "closing its client anyway");
         }
         jack_deactivate(client_);
-        jack_client_close(client_);
-        note_client_closed();
+        {
+            const OpenCloseTurn turn;
+            jack_client_close(client_);
+            note_client_closed();
+        }
         // JACK calls no more; its last call is seen to end before the ring
         // and buffers go (as for set_up_, in a way a race detector sees).
         while (in_callback_.load(std::memory_order_acquire) != 0) {

@@ -17,6 +17,7 @@ struct Clients {
     std::vector<JackLink*> running; // open, and not yet closing
     int open = 0;                   // opened, and jack_client_close not yet returned
     bool server_lost = false;       // libjack's flag, as last seen: clear
+    uint64_t losses = 0;            // note_server_lost calls so far
     std::string server;             // the open clients' JACK server
 
     [[nodiscard]] bool safe() const { return !server_lost || open == 0; }
@@ -29,14 +30,34 @@ Clients& clients() {
     return *all;
 }
 
+// Never destroyed, for the same reason.
+std::mutex& turn_mutex() {
+    static auto* const mutex = new std::mutex;
+    return *mutex;
+}
+
 } // namespace
 
-void note_client_opened(JackLink& link) {
+OpenCloseTurn::OpenCloseTurn()
+    : turn_(turn_mutex()) {}
+
+uint64_t losses_so_far() {
+    Clients& c = clients();
+    const std::lock_guard lock(c.mutex);
+    return c.losses;
+}
+
+void note_client_opened(JackLink& link, uint64_t losses_before) {
     Clients& c = clients();
     const std::lock_guard lock(c.mutex);
     c.running.push_back(&link);
     ++c.open;
-    c.server_lost = false;
+    // libjack's open sets its flag again; a loss told meanwhile (another
+    // client's shutdown, on libjack's thread) may have cleared it after
+    // that, and then it stays as it was said.
+    if (c.losses == losses_before) {
+        c.server_lost = false;
+    }
     c.server = link.server();
 }
 
@@ -59,6 +80,7 @@ void note_server_lost() {
     Clients& c = clients();
     const std::lock_guard lock(c.mutex);
     c.server_lost = true;
+    ++c.losses;
 }
 
 std::optional<std::string> other_server_in_use(const std::string& server) {

@@ -14,9 +14,21 @@
 // passes). So an open waits until every client has closed once a server
 // has gone away, and fails any not yet told (to be reopened, as after any
 // failure).
+//
+// A client's own close can clear that flag too: closing it, the server
+// takes away what the client's process thread waits on, and a thread
+// still waiting takes that for the server's end (a non-real-time jackd's
+// clients, whose thread libjack does not stop first). An open that had
+// made its last look before such a close, and then waited in libjack for
+// the close to finish, freed every client the process still had: the
+// server crashed in a later close (a JACK client stopped in the graph
+// made closes slow enough; the sink unloaded and loaded again). So opens
+// and closes take turns (OpenCloseTurn), the look and the open in one.
 #pragma once
 
 #include <chrono>
+#include <cstdint>
+#include <mutex>
 #include <optional>
 #include <string>
 
@@ -24,9 +36,13 @@ namespace audiod::jack {
 
 class JackLink;
 
+// How many times libjack has told of a lost server, for note_client_opened.
+// Thread: any.
+uint64_t losses_so_far();
 // jack_client_open has returned this link's client: libjack takes its
-// server for running again. Thread: the link's join.
-void note_client_opened(JackLink& link);
+// server for running again, unless a loss was told after `losses_before`
+// (losses_so_far() before the open). Thread: the link's join.
+void note_client_opened(JackLink& link, uint64_t losses_before);
 // The link is about to close its client: nothing is asked of it from now
 // on. Thread: the one destroying the link.
 void note_client_closing(JackLink& link);
@@ -46,7 +62,18 @@ std::optional<std::string> other_server_in_use(const std::string& server);
 // have not. Thread: control.
 bool wait_until_safe_to_open(std::chrono::milliseconds wait, std::string* why);
 // The same, neither waiting nor failing anything: the last look just
-// before jack_client_open. Thread: any.
+// before jack_client_open, with the turn held. Thread: any.
 bool safe_to_open();
+
+// Held from the last look through jack_client_open, and around
+// jack_client_close and its note. Thread: a link's join, or the one
+// destroying it.
+class OpenCloseTurn {
+public:
+    OpenCloseTurn();
+
+private:
+    std::lock_guard<std::mutex> turn_;
+};
 
 } // namespace audiod::jack
