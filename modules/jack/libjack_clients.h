@@ -15,15 +15,17 @@
 // has gone away, and fails any not yet told (to be reopened, as after any
 // failure).
 //
-// A client's own close can clear that flag too: closing it, the server
+// Two things clear that flag with no shutdown callback: an open that JACK
+// breaks off (seen: the next open freed a client the sink held, and the
+// server crashed closing it; jack_link.cpp counts any failed open as a
+// loss), and, as libjack's source reads, a client's own close: the server
 // takes away what the client's process thread waits on, and a thread
-// still waiting takes that for the server's end (a non-real-time jackd's
-// clients, whose thread libjack does not stop first). An open that had
-// made its last look before such a close, and then waited in libjack for
-// the close to finish, freed every client the process still had: the
-// server crashed in a later close (a JACK client stopped in the graph
-// made closes slow enough; the sink unloaded and loaded again). So opens
-// and closes take turns (OpenCloseTurn), the look and the open in one.
+// still waiting (a non-real-time client's, which libjack does not stop
+// first) takes that for the server's end. An open that made its last look
+// before such a close and then waited in libjack for it to finish would
+// free every client the process still had. So opens and closes take turns
+// (OpenCloseTurn), the look and the open in one, and an open clears a loss
+// only if none was told while it ran.
 #pragma once
 
 #include <chrono>
