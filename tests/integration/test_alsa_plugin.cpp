@@ -598,10 +598,12 @@ BOOST_AUTO_TEST_CASE(aplay_keeps_playing_when_the_server_dies_and_sound_returns)
                    30s) &&
             !aplay.has_exited(),
         "aplay's poll descriptor never watched the new server's eventfd");
-    // (Where aplay was 25 s after it started, if it was still playing: a
-    // stress pass once found it still running 30 s after the restart.)
-    const ProgramResult r = aplay.finish(30s, 25s);
-    BOOST_REQUIRE_MESSAGE(r.status == 0, r.err << "\nat 25 s:" << r.overdue);
+    // (Where aplay was 40 s after it started, if it was still playing: a
+    // stress pass once found it still running 30 s after the restart. Not
+    // sooner: gdb's look holds aplay up, and must never fail a run that
+    // would pass the bound below.)
+    const ProgramResult r = aplay.finish(30s, 40s);
+    BOOST_REQUIRE_MESSAGE(r.status == 0, r.err << "\nat 40 s:" << r.overdue);
     // aplay's clock never stopped: 10 s of audio took at least the file
     // less aplay's buffer (no runaway clock). An upper bound on the time
     // would judge the machine as much as aplay (a stress pass whose disk
@@ -611,7 +613,7 @@ BOOST_AUTO_TEST_CASE(aplay_keeps_playing_when_the_server_dies_and_sound_returns)
         std::chrono::duration<double>(std::chrono::steady_clock::now() - launched).count();
     BOOST_TEST_MESSAGE("aplay played 10 s in " << seconds << " s");
     BOOST_CHECK_GE(seconds, 9.0);
-    BOOST_CHECK_MESSAGE(seconds <= 40.0, "at 25 s, aplay's threads:" << r.overdue);
+    BOOST_CHECK_MESSAGE(seconds <= 40.0, "at 40 s, aplay's threads:" << r.overdue);
     BOOST_REQUIRE_EQUAL(second.stop(SIGTERM), 0);
     // The new server heard the rest of the file, within a second of starting.
     const Heard heard = hear_sequence(dir.file("out.wav"));
