@@ -9,16 +9,24 @@
 using namespace audiod::test;
 using namespace std::chrono_literals;
 
-BOOST_AUTO_TEST_SUITE(harness)
+namespace {
 
-BOOST_AUTO_TEST_CASE(a_program_past_its_deadline_says_where_its_threads_were) {
-    BackgroundProgram sleeper({"/bin/sleep", "60"});
-    // Once it is sleep, not the forked test process still on its way to exec.
+// Once it is sleep, not the forked test process still on its way to exec.
+void require_sleeping(const BackgroundProgram& sleeper) {
     BOOST_REQUIRE(eventually(
         [&] {
             return file_contents("/proc/" + std::to_string(sleeper.pid()) + "/comm") == "sleep\n";
         },
         30s));
+}
+
+} // namespace
+
+BOOST_AUTO_TEST_SUITE(harness)
+
+BOOST_AUTO_TEST_CASE(a_program_past_its_deadline_says_where_its_threads_were) {
+    BackgroundProgram sleeper({"/bin/sleep", "60"});
+    require_sleeping(sleeper);
     const ProgramResult r = sleeper.finish(200ms);
     BOOST_CHECK_EQUAL(r.status, -1);
     BOOST_CHECK_MESSAGE(
@@ -35,11 +43,7 @@ BOOST_AUTO_TEST_CASE(a_program_past_its_deadline_says_where_its_threads_were) {
 // left to finish: a slow run says where it was slow.
 BOOST_AUTO_TEST_CASE(a_program_past_its_bound_is_looked_at_and_left_to_finish) {
     BackgroundProgram sleeper({"/bin/sleep", "3"});
-    BOOST_REQUIRE(eventually(
-        [&] {
-            return file_contents("/proc/" + std::to_string(sleeper.pid()) + "/comm") == "sleep\n";
-        },
-        30s));
+    require_sleeping(sleeper);
     const ProgramResult r = sleeper.finish(60s, 1ms);
     BOOST_CHECK_EQUAL(r.status, 0);
     BOOST_CHECK_GE(r.seconds, 3.0);

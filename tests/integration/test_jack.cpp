@@ -30,6 +30,13 @@ std::string studio_config(const TempDir& dir, const std::string& more = "") {
            dir.file("spare.wav") + "\"\n" + more;
 }
 
+// studio_config with a jack source "studio-in" that records the sink's
+// ports (`connect` names the sink's client).
+std::string studio_and_source_config(const TempDir& dir) {
+    return studio_config(dir,
+                         "\n[sources.studio-in]\ntype = \"jack\"\nconnect = \"audiod-studio\"\n");
+}
+
 // The sink "studio" reaches `state` within 30 s, or the test fails with the
 // sinks, the server's log and its threads.
 void check_studio_reaches(const std::string& state, const ServerProcess& server) {
@@ -183,8 +190,7 @@ BOOST_AUTO_TEST_CASE(a_jack_source_records_what_a_jack_sink_played_every_frame_i
     // The source takes the sink's ports (`connect` names the sink's client):
     // the graph carries the floats unchanged, so s16 material comes back
     // bit-exact.
-    ServerProcess server(studio_config(dir, "\n[sources.studio-in]\ntype = \"jack\"\nconnect = "
-                                            "\"audiod-studio\"\n"));
+    ServerProcess server(studio_and_source_config(dir));
     const std::string sources = run_tool("audioctl", {"list", "sources"}).out;
     BOOST_CHECK_MESSAGE(sources.find("connected-to=audiod-studio:out_1,audiod-studio:out_2") !=
                             std::string::npos,
@@ -271,8 +277,7 @@ BOOST_AUTO_TEST_CASE(a_jack_source_follows_its_sink_out_of_the_graph_and_back) {
     TempDir dir;
     DummyJack jack;
     const JackSanitizerSettings sanitizers(dir);
-    ServerProcess server(studio_config(dir, "\n[sources.studio-in]\ntype = \"jack\"\nconnect = "
-                                            "\"audiod-studio\"\n"));
+    ServerProcess server(studio_and_source_config(dir));
     std::string sources;
     const auto listed = [&](const std::string& connected) {
         return eventually(
@@ -325,8 +330,7 @@ BOOST_AUTO_TEST_CASE(a_late_client_in_the_graph_never_crashes_the_server) {
     TempDir dir;
     DummyJack jack;
     const JackSanitizerSettings sanitizers(dir);
-    ServerProcess server(studio_config(dir, "\n[sources.studio-in]\ntype = \"jack\"\nconnect = "
-                                            "\"audiod-studio\"\n"));
+    ServerProcess server(studio_and_source_config(dir));
     BackgroundProgram late(
         {"/usr/bin/jack_rec", "-f", dir.file("late.wav"), "-d", "300", "system:capture_1"});
     BOOST_REQUIRE_MESSAGE(
