@@ -265,6 +265,7 @@ private:
     uint32_t next_stream_id_ = 1;
     std::chrono::steady_clock::time_point started_at_ = std::chrono::steady_clock::now();
     uint64_t rt_time_demotions_seen_ = 0;
+    std::chrono::steady_clock::time_point last_rt_watch_{}; // long ago: the first look is held
 };
 
 // The highest stream, application or sink volume: +12 dB.
@@ -280,6 +281,10 @@ inline constexpr auto kRtWatchdogTimeout = std::chrono::milliseconds(1000);
 // to another sink. Long enough that a loaded machine's slow cycles never
 // come near it: clients already keep their own clock after 500 ms.
 inline constexpr auto kRtAbandonTimeout = std::chrono::milliseconds(4000);
+// The watchdog looks at least every 200 ms; a longer gap means the whole
+// server was held (SIGSTOP, a debugger, a frozen VM, a machine too loaded to
+// run it), and the sinks' silence is counted afresh.
+inline constexpr auto kWatchdogHeldAfter = std::chrono::milliseconds(500);
 
 // Every sink is also a source, its monitor, named SINK + this.
 inline constexpr std::string_view kMonitorSuffix = ".monitor";

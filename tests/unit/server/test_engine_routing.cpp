@@ -1,9 +1,7 @@
 // Moves through the real Engine and two real Sinks on stepped devices, one
 // cycle at a time: how soon a moved stream plays at its destination, and
 // that its frames continue exactly.
-#include "engine/engine.h"
-#include "fixtures/fixture_signals.h"
-#include "stepped_sink.h"
+#include "engine_rig.h"
 
 #include <boost/test/unit_test.hpp>
 
@@ -13,74 +11,6 @@ using namespace audiod;
 using namespace audiod::test;
 
 namespace {
-
-struct EngineRig {
-    explicit EngineRig(bool two_sinks = true)
-        : loader("/nonexistent")
-        , state("") {
-        loader.add_builtin("stepped", &stepped_module());
-        ServerConfig config;
-        config.quantum = 64;
-        config.rt_priority = 0;
-        config.default_sink = "s1";
-        config.sinks.push_back({"s1", "stepped", {}, 1});
-        if (two_sinks) {
-            // A different quantum at the destination.
-            config.sinks.push_back({"s2", "stepped", {{"quantum", "32"}}, 2});
-        }
-        engine = std::make_unique<Engine>(config, loader, state);
-        BOOST_REQUIRE(engine->start().ok());
-        BOOST_REQUIRE_EQUAL(stepped_devices().size(), two_sinks ? 2u : 1u);
-        s1 = stepped_devices()[0];
-        s2 = two_sinks ? stepped_devices()[1] : nullptr;
-    }
-    ~EngineRig() {
-        // Only the devices of sinks still open: an unloaded one is gone.
-        for (SteppedDevice* device : stepped_devices()) {
-            device->stopping = true;
-        }
-        engine->stop();
-    }
-
-    Stream& play(uint64_t frames) {
-        StreamRequest request;
-        request.client_id = 1;
-        request.app = "rig";
-        request.params.format = static_cast<uint32_t>(SampleFormat::s16le);
-        request.params.rate = 48000;
-        request.params.channels = 2;
-        request.params.buffer_frames = 4800;
-        auto created = engine->create_stream(request);
-        BOOST_REQUIRE(std::holds_alternative<Stream*>(created));
-        Stream& stream = *std::get<Stream*>(created);
-        const auto samples = make_signal("sequence", frames, 2, 0, 0);
-        std::memcpy(const_cast<uint8_t*>(stream.ring.data()), samples.data(), samples.size() * 2);
-        stream.ring.header()->client_pos.store(frames);
-        stream.ring.header()->client_flags.store(kClientFlagStarted);
-        return stream;
-    }
-
-    // Sequence numbers in a device's output, or -1 for silent frames.
-    static std::vector<int64_t> heard(const SteppedDevice& device) {
-        const size_t bytes = device.captured_bytes.load();
-        std::vector<int16_t> samples(bytes / 2);
-        std::memcpy(samples.data(), device.captured.get(), bytes);
-        std::vector<int64_t> out;
-        for (size_t f = 0; f < samples.size() / 2; ++f) {
-            const bool silent = samples[2 * f] == 0 && samples[2 * f + 1] == 0;
-            out.push_back(
-                silent ? -1
-                       : static_cast<int64_t>(sequence_number(samples[2 * f], samples[2 * f + 1])));
-        }
-        return out;
-    }
-
-    ModuleLoader loader;
-    AppStateStore state;
-    std::unique_ptr<Engine> engine;
-    SteppedDevice* s1 = nullptr;
-    SteppedDevice* s2 = nullptr;
-};
 
 // The device dies: its wait() fails, and the RT thread stops and marks the
 // sink failed (waited for, up to 10 s). Its event is left for the test to
