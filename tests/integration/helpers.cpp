@@ -512,7 +512,11 @@ Heard hear_sequence(const std::string& wav) {
         const uint64_t value = sequence_number(samples[2 * f], samples[2 * f + 1]);
         if (!heard.values.empty()) {
             heard.longest_gap = std::max(heard.longest_gap, gap);
-            heard.increasing = heard.increasing && value > heard.values.back();
+            if (heard.increasing && value <= heard.values.back()) {
+                heard.increasing = false;
+                heard.first_fall = "frame " + std::to_string(f) + ": " + std::to_string(value) +
+                                   " after " + std::to_string(heard.values.back());
+            }
         }
         heard.values.push_back(value);
         gap = 0;

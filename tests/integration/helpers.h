@@ -228,6 +228,7 @@ struct Heard {
     std::vector<uint64_t> values;
     size_t longest_gap = 0;
     bool increasing = true;
+    std::string first_fall; // where it first did not increase: "frame F: V after P"
 };
 Heard hear_sequence(const std::string& wav);
 // For a WAV in which one "counter" stream played among silent ones: checks

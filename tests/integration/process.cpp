@@ -2,6 +2,7 @@
 
 #include "protocol/packet_socket.h"
 
+#include <boost/test/results_collector.hpp>
 #include <boost/test/unit_test.hpp>
 
 #include <cerrno>
@@ -324,17 +325,37 @@ ServerProcess::~ServerProcess() {
     if (pid_ > 0) {
         stop(SIGKILL);
     }
+    // A test that failed while this server ran: what the server saw (a
+    // watchdog's verdict, a stream made anew, a sink failing) is often the
+    // only account of a failure that a loaded machine brings once in many runs.
+    namespace ut = boost::unit_test;
+    if (ut::results_collector.results(ut::framework::current_test_case().p_id).p_assertions_failed >
+        0) {
+        std::cerr << "the test has failed; its server's log:\n" << log() << std::endl;
+    }
 }
 
 std::string ServerProcess::log() const {
     return file_contents(dir_ + "/audiod.log");
 }
 
-std::string ServerProcess::threads() const {
-    if (pid_ <= 0) {
+namespace {
+
+std::string threads_of(pid_t pid) {
+    if (pid <= 0) {
         return "(not running)";
     }
-    return where_threads_are(pid_) + "\n" + stacks_of(pid_, std::chrono::seconds(30));
+    return where_threads_are(pid) + "\n" + stacks_of(pid, std::chrono::seconds(30));
+}
+
+} // namespace
+
+std::string ServerProcess::threads() const {
+    return threads_of(pid_);
+}
+
+std::string BackgroundProgram::threads() const {
+    return threads_of(finished_ ? -1 : pid_);
 }
 
 int ServerProcess::stop(int signal, std::chrono::milliseconds limit) {

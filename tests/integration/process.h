@@ -53,6 +53,9 @@ public:
     // Whether it has ended (it is reaped only by finish, so finish still
     // reports how).
     bool has_exited() const;
+    // Each of its threads, as ServerProcess::threads() (gdb stops it while
+    // it looks: call it only once a check has failed).
+    std::string threads() const;
     ProgramResult finish(std::chrono::milliseconds limit = std::chrono::seconds(30),
                          std::chrono::milliseconds overdue_after = {});
 

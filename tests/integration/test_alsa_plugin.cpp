@@ -592,7 +592,12 @@ BOOST_AUTO_TEST_CASE(aplay_keeps_playing_when_the_server_dies_and_sound_returns)
     ServerProcess second(sinks_config(dir), dir.path());
     // Back on a server, aplay's poll descriptor is woken by it again (it is
     // re-bound within a second or two; the file has more than five left).
-    BOOST_CHECK(wait_for_playing("aplay"));
+    if (!wait_for_playing("aplay")) {
+        // (Once in a stress run aplay made no stream there for 30 s, then
+        // ended without one, at 44 s.)
+        BOOST_ERROR("aplay never played on the new server; "
+                    << (aplay.has_exited() ? "it has ended" : "its threads:\n" + aplay.threads()));
+    }
     BOOST_CHECK_MESSAGE(
         eventually([&] { return plugin_poll_set_complete(aplay.pid()) || aplay.has_exited(); },
                    30s) &&
