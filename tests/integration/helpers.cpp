@@ -259,15 +259,13 @@ std::optional<uint32_t> playing_on(const std::string& app, const std::string& si
     return found;
 }
 
-std::string why_no_stream(const BackgroundProgram& program, const ServerProcess& server) {
-    std::ostringstream why;
-    why << "the program " << (program.has_exited() ? "has ended" : "still runs")
-        << "; its standard error:\n"
-        << program.errors_so_far() << "the streams now:\n"
-        << run_tool("audioctl", {"list", "streams"}).out << "the clients:\n"
-        << run_tool("audioctl", {"list", "clients"}).out << "the server's log:\n"
-        << server.log();
-    return why.str();
+std::ostream& operator<<(std::ostream& out, const WhyNoStream& why) {
+    return out << "the program " << (why.program.has_exited() ? "has ended" : "still runs")
+               << "; its standard error:\n"
+               << why.program.errors_so_far() << "the streams now:\n"
+               << run_tool("audioctl", {"list", "streams"}).out << "the clients:\n"
+               << run_tool("audioctl", {"list", "clients"}).out << "the server's log:\n"
+               << why.server.log();
 }
 
 std::optional<uint32_t> wait_for_playing(const std::string& app, std::chrono::milliseconds limit,

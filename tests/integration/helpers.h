@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -160,8 +161,17 @@ std::vector<uint32_t> app_streams(const std::string& app);
 std::optional<uint32_t> playing_on(const std::string& app, const std::string& sink);
 // Why a program's stream is not there, for a failed wait: whether the
 // program still runs and what it said, the streams and clients the server
-// lists, and the server's log.
-std::string why_no_stream(const BackgroundProgram& program, const ServerProcess& server);
+// lists, and the server's log. Found out only when written to a stream: a
+// check's message (BOOST_*_MESSAGE) is written out only if the check fails,
+// and this one runs audioctl twice.
+struct WhyNoStream {
+    const BackgroundProgram& program;
+    const ServerProcess& server;
+};
+std::ostream& operator<<(std::ostream& out, const WhyNoStream& why);
+inline WhyNoStream why_no_stream(const BackgroundProgram& program, const ServerProcess& server) {
+    return {program, server};
+}
 
 // Waits until a stream of APP has played (or recorded) `frames` frames;
 // returns its id. For ALSA programs, which may open and close streams while
