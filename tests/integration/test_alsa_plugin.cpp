@@ -590,13 +590,17 @@ BOOST_AUTO_TEST_CASE(aplay_keeps_playing_when_the_server_dies_and_sound_returns)
     std::filesystem::rename(dir.file("out.wav"), dir.file("first.wav"));
     std::this_thread::sleep_for(1500ms);
     ServerProcess second(sinks_config(dir), dir.path());
+    const double second_up =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - launched).count();
     // Back on a server, aplay's poll descriptor is woken by it again (it is
     // re-bound within a second or two; the file has more than five left).
     if (!wait_for_playing("aplay")) {
-        // (Once in a stress run aplay made no stream there for 30 s, then
-        // ended without one, at 44 s.)
-        BOOST_ERROR("aplay never played on the new server; "
-                    << (aplay.has_exited() ? "it has ended" : "its threads:\n" + aplay.threads()));
+        // (Once in a stress run aplay made no stream there in 30 s, and had
+        // ended by then.)
+        BOOST_ERROR(
+            "aplay never played on the new server, which listened "
+            << second_up << " s after aplay started; "
+            << (aplay.has_exited() ? "aplay has ended" : "its threads:\n" + aplay.threads()));
     }
     BOOST_CHECK_MESSAGE(
         eventually([&] { return plugin_poll_set_complete(aplay.pid()) || aplay.has_exited(); },
