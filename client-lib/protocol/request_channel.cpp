@@ -94,8 +94,12 @@ int RequestChannel::call_encoded(const std::vector<uint8_t>& bytes, uint32_t seq
         if (got < 0) {
             return got;
         }
-        if (got != kReply || envelope.seq != seq) {
-            continue; // nothing yet, an event, or a late reply to a timed-out request
+        if (got == kReply && envelope.seq != seq) {
+            drop_late_reply(envelope);
+            continue;
+        }
+        if (got != kReply) {
+            continue; // nothing yet, or an event
         }
         if (envelope.type == MsgType::error) {
             Error error;
@@ -179,7 +183,24 @@ int RequestChannel::pump() {
         if (got == kNothing) {
             return 0;
         }
+        if (got == kReply) {
+            drop_late_reply(envelope);
+        }
     }
+}
+
+void RequestChannel::drop_late_reply(const Envelope& envelope) {
+    // Else it would sit on its sink, listed and silent, for as long as this
+    // connection lasts: a supervisor's re-creation given up on after its
+    // 500 ms left one beside the stream made on the next try.
+    StreamCreated created;
+    if (envelope.type != MsgType::stream_created || !decode(envelope.body, created)) {
+        return;
+    }
+    StreamCommand close;
+    close.stream_id = created.stream_id;
+    close.op = static_cast<uint32_t>(StreamOp::close);
+    [[maybe_unused]] const int rc = post(close);
 }
 
 bool RequestChannel::take_event(Event& out) {

@@ -93,6 +93,9 @@ private:
     static int protocol_error() noexcept;
     // Queues an Event packet; false if it is malformed.
     bool queue_event(std::span<const uint8_t> body);
+    // A reply that came after its request was given up on: a stream the
+    // server made for it belongs to no one, and is closed.
+    void drop_late_reply(const Envelope& envelope);
     // Reads one packet without blocking: kNothing if none is waiting,
     // kQueuedEvent if it was an event (now queued) or the server's farewell
     // (now in farewell_), kReply with `envelope`
