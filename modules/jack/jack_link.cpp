@@ -711,6 +711,7 @@ void JackLink::process(jack_nframes_t frames) {
     // entry's sanitizer-blind code would hide this from ThreadSanitizer).
     in_callback_.fetch_add(1, std::memory_order_acquire);
     if (set_up_.load(std::memory_order_acquire)) {
+        count_skipped_cycles(frames);
         if (capture_) {
             capture(frames);
         } else {
@@ -719,6 +720,21 @@ void JackLink::process(jack_nframes_t frames) {
         wake();
     }
     in_callback_.fetch_sub(1, std::memory_order_release);
+}
+
+void JackLink::count_skipped_cycles(jack_nframes_t frames) {
+    // JACK's xrun callback comes later, from its notification thread, and
+    // not for every cycle it skipped; the frame time of this cycle tells at
+    // once. A cycle of the graph that did not run between this call and the
+    // last lost or repeated a period between clients (a client late, jackd
+    // running its graph behind): an xrun of this link, once audio moves.
+    const jack_nframes_t begun = jack_last_frame_time(client_);
+    const bool moving = started_.load(std::memory_order_acquire);
+    if (moved_last_cycle_ && moving && begun != next_cycle_) {
+        xruns_.fetch_add(1, std::memory_order_relaxed);
+    }
+    moved_last_cycle_ = moving;
+    next_cycle_ = begun + frames;
 }
 
 void JackLink::play(jack_nframes_t frames) {

@@ -107,9 +107,10 @@ public:
     bool fail_for_reopen() noexcept;
 
     // Periods JACK found the ring too empty (playback) or too full (capture)
-    // for, once audio had begun, and the xruns JACK reported in its graph (a
+    // for, once audio had begun, the xruns JACK reported in its graph (a
     // client, this one or another, not finished in time: its ports' audio
-    // for that period is lost or repeated). Thread: any.
+    // for that period is lost or repeated), and cycles of the graph this
+    // link's callback was not called for. Thread: any.
     [[nodiscard]] uint64_t xruns() const noexcept { return xruns_.load(std::memory_order_relaxed); }
     // "server=…\nclient=…\nconnected-to=…\njack-period=…\nbuffer-ms=…\n", the
     // connections as they are now. Thread: any but rt.
@@ -154,6 +155,9 @@ private:
     // into the graph, and keeps peers_ as JACK reports the connections.
     void follow_graph();
     void follow(const GraphEvent& event);
+    // Counts, as an xrun, cycles of the JACK graph this link's callback was
+    // not called for. Thread: JACK's process thread.
+    void count_skipped_cycles(jack_nframes_t frames);
     void play(jack_nframes_t frames);
     void capture(jack_nframes_t frames);
     void wake();
@@ -198,6 +202,11 @@ private:
     // ended (see ~JackLink); invalid until one has. Guarded by graph_mutex_.
     std::shared_future<void> teller_end_;
     std::atomic<uint64_t> xruns_{0};
+    // The frame time the next process call begins at, if no cycle is
+    // skipped, and whether audio moved in the last one (a cycle skipped
+    // while stopped loses nothing); JACK's process thread's alone.
+    jack_nframes_t next_cycle_ = 0;
+    bool moved_last_cycle_ = false;
 };
 
 // The link behind a sink's or source's instance pointer.
