@@ -94,12 +94,12 @@ int RequestChannel::call_encoded(const std::vector<uint8_t>& bytes, uint32_t seq
         if (got < 0) {
             return got;
         }
-        if (got == kReply && envelope.seq != seq) {
-            drop_late_reply(envelope);
-            continue;
-        }
         if (got != kReply) {
             continue; // nothing yet, or an event
+        }
+        if (envelope.seq != seq) {
+            drop_late_reply(envelope); // to a request that timed out
+            continue;
         }
         if (envelope.type == MsgType::error) {
             Error error;
