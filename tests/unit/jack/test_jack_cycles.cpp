@@ -45,15 +45,21 @@ bool cycle_until(const Cycle& cycle, const Done& done) {
     return true;
 }
 
-// kWithheld times, one call of JACK's withheld and two more passed on.
-template <class Cycle>
-void withhold_calls(const Cycle& cycle) {
+// Lets JACK call the module 20 times (a sink's ring full, a source's
+// flowing), then kWithheld times withholds one of JACK's calls and passes
+// two more on; the xruns `xruns` counted meanwhile.
+template <class Cycle, class Xruns>
+uint64_t xruns_over_withheld_calls(const Cycle& cycle, const Xruns& xruns) {
+    const uint64_t begun = g_jack_periods.load();
+    BOOST_REQUIRE(cycle_until(cycle, [&] { return g_jack_periods.load() >= begun + 20; }));
+    const uint64_t before = xruns();
     for (int i = 0; i < kWithheld; ++i) {
         g_jack_calls_to_withhold.store(1);
         BOOST_REQUIRE(cycle_until(cycle, [] { return g_jack_calls_to_withhold.load() == 0; }));
         const uint64_t after = g_jack_periods.load();
         BOOST_REQUIRE(cycle_until(cycle, [&] { return g_jack_periods.load() >= after + 2; }));
     }
+    return xruns() - before;
 }
 
 } // namespace
@@ -71,12 +77,8 @@ BOOST_AUTO_TEST_CASE(a_cycle_jack_skipped_is_an_xrun_of_the_sink) {
         return rc != 0 ? rc : m.module->sink->write(sink, frames.data(), 256);
     };
     BOOST_REQUIRE_EQUAL(m.module->sink->start(sink), 0);
-    // The ring full and JACK playing from it.
-    const uint64_t begun = g_jack_periods.load();
-    BOOST_REQUIRE(cycle_until(cycle, [&] { return g_jack_periods.load() >= begun + 20; }));
-    const uint64_t before = m.module->sink->xruns(sink);
-    withhold_calls(cycle);
-    const uint64_t counted = m.module->sink->xruns(sink) - before;
+    const uint64_t counted =
+        xruns_over_withheld_calls(cycle, [&] { return m.module->sink->xruns(sink); });
     m.module->sink->stop(sink);
     m.module->sink->close(sink);
     // (More only if JACK itself reported one meanwhile.)
@@ -96,11 +98,8 @@ BOOST_AUTO_TEST_CASE(a_cycle_jack_skipped_is_an_xrun_of_the_source) {
         return rc != 0 ? rc : m.module->source->read(source, frames.data(), 256);
     };
     BOOST_REQUIRE_EQUAL(m.module->source->start(source), 0);
-    const uint64_t begun = g_jack_periods.load();
-    BOOST_REQUIRE(cycle_until(cycle, [&] { return g_jack_periods.load() >= begun + 20; }));
-    const uint64_t before = m.module->source->xruns(source);
-    withhold_calls(cycle);
-    const uint64_t counted = m.module->source->xruns(source) - before;
+    const uint64_t counted =
+        xruns_over_withheld_calls(cycle, [&] { return m.module->source->xruns(source); });
     m.module->source->stop(source);
     m.module->source->close(source);
     BOOST_CHECK_GE(counted, uint64_t{kWithheld});
