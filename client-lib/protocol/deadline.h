@@ -1,6 +1,7 @@
 // Monotonic-clock deadlines: every wait in audiod takes one.
 #pragma once
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 
@@ -35,6 +36,14 @@ public:
         }
         const auto ms = std::chrono::ceil<std::chrono::milliseconds>(left).count();
         return ms > 1'000'000'000 ? 1'000'000'000 : static_cast<int>(ms);
+    }
+
+    // Time left (zero once passed); duration::max() when infinite.
+    [[nodiscard]] MonoClock::duration left() const noexcept {
+        if (infinite_) {
+            return MonoClock::duration::max();
+        }
+        return std::max(at_ - MonoClock::now(), MonoClock::duration::zero());
     }
 
 private:

@@ -26,9 +26,16 @@
 //
 // `wake_threshold` is the client's wake-up point: the server signals the
 // stream's eventfd when the frames free (playback) or ready (record) cross
-// it. `xruns` counts the cycles in which the ring could not keep up:
-// underruns for playback (too little to play), overruns for record (no room
-// for what was captured).
+// it. A playback writer that sets kClientFlagSelfTimed wakes itself instead,
+// just after the cycle that frees what it waits for, timed from
+// `cycle_time_ns` (CLOCK_MONOTONIC, the start of the last cycle that took
+// frames from the ring) and `cycle_period_ns` (the sink's cycle length):
+// signalling a thread costs the server more than its mix, and a writer of
+// a ring of a few cycles needs it every cycle. The server signals it only
+// when its queue is about to run dry (less than one cycle left) or has.
+// `xruns` counts the cycles in which the ring could not keep up: underruns
+// for playback (too little to play), overruns for record (no room for what
+// was captured).
 //
 // The layout is plain data with no pointers; bump kRingVersion on any change.
 #pragma once
@@ -41,7 +48,7 @@
 namespace audiod {
 
 inline constexpr uint32_t kRingMagic = 0x41554452; // "AUDR"
-inline constexpr uint32_t kRingVersion = 2;
+inline constexpr uint32_t kRingVersion = 3;
 inline constexpr size_t kCacheLine = 64;
 // The data ring starts on its own page so that the header's false sharing
 // can't reach sample data.
@@ -49,8 +56,9 @@ inline constexpr size_t kRingDataOffset = 4096;
 inline constexpr uint64_t kNoFrame = ~uint64_t{0};
 
 // Client flags (RingHeader::client_flags).
-inline constexpr uint32_t kClientFlagStarted = 1u << 0;  // start consuming (prebuffer done)
-inline constexpr uint32_t kClientFlagDraining = 1u << 1; // end of data: running dry is expected
+inline constexpr uint32_t kClientFlagStarted = 1u << 0;   // start consuming (prebuffer done)
+inline constexpr uint32_t kClientFlagDraining = 1u << 1;  // end of data: running dry is expected
+inline constexpr uint32_t kClientFlagSelfTimed = 1u << 2; // the writer wakes itself after cycles
 
 struct RingHeader {
     // Written once by the server before the memfd is shared.
@@ -74,6 +82,8 @@ struct RingHeader {
     std::atomic<uint64_t> xruns;
     std::atomic<uint64_t> sink_start_frame; // kNoFrame until the first frame plays
     std::atomic<uint32_t> sink_latency_frames;
+    std::atomic<uint64_t> cycle_time_ns;   // 0 until a cycle takes frames (playback)
+    std::atomic<uint64_t> cycle_period_ns; // of the sink playing the stream
 };
 
 static_assert(std::is_standard_layout_v<RingHeader>);

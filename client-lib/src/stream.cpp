@@ -105,8 +105,15 @@ int audiod_stream_fd(const audiod_stream* stream) {
     if (stream == nullptr) {
         return AUDIOD_E_INVALID;
     }
-    stream->core->fd_exported.store(true);
-    return stream->core->wake_fd.get();
+    StreamCore& core = *stream->core;
+    core.fd_exported.store(true);
+    // Its player waits on the descriptor now, not by the library's clock:
+    // the server signals it every cycle its queue runs low.
+    std::lock_guard lock(core.mutex);
+    if (core.ring.bound()) {
+        core.ring.set_flags(0, audiod::kClientFlagSelfTimed);
+    }
+    return core.wake_fd.get();
 }
 
 unsigned audiod_stream_fd_generation(const audiod_stream* stream) {

@@ -5,10 +5,13 @@
 // mirror image, ring_layout.h). Waiting uses the stream's eventfd (through
 // an epoll set that reports each signal once, waiting.cpp), which the
 // server signals only when the frames free (or ready) cross the client's
-// wake-up threshold, or a playback ring runs empty. When the server is gone
-// or stalled (supervisor.cpp decides), the stream keeps its clock: frames
-// are consumed (or delivered) at the nominal rate, so nothing the player
-// calls freezes, until the supervisor binds the stream to a live server.
+// wake-up threshold, or a playback ring runs low or empty; a writer on the
+// edges also wakes itself just after the server's cycles (self_timing.h),
+// and the server then signals it only when its ring is about to run dry.
+// When the server is gone or stalled (supervisor.cpp decides), the stream
+// keeps its clock: frames are consumed (or delivered) at the nominal rate,
+// so nothing the player calls freezes, until the supervisor binds the
+// stream to a live server.
 #include "client_internal.h"
 #include "waiting.h"
 
@@ -33,6 +36,7 @@ long transfer(StreamCore& core, void* buffer, size_t frames, int timeout_ms) {
     size_t done = 0;
     while (done < frames) {
         std::chrono::nanoseconds keep_clock_wait{0};
+        MonoClock::time_point self_wake{};
         {
             std::lock_guard lock(core.mutex);
             if (core.broken) {
@@ -68,10 +72,11 @@ long transfer(StreamCore& core, void* buffer, size_t frames, int timeout_ms) {
                         continue;
                     }
                 }
+                self_wake = self_timed_wake_locked(core, now);
             }
         }
         if (timeout_ms == 0 || deadline.expired() ||
-            wait_for_progress(core, keep_clock_wait, deadline) == AUDIOD_E_TIMEOUT) {
+            wait_for_progress(core, keep_clock_wait, deadline, self_wake) == AUDIOD_E_TIMEOUT) {
             break;
         }
     }

@@ -1,4 +1,5 @@
 #include "waiting.h"
+#include "self_timing.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -33,12 +34,45 @@ int ready_before(const Deadline& deadline, WaitOnce wait_once) {
     }
 }
 
+uint64_t to_ns(MonoClock::time_point t) {
+    return static_cast<uint64_t>(
+        std::chrono::duration_cast<std::chrono::nanoseconds>(t.time_since_epoch()).count());
+}
+
+// One epoll wait that ends by `until` or the deadline, whichever is first
+// (nanoseconds: a self-timed writer's margin is a fraction of a
+// millisecond). A signal ends it early, as a wake-up: the caller looks
+// again. Returns how many descriptors are ready, 0 if none.
+int epoll_until(int epoll_fd, epoll_event* events, int max_events, MonoClock::time_point until,
+                const Deadline& deadline) {
+    const auto wait =
+        std::clamp<MonoClock::duration>(std::min(until - MonoClock::now(), deadline.left()),
+                                        MonoClock::duration::zero(), std::chrono::hours(1));
+    const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(wait).count();
+    const timespec timeout{static_cast<time_t>(ns / 1'000'000'000),
+                           static_cast<long>(ns % 1'000'000'000)};
+    int ready = ::epoll_pwait2(epoll_fd, events, max_events, &timeout, nullptr);
+    if (ready < 0 && errno == ENOSYS) { // a kernel before 5.11
+        const auto ms = std::chrono::ceil<std::chrono::milliseconds>(wait).count();
+        ready = ::epoll_wait(epoll_fd, events, max_events, static_cast<int>(ms));
+    }
+    return std::max(ready, 0);
+}
+
 // wait_wakeup for a stream that waits on edges.
-int wait_wakeup_edge(StreamCore& core, const Deadline& deadline) {
+int wait_wakeup_edge(StreamCore& core, const Deadline& deadline, MonoClock::time_point self_wake) {
     epoll_event events[2];
-    const int ready = ready_before(deadline, [&](int timeout_ms) {
-        return ::epoll_wait(core.wait_epoll.get(), events, 2, timeout_ms);
-    });
+    int ready = 0;
+    if (self_wake != MonoClock::time_point{}) {
+        ready = epoll_until(core.wait_epoll.get(), events, 2, self_wake, deadline);
+        if (ready == 0 && !deadline.expired()) {
+            return 0; // its own time to look
+        }
+    } else {
+        ready = ready_before(deadline, [&](int timeout_ms) {
+            return ::epoll_wait(core.wait_epoll.get(), events, 2, timeout_ms);
+        });
+    }
     if (ready == 0) {
         return AUDIOD_E_TIMEOUT;
     }
@@ -52,9 +86,9 @@ int wait_wakeup_edge(StreamCore& core, const Deadline& deadline) {
 
 // Waits for a server wake-up or the server hanging up, until the deadline.
 // Returns 0 (woken), AUDIOD_E_TIMEOUT, or AUDIOD_E_DISCONNECTED.
-int wait_wakeup(StreamCore& core, const Deadline& deadline) {
+int wait_wakeup(StreamCore& core, const Deadline& deadline, MonoClock::time_point self_wake) {
     if (waits_on_edges(core)) {
-        return wait_wakeup_edge(core, deadline);
+        return wait_wakeup_edge(core, deadline, self_wake);
     }
     // The socket as published for lock-free readers: the supervisor may be
     // replacing the channel meanwhile (client_internal.h, socket_fd).
@@ -159,7 +193,7 @@ bool waits_on_edges(const StreamCore& core) {
 }
 
 int wait_for_progress(StreamCore& core, std::chrono::nanoseconds keep_clock_wait,
-                      const Deadline& deadline) {
+                      const Deadline& deadline, MonoClock::time_point self_wake) {
     if (keep_clock_wait.count() > 0) {
         pollfd pfd{core.wake_fd.get(), POLLIN, 0};
         ::poll(&pfd, 1, std::max(1, poll_ms(keep_clock_wait, deadline)));
@@ -169,12 +203,33 @@ int wait_for_progress(StreamCore& core, std::chrono::nanoseconds keep_clock_wait
         drain_wakeups(core.wake_fd.get());
         return 0;
     }
-    const int waited = wait_wakeup(core, deadline);
+    const int waited = wait_wakeup(core, deadline, self_wake);
     if (waited == AUDIOD_E_DISCONNECTED) {
         on_lost(core);
         return 0;
     }
     return waited;
+}
+
+MonoClock::time_point self_timed_wake_locked(StreamCore& core, MonoClock::time_point now) {
+    uint64_t at = 0;
+    if (!core.record && core.ring.bound() && waits_on_edges(core)) {
+        const RingHeader* header = core.ring.header();
+        SelfTimingInput in;
+        in.now_ns = to_ns(now);
+        in.cycle_time_ns = header->cycle_time_ns.load(std::memory_order_relaxed);
+        in.cycle_period_ns = header->cycle_period_ns.load(std::memory_order_relaxed);
+        in.rate = core.rate;
+        in.queued = core.queued_locked(now);
+        in.capacity = core.capacity_locked();
+        in.wake_threshold = core.wake_frames;
+        at = self_timed_wake_ns(in);
+    }
+    if (core.ring.bound()) {
+        core.ring.set_flags(at != 0 ? kClientFlagSelfTimed : 0, at != 0 ? 0 : kClientFlagSelfTimed);
+    }
+    return at == 0 ? MonoClock::time_point{}
+                   : MonoClock::time_point{std::chrono::nanoseconds{static_cast<int64_t>(at)}};
 }
 
 } // namespace audiod::client

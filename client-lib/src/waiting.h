@@ -49,8 +49,18 @@ bool waits_on_edges(const StreamCore& core);
 // pace (`keep_clock_wait` > 0) when no server plays the stream (a
 // supervisor wake-up ends it early), else the server's wake-up; a server
 // that hangs up meanwhile makes the stream keep its clock (or breaks it).
-// Returns 0 to go on, or AUDIOD_E_TIMEOUT.
+// A self-timed writer (`self_wake` set, see self_timed_wake_locked) also
+// ends its wait at that time, as if woken. Returns 0 to go on, or
+// AUDIOD_E_TIMEOUT.
 int wait_for_progress(StreamCore& core, std::chrono::nanoseconds keep_clock_wait,
-                      const Deadline& deadline);
+                      const Deadline& deadline,
+                      MonoClock::time_point self_wake = MonoClock::time_point{});
+
+// For a writer about to wait for room: when to look again by its own
+// clock (self_timing.h) if it waits on its epoll set's edges and the
+// server's cycles are on time, else the epoch (wait to be signalled). Sets
+// or clears kClientFlagSelfTimed to match, so that the server signals
+// every writer that does not time itself. Call with core.mutex held.
+MonoClock::time_point self_timed_wake_locked(StreamCore& core, MonoClock::time_point now);
 
 } // namespace audiod::client

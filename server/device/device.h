@@ -236,6 +236,10 @@ private:
     std::vector<uint8_t> record_bytes_;
     ChannelMix identity_mix_; // a source's device frames onto the bus
     GainRamp device_gain_;
+    // When this cycle began (CLOCK_MONOTONIC ns) and how long a cycle
+    // lasts, published to self-timed writers (ring_layout.h).
+    uint64_t cycle_time_ns_ = 0;
+    uint64_t cycle_period_ns_ = 0;
 
     // Where the RT thread is, for abandon(). Shared with the thread, which
     // may come back from its module after the device is gone.

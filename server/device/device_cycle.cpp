@@ -15,6 +15,7 @@
 #include <cstring>
 #include <pthread.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 namespace audiod {
@@ -26,6 +27,14 @@ void wake(int fd) noexcept {
     // Non-blocking eventfd: this can only fail if the counter is about to
     // overflow, i.e. the reader is long gone; dropping the wake-up is right.
     [[maybe_unused]] const ssize_t r = ::write(fd, &one, sizeof one);
+}
+
+// CLOCK_MONOTONIC, the clock of the clients' steady_clock; read through
+// the vDSO, no system call.
+uint64_t monotonic_ns() noexcept {
+    timespec now{};
+    ::clock_gettime(CLOCK_MONOTONIC, &now);
+    return static_cast<uint64_t>(now.tv_sec) * 1'000'000'000u + static_cast<uint64_t>(now.tv_nsec);
 }
 
 // Scales `frames` frames in place by `gain`, advancing its ramp; unity
@@ -85,6 +94,8 @@ void Device::run_rt(std::promise<std::string>& scheduling) noexcept {
     rt_tid_.store(static_cast<pid_t>(::syscall(SYS_gettid)), std::memory_order_release);
 
     const DeviceOps& ops = ops_;
+    cycle_period_ns_ = uint64_t{request_.format.quantum} * 1'000'000'000u /
+                       std::max<uint32_t>(request_.format.rate, 1);
     // Every call into the module is bracketed, so that the control thread
     // can abandon this thread inside one that does not return (abandon()).
     // Back from a call it was abandoned in, the thread leaves at once,
@@ -118,6 +129,7 @@ void Device::run_rt(std::promise<std::string>& scheduling) noexcept {
         }
         {
             RtScope in_cycle;
+            cycle_time_ns_ = monotonic_ns();
             apply_commands_rt();
             if (request_.kind == DeviceKind::source) {
                 enter_module();
@@ -348,6 +360,10 @@ void Device::pull_stream_rt(Stream& stream, uint64_t sink_frame) noexcept {
 
     const uint64_t free_before = capacity - available;
     rt.server_pos += frames;
+    if (frames > 0) {
+        header->cycle_time_ns.store(cycle_time_ns_, std::memory_order_relaxed);
+        header->cycle_period_ns.store(cycle_period_ns_, std::memory_order_relaxed);
+    }
     header->server_pos.store(rt.server_pos, std::memory_order_release);
     stream.consumed.store(rt.server_pos, std::memory_order_relaxed);
 
@@ -355,12 +371,16 @@ void Device::pull_stream_rt(Stream& stream, uint64_t sink_frame) noexcept {
     // what is queued falls below two cycles' worth (a client woken later
     // than that has less than a cycle to refill in: with a 3 ms ring at
     // 1.33 ms cycles, its half-ring threshold woke it with 16 frames left),
-    // or when the ring has just run empty (drain waits for that).
+    // or when the ring has just run empty (drain waits for that). A
+    // self-timed writer wakes itself for its threshold and low queue alike,
+    // timed from the published cycles: it is signalled only when less than
+    // one cycle's worth is left (its own wake-up came late) or none.
+    const bool self_timed = (flags & kClientFlagSelfTimed) != 0;
     const uint64_t threshold =
         std::clamp<uint64_t>(header->wake_threshold.load(std::memory_order_relaxed), 1, capacity);
     const uint64_t free_after = free_before + frames;
-    const uint64_t low = 2 * uint64_t{frames};
-    if ((free_before < threshold && free_after >= threshold) ||
+    const uint64_t low = self_timed ? uint64_t{frames} : 2 * uint64_t{frames};
+    if ((!self_timed && free_before < threshold && free_after >= threshold) ||
         (frames > 0 && available >= low && available - frames < low) ||
         (frames > 0 && frames == available)) {
         wake(stream.wake_fd.get());

@@ -217,7 +217,10 @@ uint32_t audiod_stream_buffer_frames(const audiod_stream* stream);
  * Writes up to `frames` interleaved frames. Returns how many frames were
  * taken (possibly fewer than asked if the deadline passed), or a negative
  * error. Waits for buffer space for at most timeout_ms; with timeout 0 it
- * never waits and returns AUDIOD_E_AGAIN when the buffer is full.
+ * never waits and returns AUDIOD_E_AGAIN when the buffer is full. Unless
+ * the program has taken audiod_stream_fd(), a write that waits times its
+ * own wake-up from the server's cycles (just after the one that frees the
+ * space), so the server need not signal it every cycle.
  */
 long audiod_stream_write(audiod_stream* stream, const void* data, size_t frames, int timeout_ms);
 

@@ -11,9 +11,13 @@
 #include <boost/test/unit_test.hpp>
 
 #include <atomic>
+#include <fstream>
 #include <random>
+#include <string>
 #include <sys/socket.h>
 #include <thread>
+#include <time.h>
+#include <unistd.h>
 
 using namespace audiod;
 using namespace audiod::test;
@@ -23,7 +27,7 @@ namespace {
 // A client-side stream over a ring created in this process, bound the way
 // audiod_stream_create binds the server's reply.
 struct LocalClient {
-    LocalClient(Stream& server_side, uint32_t wake_frames) {
+    LocalClient(Stream& server_side, uint32_t wake_frames, uint32_t rate = 48000) {
         int fds[2];
         BOOST_REQUIRE(::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, fds) == 0);
         context.channel = proto::RequestChannel(UniqueFd(fds[0]));
@@ -34,7 +38,7 @@ struct LocalClient {
         auto core = std::make_shared<client::StreamCore>();
         core->context = &context;
         core->format = AUDIOD_FORMAT_S16LE;
-        core->rate = 48000;
+        core->rate = rate;
         core->channels = 2;
         core->frame_bytes = 4;
         core->keep_clock = false;
@@ -186,6 +190,176 @@ BOOST_AUTO_TEST_CASE(a_replaced_connection_leaves_the_hang_up_set) {
     const long written = audiod_stream_write(&client.stream, frames.data(), 48000, 300);
     BOOST_CHECK_EQUAL(written, static_cast<long>(server_side.ring.capacity()));
     BOOST_CHECK(!context.connection_lost.load());
+}
+
+namespace {
+
+// The calling thread's CPU time.
+std::chrono::nanoseconds thread_cpu() {
+    timespec t{};
+    ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return std::chrono::seconds(t.tv_sec) + std::chrono::nanoseconds(t.tv_nsec);
+}
+
+// How many times a thread of this process has slept and been woken.
+uint64_t voluntary_switches(pid_t tid) {
+    std::ifstream status("/proc/self/task/" + std::to_string(tid) + "/status");
+    std::string line;
+    while (std::getline(status, line)) {
+        if (line.rfind("voluntary_ctxt_switches:", 0) == 0) {
+            return std::stoull(line.substr(line.find(':') + 1));
+        }
+    }
+    BOOST_FAIL("no voluntary_ctxt_switches for thread " << tid);
+    return 0;
+}
+
+// A sink cycling at its real pace (8 ms: 64 frames at 8 kHz, long enough
+// for a loaded machine under a sanitizer to keep up), a writer on the
+// edges of a 2.25-cycle ring, the library's half-ring threshold: the
+// writer times itself from the cycles the sink publishes.
+struct PacedSelfTimedWriter {
+    static constexpr uint32_t kRate = 8000;
+    static constexpr uint32_t kQuantum = 64;
+    static constexpr std::chrono::milliseconds kPeriod{8};
+
+    explicit PacedSelfTimedWriter(uint64_t frames)
+        : total(frames)
+        , rig({kRate, 2, kQuantum})
+        , server_side(rig.add_stream(SampleFormat::s16le, 144))
+        , client(server_side, 72, kRate) {
+        BOOST_REQUIRE(client::waits_on_edges(*client.stream.core));
+        writer = std::thread([this] { write_all(); });
+    }
+    ~PacedSelfTimedWriter() {
+        if (writer.joinable()) {
+            writer.join();
+        }
+    }
+
+    // Frame n of the sequence, never silence.
+    static int16_t sample(uint64_t n) { return static_cast<int16_t>(n % 30000 + 1); }
+
+    void write_all() {
+        tid.store(static_cast<pid_t>(::gettid()));
+        const auto cpu_before = thread_cpu();
+        std::vector<int16_t> chunk(2 * 40);
+        uint64_t next = 0;
+        while (next < total) {
+            const uint64_t n = std::min<uint64_t>(40, total - next);
+            for (uint64_t i = 0; i < n; ++i) {
+                chunk[2 * i] = chunk[2 * i + 1] = sample(next + i);
+            }
+            const long w = audiod_stream_write(&client.stream, chunk.data(), n, 5000);
+            if (w != static_cast<long>(n)) {
+                error.store(w < 0 ? w : -1000);
+                break;
+            }
+            next += n;
+        }
+        writer_cpu.store(thread_cpu() - cpu_before);
+        written.store(true);
+        while (!drain_allowed.load()) { // drain reads the eventfd: take_signals first
+            std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        }
+        if (error.load() == 0) {
+            error.store(audiod_stream_drain(&client.stream, 10000));
+        }
+        done.store(true);
+    }
+
+    // Runs one cycle per period from now until `stop` says so.
+    template <class Stop>
+    void cycle_paced(Stop stop) {
+        auto next = std::chrono::steady_clock::now();
+        while (!stop()) {
+            rig.run_cycles(1);
+            ++cycles;
+            next += kPeriod;
+            std::this_thread::sleep_until(next);
+        }
+    }
+
+    // The server's signals to the writer since the last call. (Waiting on
+    // the edges of its epoll set, the writer never reads the eventfd.)
+    uint64_t take_signals() {
+        uint64_t count = 0;
+        return ::read(server_side.wake_fd.get(), &count, sizeof count) == sizeof count ? count : 0;
+    }
+
+    void check_every_frame_arrived_in_order() {
+        BOOST_REQUIRE_EQUAL(error.load(), 0);
+        const auto out = rig.output<int16_t>();
+        uint64_t expected = 0;
+        for (size_t f = 0; f < out.size() / 2; ++f) {
+            if (out[2 * f] == 0) {
+                continue; // an underrun: the writer came too late
+            }
+            BOOST_REQUIRE_EQUAL(out[2 * f], sample(expected));
+            BOOST_REQUIRE_EQUAL(out[2 * f + 1], out[2 * f]);
+            ++expected;
+        }
+        BOOST_CHECK_EQUAL(expected, total);
+    }
+
+    const uint64_t total;
+    SinkRig rig;
+    Stream& server_side;
+    LocalClient client;
+    uint64_t cycles = 0;
+    std::atomic<pid_t> tid{0};
+    std::atomic<long> error{0};
+    std::atomic<bool> written{false};
+    std::atomic<bool> drain_allowed{false};
+    std::atomic<bool> done{false};
+    std::atomic<std::chrono::nanoseconds> writer_cpu{};
+    std::thread writer;
+};
+
+} // namespace
+
+// The writer wakes itself after each cycle and the server, which would
+// otherwise signal it every cycle (its queue falls below two cycles'
+// worth each time), signals it only when a wake-up of its own came late.
+BOOST_AUTO_TEST_CASE(a_self_timed_writer_loses_nothing_and_the_server_seldom_signals_it) {
+    PacedSelfTimedWriter run(200 * PacedSelfTimedWriter::kQuantum); // 1.6 s
+    run.cycle_paced([&] { return run.written.load(); });
+    const uint64_t signals = run.take_signals();
+    const uint64_t cycles = run.cycles;
+    run.drain_allowed.store(true);
+    run.cycle_paced([&] { return run.done.load(); });
+    run.writer.join();
+    run.check_every_frame_arrived_in_order();
+    BOOST_TEST_MESSAGE(cycles << " cycles, " << signals << " signals, writer CPU "
+                              << run.writer_cpu.load().count() / 1000 << " us");
+    BOOST_CHECK_LT(signals, cycles / 4);
+    BOOST_CHECK(run.client.stream.core->ring.header()->client_flags.load() & kClientFlagSelfTimed);
+    // Its own clock never makes it spin: most of the 1.6 s it sleeps.
+    BOOST_CHECK_LT(run.writer_cpu.load(), std::chrono::milliseconds(800));
+}
+
+// The server stops taking from the ring (here: stops cycling) while the
+// writer waits on a full one: after a few periods of looking by its own
+// clock, the writer waits for the server's signal, and goes on when the
+// cycles come back.
+BOOST_AUTO_TEST_CASE(a_self_timed_writer_sleeps_while_the_server_stops_and_goes_on_after) {
+    PacedSelfTimedWriter run(80 * PacedSelfTimedWriter::kQuantum);
+    run.cycle_paced([&] { return run.cycles == 20; });
+    while (run.client.stream.core->ring.header()->client_pos.load() -
+               run.server_side.ring.header()->server_pos.load() <
+           run.server_side.ring.capacity()) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(1)); // the writer fills the ring
+    }
+    const uint64_t switches_before = voluntary_switches(run.tid.load());
+    std::this_thread::sleep_for(std::chrono::seconds(1)); // 125 periods without a cycle
+    const uint64_t switches = voluntary_switches(run.tid.load()) - switches_before;
+    BOOST_TEST_MESSAGE("writer woken " << switches << " times in 1 s without cycles");
+    BOOST_CHECK_LE(switches, 6u);
+    BOOST_CHECK(!run.written.load());
+    run.drain_allowed.store(true);
+    run.cycle_paced([&] { return run.done.load(); });
+    run.writer.join();
+    run.check_every_frame_arrived_in_order();
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -318,6 +318,37 @@ BOOST_AUTO_TEST_CASE(a_writer_of_a_small_ring_is_woken_every_cycle_with_a_cycle_
     BOOST_CHECK_EQUAL(s.xruns.load(), 0u);
 }
 
+// The same ring with a self-timed writer, and a threshold it crosses every
+// cycle: each cycle that takes from the ring publishes when it began and
+// the sink's period, and the server signals the writer only when its own
+// wake-up came late, i.e. less than a cycle's worth is left.
+BOOST_AUTO_TEST_CASE(a_self_timed_writer_is_signalled_only_when_less_than_a_cycle_is_left) {
+    SinkRig rig;
+    Stream& s = rig.add_stream(SampleFormat::s16le, 144);
+    RingHeader* header = s.ring.header();
+    header->wake_threshold.store(kQuantum);
+    std::vector<int16_t> data(size_t{144} * kChannels, 1);
+    rig.write(s, data.data(), 100);
+    rig.run_cycles(1); // prebuffering: no frame taken, no cycle published
+    BOOST_CHECK_EQUAL(header->cycle_time_ns.load(), 0u);
+    rig.write(s, data.data(), 44);
+    rig.set_client_flags(s, kClientFlagStarted | kClientFlagSelfTimed);
+    uint64_t last_cycle = 0;
+    for (int cycle = 0; cycle < 20; ++cycle) {
+        rig.run_cycles(1);
+        BOOST_CHECK_EQUAL(pending_wakeups(s), 0u);
+        BOOST_CHECK_GT(header->cycle_time_ns.load(), last_cycle);
+        last_cycle = header->cycle_time_ns.load();
+        rig.write(s, data.data(), kQuantum);
+    }
+    BOOST_CHECK_EQUAL(header->cycle_period_ns.load(), 1'333'333u); // 64 frames at 48 kHz
+    rig.run_cycles(1); // the writer is late: 80 frames left, still a cycle's worth
+    BOOST_CHECK_EQUAL(pending_wakeups(s), 0u);
+    rig.run_cycles(1); // 16 left
+    BOOST_CHECK_EQUAL(pending_wakeups(s), 1u);
+    BOOST_CHECK_EQUAL(s.xruns.load(), 0u);
+}
+
 BOOST_AUTO_TEST_CASE(gain_change_ramps_without_jumps_and_settles_exactly) {
     SinkRig rig;
     Stream& s = rig.add_stream(SampleFormat::s16le, 48000);
