@@ -116,6 +116,19 @@ int audiod_stream_fd(const audiod_stream* stream) {
     return core.wake_fd.get();
 }
 
+int audiod_stream_next_wakeup(audiod_stream* stream, uint64_t* at_ns) {
+    if (stream == nullptr || at_ns == nullptr) {
+        return AUDIOD_E_INVALID;
+    }
+    StreamCore& core = *stream->core;
+    if (core.record) {
+        return AUDIOD_E_BADSTATE;
+    }
+    std::lock_guard lock(core.mutex);
+    *at_ns = audiod::client::plan_self_timed_wake_locked(core, MonoClock::now());
+    return 0;
+}
+
 unsigned audiod_stream_fd_generation(const audiod_stream* stream) {
     return stream == nullptr ? 0 : stream->core->wake_fd_generation.load();
 }

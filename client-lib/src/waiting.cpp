@@ -211,9 +211,12 @@ int wait_for_progress(StreamCore& core, std::chrono::nanoseconds keep_clock_wait
     return waited;
 }
 
-MonoClock::time_point self_timed_wake_locked(StreamCore& core, MonoClock::time_point now) {
+uint64_t plan_self_timed_wake_locked(StreamCore& core, MonoClock::time_point now) {
+    if (!core.ring.bound()) {
+        return 0;
+    }
     uint64_t at = 0;
-    if (!core.record && core.ring.bound() && waits_on_edges(core)) {
+    if (!core.record && !core.keeping_clock) {
         const RingHeader* header = core.ring.header();
         SelfTimingInput in;
         in.now_ns = to_ns(now);
@@ -225,9 +228,17 @@ MonoClock::time_point self_timed_wake_locked(StreamCore& core, MonoClock::time_p
         in.wake_threshold = core.wake_frames;
         at = self_timed_wake_ns(in);
     }
-    if (core.ring.bound()) {
-        core.ring.set_flags(at != 0 ? kClientFlagSelfTimed : 0, at != 0 ? 0 : kClientFlagSelfTimed);
+    core.ring.set_flags(at != 0 ? kClientFlagSelfTimed : 0, at != 0 ? 0 : kClientFlagSelfTimed);
+    return at;
+}
+
+MonoClock::time_point self_timed_wake_locked(StreamCore& core, MonoClock::time_point now) {
+    if (!waits_on_edges(core)) {
+        // A poller's flag is its own: audiod_stream_fd() cleared it, and
+        // audiod_stream_next_wakeup() sets it for a poller with a timer.
+        return MonoClock::time_point{};
     }
+    const uint64_t at = plan_self_timed_wake_locked(core, now);
     return at == 0 ? MonoClock::time_point{}
                    : MonoClock::time_point{std::chrono::nanoseconds{static_cast<int64_t>(at)}};
 }

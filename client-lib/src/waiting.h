@@ -60,7 +60,14 @@ int wait_for_progress(StreamCore& core, std::chrono::nanoseconds keep_clock_wait
 // clock (self_timing.h) if it waits on its epoll set's edges and the
 // server's cycles are on time, else the epoch (wait to be signalled). Sets
 // or clears kClientFlagSelfTimed to match, so that the server signals
-// every writer that does not time itself. Call with core.mutex held.
+// every writer on the edges that does not time itself (a poller's flag is
+// left as audiod_stream_fd() and audiod_stream_next_wakeup() set it).
+// Call with core.mutex held.
 MonoClock::time_point self_timed_wake_locked(StreamCore& core, MonoClock::time_point now);
+
+// The same for a program that waits on audiod_stream_fd() with a timer of
+// its own (audiod_stream_next_wakeup): the time in CLOCK_MONOTONIC ns, or
+// 0, whatever the stream waits on. Call with core.mutex held.
+uint64_t plan_self_timed_wake_locked(StreamCore& core, MonoClock::time_point now);
 
 } // namespace audiod::client

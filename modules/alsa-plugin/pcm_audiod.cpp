@@ -20,18 +20,23 @@
 //     before it is delivered); the hardware pointer is what the server has
 //     written into it, and delay what waits to be read.
 //   - The poll descriptor is an epoll set over the stream's wake-up
-//     eventfd, an eventfd of the plugin's own (`ready`) and a periodic
-//     timerfd. ALSA programs expect a level ("readable while there is room
-//     for avail_min frames"); the stream's eventfd is edge-like (the server
+//     eventfd, an eventfd of the plugin's own (`ready`) and a timerfd.
+//     ALSA programs expect a level ("readable while there is room for
+//     avail_min frames"); the stream's eventfd is edge-like (the server
 //     signals when the room crosses the threshold). The plugin keeps the
 //     level with `ready`, which it sets when there is room that no signal
 //     may announce (after a state change, or a write that left room) and
-//     clears when there is none. So the common period — woken by the
-//     server, write a period, no room left — costs one read (clearing the
-//     server's signal), where re-arming a timer on every call cost five
-//     system calls. The timer (every 50 ms) is the safety net: a poller is
-//     never left waiting for good, whatever happens to the server (which
-//     libaudiod's keep-clock also covers).
+//     clears when there is none. While the stream plays, the timer is armed
+//     for just after the server's cycle that will make room (libaudiod
+//     foresees it from the cycles the server publishes), and the server
+//     then does not signal the stream each period, which cost it more than
+//     the mix. So the common period — woken by the timer, write a period,
+//     no room left — costs one system call (re-arming the timer), where
+//     re-arming a relative timer on every call cost five. Otherwise (not
+//     started, paused, draining, capture, a server whose cycles stopped)
+//     the server signals the eventfd and the timer fires every 50 ms as the
+//     safety net: a poller is never left waiting for good, whatever happens
+//     to the server (which libaudiod's keep-clock also covers).
 //
 // The server converts every format, rate (8-192 kHz) and channel count (1-8)
 // it is given, so those pass straight through; `plug:audiod` converts what
@@ -89,6 +94,7 @@ struct AudiodPcm {
     int ready = -1;               // eventfd: readable while `ready_signalled`
     bool ready_signalled = false; // what `ready` holds (only the plugin touches it)
     int timer = -1;
+    bool timer_self_timed = false; // armed once for the server's next cycle, not periodic
     int format = AUDIOD_FORMAT_INVALID;
     snd_pcm_uframes_t avail_min = 1;
     snd_pcm_uframes_t boundary = 0;
@@ -157,25 +163,61 @@ void set_ready(AudiodPcm& pcm, bool ready) {
     pcm.ready_signalled = ready;
 }
 
+// A playing stream waiting for room: arms the timer for just after the
+// server's cycle that makes it (libaudiod foresees it from the cycles the
+// server publishes, and the server then stops signalling the stream every
+// period: audiod_stream_next_wakeup). Where that cannot be foreseen (not
+// started, paused, draining, the server stalled; capture), the timer goes
+// back to the periodic safety net and the server signals as usual.
+// Returns whether the timer is now armed for the cycle; a system call only
+// when it is, or when it changes back.
+bool arm_timer(AudiodPcm& pcm) {
+    uint64_t at = 0;
+    if (!pcm.capture && pcm.stream != nullptr && pcm.io.state == SND_PCM_STATE_RUNNING &&
+        !pcm.paused) {
+        [[maybe_unused]] const int rc = audiod_stream_next_wakeup(pcm.stream, &at);
+    }
+    itimerspec spec{};
+    if (at != 0) {
+        spec.it_value.tv_sec = static_cast<time_t>(at / 1'000'000'000);
+        spec.it_value.tv_nsec = static_cast<long>(at % 1'000'000'000);
+        // Re-arming also clears an expiry not yet read.
+        pcm.timer_self_timed = timerfd_settime(pcm.timer, TFD_TIMER_ABSTIME, &spec, nullptr) == 0;
+        return pcm.timer_self_timed;
+    }
+    if (pcm.timer_self_timed) {
+        spec.it_interval.tv_nsec = kFallbackNs;
+        spec.it_value.tv_nsec = kFallbackNs;
+        [[maybe_unused]] const int rc = timerfd_settime(pcm.timer, 0, &spec, nullptr);
+        pcm.timer_self_timed = false;
+    }
+    return false;
+}
+
 // After a state change, or a poll that found nothing to do: every source
 // cleared, then the level set from what is true now.
 void refresh_poll(AudiodPcm& pcm) {
     if (pcm.stream != nullptr) {
         audiod_stream_ack_wakeup(pcm.stream);
     }
-    clear_timer(pcm);
+    if (poll_ready(pcm) || !arm_timer(pcm)) {
+        clear_timer(pcm);
+    }
     set_ready(pcm, poll_ready(pcm));
 }
 
-// After frames moved. Room left: make sure it reads as ready. None: clear
-// the server's signal (the period's one system call) and look again, so
-// that room which came meanwhile is not lost.
+// After frames moved. Room left: make sure it reads as ready. None: arm
+// the timer for the cycle that makes room, or clear the server's signal
+// (either is the period's one system call), and look again, so that room
+// which came meanwhile is not lost.
 void after_transfer(AudiodPcm& pcm) {
     if (poll_ready(pcm)) {
         set_ready(pcm, true);
         return;
     }
-    audiod_stream_ack_wakeup(pcm.stream);
+    if (!arm_timer(pcm)) {
+        audiod_stream_ack_wakeup(pcm.stream);
+    }
     set_ready(pcm, poll_ready(pcm));
 }
 

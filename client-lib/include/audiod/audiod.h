@@ -260,6 +260,21 @@ int audiod_stream_fd(const audiod_stream* stream);
 void audiod_stream_ack_wakeup(audiod_stream* stream);
 
 /**
+ * For a program that polls audiod_stream_fd() beside a timer of its own,
+ * before each wait for room in a playback stream: sets *at_ns to the
+ * CLOCK_MONOTONIC time (ns) just after the server's cycle that will have
+ * freed the stream's wake-up threshold (or left less than two cycles'
+ * worth queued), for the program's timer. Until the next call, the server
+ * then signals the descriptor only when the stream is about to run dry or
+ * has: signalling a process every cycle costs the server more than mixing
+ * it. *at_ns = 0 when the cycles cannot be foreseen (the stream not
+ * started, paused or moving, the server stalled or gone): wait for the
+ * descriptor, which is then signalled as usual. Reads shared memory only;
+ * never blocks. AUDIOD_E_BADSTATE for a record stream.
+ */
+int audiod_stream_next_wakeup(audiod_stream* stream, uint64_t* at_ns);
+
+/**
  * Changes each time the library puts a new server's eventfd behind
  * audiod_stream_fd() (the stream re-bound to a restarted server): the
  * descriptor's number stays, so poll(2) needs nothing, but an epoll(7) set

@@ -12,9 +12,11 @@
 
 #include <atomic>
 #include <fstream>
+#include <poll.h>
 #include <random>
 #include <string>
 #include <sys/socket.h>
+#include <sys/timerfd.h>
 #include <thread>
 #include <time.h>
 #include <unistd.h>
@@ -215,20 +217,30 @@ uint64_t voluntary_switches(pid_t tid) {
 }
 
 // A sink cycling at its real pace (8 ms: 64 frames at 8 kHz, long enough
-// for a loaded machine under a sanitizer to keep up), a writer on the
-// edges of a 2.25-cycle ring, the library's half-ring threshold: the
-// writer times itself from the cycles the sink publishes.
+// for a loaded machine under a sanitizer to keep up) and a writer of a
+// 2.25-cycle ring that times itself from the cycles the sink publishes:
+// blocked in audiod_stream_write on the edges of its epoll set, with the
+// library's half-ring threshold; or, as the ALSA plugin does, polling the
+// stream's descriptor beside a timer of its own that
+// audiod_stream_next_wakeup sets, with a threshold of one period.
 struct PacedSelfTimedWriter {
     static constexpr uint32_t kRate = 8000;
     static constexpr uint32_t kQuantum = 64;
     static constexpr std::chrono::milliseconds kPeriod{8};
+    enum class Wait { blocked, polls_with_own_timer };
 
-    explicit PacedSelfTimedWriter(uint64_t frames)
+    explicit PacedSelfTimedWriter(uint64_t frames, Wait how = Wait::blocked)
         : total(frames)
+        , wait(how)
         , rig({kRate, 2, kQuantum})
         , server_side(rig.add_stream(SampleFormat::s16le, 144))
-        , client(server_side, 72, kRate) {
+        , client(server_side, how == Wait::blocked ? 72 : kQuantum, kRate) {
         BOOST_REQUIRE(client::waits_on_edges(*client.stream.core));
+        if (how == Wait::polls_with_own_timer) {
+            stream_fd = audiod_stream_fd(&client.stream);
+            timer.reset(::timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC));
+            BOOST_REQUIRE(stream_fd >= 0 && timer);
+        }
         writer = std::thread([this] { write_all(); });
     }
     ~PacedSelfTimedWriter() {
@@ -250,7 +262,9 @@ struct PacedSelfTimedWriter {
             for (uint64_t i = 0; i < n; ++i) {
                 chunk[2 * i] = chunk[2 * i + 1] = sample(next + i);
             }
-            const long w = audiod_stream_write(&client.stream, chunk.data(), n, 5000);
+            const long w = wait == Wait::blocked
+                               ? audiod_stream_write(&client.stream, chunk.data(), n, 5000)
+                               : write_polling(chunk.data(), n);
             if (w != static_cast<long>(n)) {
                 error.store(w < 0 ? w : -1000);
                 break;
@@ -266,6 +280,46 @@ struct PacedSelfTimedWriter {
             error.store(audiod_stream_drain(&client.stream, 10000));
         }
         done.store(true);
+    }
+
+    // Writes n frames the ALSA plugin's way: what fits at once, then a poll
+    // of the stream's descriptor and the timer, armed for the cycle that
+    // makes room (or, where none is foreseen, the plugin's 50 ms net).
+    long write_polling(const int16_t* data, uint64_t n) {
+        uint64_t done = 0;
+        while (done < n) {
+            const long w = audiod_stream_write(&client.stream, data + 2 * done, n - done, 0);
+            if (w > 0) {
+                done += static_cast<uint64_t>(w);
+                continue;
+            }
+            if (w != AUDIOD_E_AGAIN) {
+                return w;
+            }
+            uint64_t at = 0;
+            if (audiod_stream_next_wakeup(&client.stream, &at) != 0) {
+                return -2000;
+            }
+            itimerspec spec{};
+            int flags = 0;
+            if (at != 0) {
+                spec.it_value.tv_sec = static_cast<time_t>(at / 1'000'000'000);
+                spec.it_value.tv_nsec = static_cast<long>(at % 1'000'000'000);
+                flags = TFD_TIMER_ABSTIME;
+            } else {
+                spec.it_value.tv_nsec = 50'000'000;
+            }
+            ::timerfd_settime(timer.get(), flags, &spec, nullptr);
+            pollfd fds[2] = {{stream_fd, POLLIN, 0}, {timer.get(), POLLIN, 0}};
+            if (::poll(fds, 2, 5000) <= 0) {
+                return -3000;
+            }
+            if ((fds[0].revents & POLLIN) != 0) {
+                signals_seen.fetch_add(1);
+                audiod_stream_ack_wakeup(&client.stream);
+            }
+        }
+        return static_cast<long>(n);
     }
 
     // Runs one cycle per period from now until `stop` says so.
@@ -303,6 +357,7 @@ struct PacedSelfTimedWriter {
     }
 
     const uint64_t total;
+    const Wait wait;
     SinkRig rig;
     Stream& server_side;
     LocalClient client;
@@ -313,6 +368,9 @@ struct PacedSelfTimedWriter {
     std::atomic<bool> drain_allowed{false};
     std::atomic<bool> done{false};
     std::atomic<std::chrono::nanoseconds> writer_cpu{};
+    int stream_fd = -1;
+    UniqueFd timer;
+    std::atomic<uint64_t> signals_seen{0}; // by a poller: the descriptor found readable
     std::thread writer;
 };
 
@@ -335,6 +393,23 @@ BOOST_AUTO_TEST_CASE(a_self_timed_writer_loses_nothing_and_the_server_seldom_sig
     BOOST_CHECK_LT(signals, cycles / 4);
     BOOST_CHECK(run.client.stream.core->ring.header()->client_flags.load() & kClientFlagSelfTimed);
     // Its own clock never makes it spin: most of the 1.6 s it sleeps.
+    BOOST_CHECK_LT(run.writer_cpu.load(), std::chrono::milliseconds(800));
+}
+
+// The same, waiting the ALSA plugin's way, with a threshold of one period
+// (crossed every cycle): the server seldom signals the descriptor.
+BOOST_AUTO_TEST_CASE(a_poller_with_its_own_timer_loses_nothing_and_is_seldom_signalled) {
+    PacedSelfTimedWriter run(200 * PacedSelfTimedWriter::kQuantum,
+                             PacedSelfTimedWriter::Wait::polls_with_own_timer);
+    run.cycle_paced([&] { return run.written.load(); });
+    const uint64_t signals = run.signals_seen.load();
+    const uint64_t cycles = run.cycles;
+    run.drain_allowed.store(true);
+    run.cycle_paced([&] { return run.done.load(); });
+    run.writer.join();
+    run.check_every_frame_arrived_in_order();
+    BOOST_TEST_MESSAGE(cycles << " cycles, " << signals << " signals seen by the poller");
+    BOOST_CHECK_LT(signals, cycles / 4);
     BOOST_CHECK_LT(run.writer_cpu.load(), std::chrono::milliseconds(800));
 }
 
