@@ -41,8 +41,11 @@ uint64_t self_timed_wake_ns(const SelfTimingInput& in) noexcept {
     }
     uint64_t at = in.cycle_time_ns + cycles * in.cycle_period_ns + margin;
     if (at <= in.now_ns) {
-        // The cycle is late: look again a period on (at most kLateCycles times).
-        at += ((in.now_ns - at) / in.cycle_period_ns + 1) * in.cycle_period_ns;
+        // The cycle is late: look again a margin on, not a period (waiting
+        // a period would spend a cycle of the writer's slack), until the
+        // give-up.
+        const uint64_t step = std::max<uint64_t>(margin, 1);
+        at += ((in.now_ns - at) / step + 1) * step;
     }
     return at;
 }
