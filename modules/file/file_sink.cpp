@@ -47,7 +47,7 @@ constexpr uint32_t kQueueSeconds = 4;
 struct FileSink {
     FileSink(const audiod_sink_config& config, audiod::AudioFileWriter&& w, uint32_t frame_bytes,
              uint32_t clock_rate)
-        : clock(clock_rate, config.quantum)
+        : clock(clock_rate, config.quantum, TimerClock::AfterXrun::restart)
         , writer(std::move(w))
         , queue(size_t{config.rate} * kQueueSeconds * frame_bytes)
         , frame_bytes(frame_bytes)

@@ -14,7 +14,7 @@ using audiod::TimerClock;
 
 struct NullSink {
     explicit NullSink(const audiod_sink_config& config)
-        : clock(config.rate, config.quantum) {}
+        : clock(config.rate, config.quantum, TimerClock::AfterXrun::restart) {}
     TimerClock clock;
 };
 

@@ -36,7 +36,7 @@ namespace {
 
 struct RtpSink {
     RtpSink(const audiod_sink_config& config)
-        : clock(config.rate, config.quantum) {}
+        : clock(config.rate, config.quantum, TimerClock::AfterXrun::catch_up) {}
 
     TimerClock clock;
     RtpSendOptions options;

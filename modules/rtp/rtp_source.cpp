@@ -41,7 +41,7 @@ namespace {
 
 struct RtpSource {
     explicit RtpSource(const audiod_sink_config& config)
-        : clock(config.rate, config.quantum)
+        : clock(config.rate, config.quantum, TimerClock::AfterXrun::catch_up)
         , channels(config.channels) {}
     TimerClock clock;
     uint32_t channels;

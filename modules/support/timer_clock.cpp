@@ -35,16 +35,17 @@ int TimerClock::wait() noexcept {
     timespec now{};
     clock_gettime(CLOCK_MONOTONIC, &now);
     const int64_t late = to_ns(now) - due;
-    if (late > kMaxLateNs) {
+    // A cycle that starts after its whole quantum has passed missed its
+    // deadline: one xrun per such episode, not one per catch-up cycle.
+    const bool behind = late > frames_to_ns(quantum_, rate_);
+    if (late > kMaxLateNs || (behind && after_xrun_ == AfterXrun::restart)) {
+        // This cycle runs now and the next a quantum from now.
         xruns_.fetch_add(1, std::memory_order_relaxed);
         base_ = now;
         frames_ = quantum_;
         behind_ = false;
         return 0;
     }
-    // A cycle that starts after its whole quantum has passed missed its
-    // deadline: one xrun per such episode, not one per catch-up cycle.
-    const bool behind = late > frames_to_ns(quantum_, rate_);
     if (behind && !behind_) {
         xruns_.fetch_add(1, std::memory_order_relaxed);
     }

@@ -2,6 +2,7 @@
 // absolute CLOCK_MONOTONIC deadlines computed from a frame count, so the
 // clock does not drift however long it runs — every deadline is
 // start + frames / rate exactly, never "previous deadline + period".
+// What happens after a late cycle is the owner's choice (AfterXrun).
 // Thread: rt (start, wait); xruns() from any thread.
 #pragma once
 
@@ -13,18 +14,29 @@ namespace audiod {
 
 class TimerClock {
 public:
+    // A cycle that starts more than a quantum late is an xrun. A sound card
+    // that the null and file sinks stand in for loses that time (it ran dry
+    // and is restarted), so its clock restarts the timeline from now: it
+    // does not then take several quanta back to back, which would drain
+    // every client's buffer at once and turn one late cycle of the server
+    // into an underrun of each stream. A network stream is paced by its far
+    // end's playout, so its clock catches up instead, keeping the media
+    // time on the wall clock.
+    enum class AfterXrun { restart, catch_up };
+
     // Falling further behind than this (a suspended machine, a stopped
-    // process) restarts the timeline instead of rushing to catch up.
+    // process) restarts the timeline even when catching up.
     static constexpr int64_t kMaxLateNs = 250'000'000;
 
-    TimerClock(uint32_t rate, uint32_t quantum) noexcept
+    TimerClock(uint32_t rate, uint32_t quantum, AfterXrun after_xrun) noexcept
         : rate_(rate)
-        , quantum_(quantum) {}
+        , quantum_(quantum)
+        , after_xrun_(after_xrun) {}
 
     void start() noexcept;
     // Sleeps until the next quantum is due. Returns 0 (or -errno if the
     // clock itself fails). A cycle that wakes more than a quantum after its
-    // deadline counts as an xrun (once per late episode).
+    // deadline counts as an xrun (once per late episode when catching up).
     int wait() noexcept;
     [[nodiscard]] uint64_t xruns() const noexcept { return xruns_.load(std::memory_order_relaxed); }
 
@@ -35,6 +47,7 @@ public:
 private:
     uint32_t rate_;
     uint32_t quantum_;
+    AfterXrun after_xrun_;
     timespec base_{};
     uint64_t frames_ = 0;
     bool behind_ = false;

@@ -1,9 +1,24 @@
-// The timer clock's arithmetic: deadlines from frame counts, exactly.
+// The timer clock's arithmetic: deadlines from frame counts, exactly; and
+// what it does after a late cycle.
 #include "timer_clock.h"
 
 #include <boost/test/unit_test.hpp>
 
+#include <chrono>
+#include <thread>
+
 using audiod::TimerClock;
+using AfterXrun = TimerClock::AfterXrun;
+
+namespace {
+
+double now_s() {
+    timespec t{};
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) / 1e9;
+}
+
+} // namespace
 
 BOOST_AUTO_TEST_SUITE(timer_clock)
 
@@ -23,7 +38,7 @@ BOOST_AUTO_TEST_CASE(frames_to_ns_is_exact_and_does_not_drift) {
 }
 
 BOOST_AUTO_TEST_CASE(waits_follow_absolute_deadlines) {
-    TimerClock clock(48000, 480); // 10 ms quanta
+    TimerClock clock(48000, 480, AfterXrun::restart); // 10 ms quanta
     clock.start();
     timespec start{};
     clock_gettime(CLOCK_MONOTONIC, &start);
@@ -36,6 +51,47 @@ BOOST_AUTO_TEST_CASE(waits_follow_absolute_deadlines) {
     // The 11th wait returns at 100 ms; allow generous scheduling noise above.
     BOOST_CHECK_GE(elapsed, 0.0999);
     BOOST_CHECK_LT(elapsed, 2.0);
+}
+
+// The checks below bound times from below only (a loaded machine can only
+// make a wait longer), except the catch-up bound, which leaves 200 ms for
+// three waits that do not sleep at all.
+
+BOOST_AUTO_TEST_CASE(a_card_clock_restarts_its_timeline_after_a_late_cycle) {
+    TimerClock clock(48000, 4800, AfterXrun::restart); // 100 ms quanta
+    clock.start();
+    BOOST_REQUIRE_EQUAL(clock.wait(), 0); // due at once
+    std::this_thread::sleep_for(std::chrono::milliseconds(310));
+    BOOST_REQUIRE_EQUAL(clock.wait(), 0); // 210 ms late: an xrun, runs now
+    const double late_cycle = now_s();
+    BOOST_CHECK_EQUAL(clock.xruns(), 1u);
+    // The deadlines missed are not made up: each next cycle is a whole
+    // quantum after the one before, counted from the late one.
+    BOOST_REQUIRE_EQUAL(clock.wait(), 0);
+    BOOST_CHECK_GE(now_s() - late_cycle, 0.0999);
+    BOOST_REQUIRE_EQUAL(clock.wait(), 0);
+    BOOST_CHECK_GE(now_s() - late_cycle, 0.1999);
+    BOOST_CHECK_EQUAL(clock.xruns(), 1u);
+}
+
+BOOST_AUTO_TEST_CASE(a_network_clock_catches_up_after_a_late_cycle) {
+    TimerClock clock(48000, 4800, AfterXrun::catch_up); // 100 ms quanta
+    clock.start();
+    const double start = now_s();
+    BOOST_REQUIRE_EQUAL(clock.wait(), 0); // due at once
+    std::this_thread::sleep_for(std::chrono::milliseconds(310));
+    // Due at 100, 200 and 300 ms: all three run at once (a restarted
+    // timeline would put them at 310, 410 and 510 ms at the earliest).
+    const double late = now_s();
+    for (int i = 0; i < 3; ++i) {
+        BOOST_REQUIRE_EQUAL(clock.wait(), 0);
+    }
+    BOOST_CHECK_LT(now_s() - late, 0.2);
+    BOOST_CHECK_EQUAL(clock.xruns(), 1u); // one late episode
+    // Then the timeline goes on where it was: the next is due at 400 ms.
+    BOOST_REQUIRE_EQUAL(clock.wait(), 0);
+    BOOST_CHECK_GE(now_s() - start, 0.3999);
+    BOOST_CHECK_EQUAL(clock.xruns(), 1u);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
