@@ -1,5 +1,6 @@
 // The server's side of the no-hang guarantee, with real processes: a stopped
-// client disturbs no one and is marked stalled; killed clients leak nothing;
+// client disturbs no one and is marked stalled; a held server underruns no
+// stream when it runs again; killed clients leak nothing;
 // an RT thread that stops cycling is found and demoted, and RLIMIT_RTTIME
 // leads to demotion, never to death.
 #include "audiod/audiod.h"
@@ -114,6 +115,40 @@ BOOST_AUTO_TEST_CASE(a_stopped_client_disturbs_no_one_and_shows_as_stalled) {
     sleepy.finish(10s);
     BOOST_REQUIRE_EQUAL(server.stop(SIGTERM), 0);
     // The counter is complete and untouched.
+    const auto out = read_wav_s16(wav);
+    uint64_t next = 0;
+    for (size_t f = 0; f < out.size() / 2; ++f) {
+        if (out[2 * f] != 0) {
+            BOOST_REQUIRE_EQUAL(out[2 * f], counter_value(next));
+            ++next;
+        }
+    }
+    BOOST_CHECK_EQUAL(next, json_number(r.out, "written").value_or(0));
+}
+
+// A timer-paced sink that ran late (here the whole server held for 200 ms,
+// as a loaded machine or the host of a virtual one holds it) counts an xrun
+// and, like a card restarted after one, goes on from where it is: taking
+// the ~150 quanta it missed back to back would empty the player's 100 ms
+// ring in an instant and underrun a stream that was never late itself.
+BOOST_AUTO_TEST_CASE(a_held_server_counts_a_sink_xrun_and_underruns_no_stream) {
+    TempDir dir;
+    const std::string wav = dir.file("out.wav");
+    ServerProcess server(file_sink_config(wav, 64));
+    PlayingClient counter({"--signal", "counter", "--app", "counter", "--latency-ms", "100"});
+    const auto id = wait_for_app_stream("counter");
+    BOOST_REQUIRE(id);
+    BOOST_REQUIRE(wait_for_position(*id, 4800));
+    ::kill(server.pid(), SIGSTOP);
+    // Under the clock's 250 ms limit, past which it would restart anyway.
+    std::this_thread::sleep_for(200ms);
+    ::kill(server.pid(), SIGCONT);
+    BOOST_REQUIRE(wait_for_more(*id, 9600));
+    BOOST_CHECK_GE(sink_number("out", "xruns"), 1u);
+    BOOST_CHECK_EQUAL(stream_field(*id, "xruns"), "0");
+    const ProgramResult r = counter.stop_without_underruns();
+    BOOST_REQUIRE_EQUAL(server.stop(SIGTERM), 0);
+    // Every frame, once and in order.
     const auto out = read_wav_s16(wav);
     uint64_t next = 0;
     for (size_t f = 0; f < out.size() / 2; ++f) {
