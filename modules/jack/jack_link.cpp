@@ -731,10 +731,26 @@ void JackLink::count_skipped_cycles(jack_nframes_t frames) {
     const jack_nframes_t begun = jack_last_frame_time(client_);
     const bool moving = started_.load(std::memory_order_acquire);
     if (moved_last_cycle_ && moving && begun != next_cycle_) {
-        xruns_.fetch_add(1, std::memory_order_relaxed);
+        // JACK may have reported it already (graph_xrun): then it counted.
+        const uint64_t report = unmatched_report_.exchange(0, std::memory_order_acq_rel);
+        if (!same_xrun(report, begun)) {
+            xruns_.fetch_add(1, std::memory_order_relaxed);
+            unreported_skip_.store(kMarked | begun, std::memory_order_release);
+        }
     }
     moved_last_cycle_ = moving;
     next_cycle_ = begun + frames;
+}
+
+bool JackLink::same_xrun(uint64_t marked, jack_nframes_t now) const noexcept {
+    if ((marked & kMarked) == 0) {
+        return false;
+    }
+    // Frame times wrap (a day at 48 kHz); their difference does not. A
+    // report's time is JACK's estimate of now, which may be past the
+    // start of the cycle whose call then finds the skip: either sign.
+    const auto apart = static_cast<int32_t>(now - static_cast<jack_nframes_t>(marked));
+    return std::abs(int64_t{apart}) <= int64_t{rate_} / 10;
 }
 
 void JackLink::play(jack_nframes_t frames) {
@@ -779,7 +795,14 @@ void JackLink::period_changed(jack_nframes_t frames) {
 }
 
 void JackLink::graph_xrun() {
+    // The skip count_skipped_cycles counted just before is this report's
+    // xrun: counted once. Else it counts, and a skip found after it is its.
+    const jack_nframes_t now = jack_frame_time(client_);
+    if (same_xrun(unreported_skip_.exchange(0, std::memory_order_acq_rel), now)) {
+        return;
+    }
     xruns_.fetch_add(1, std::memory_order_relaxed);
+    unmatched_report_.store(kMarked | now, std::memory_order_release);
 }
 
 void JackLink::gone() {

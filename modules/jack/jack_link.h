@@ -110,7 +110,8 @@ public:
     // for, once audio had begun, the xruns JACK reported in its graph (a
     // client, this one or another, not finished in time: its ports' audio
     // for that period is lost or repeated), and cycles of the graph this
-    // link's callback was not called for. Thread: any.
+    // link's callback was not called for (one skip and JACK's report of it
+    // count once). Thread: any.
     [[nodiscard]] uint64_t xruns() const noexcept { return xruns_.load(std::memory_order_relaxed); }
     // "server=…\nclient=…\nconnected-to=…\njack-period=…\nbuffer-ms=…\n", the
     // connections as they are now. Thread: any but rt.
@@ -158,6 +159,11 @@ private:
     // Counts, as an xrun, cycles of the JACK graph this link's callback was
     // not called for. Thread: JACK's process thread.
     void count_skipped_cycles(jack_nframes_t frames);
+    // One late cycle is seen twice, as a skip here and in JACK's report of
+    // it (graph_xrun), in either order: whichever comes second within
+    // 100 ms of the first and finds it marked is the same xrun. `marked` is
+    // kMarked | frame time, or 0. Thread: any.
+    [[nodiscard]] bool same_xrun(uint64_t marked, jack_nframes_t now) const noexcept;
     void play(jack_nframes_t frames);
     void capture(jack_nframes_t frames);
     void wake();
@@ -207,6 +213,12 @@ private:
     // while stopped loses nothing); JACK's process thread's alone.
     jack_nframes_t next_cycle_ = 0;
     bool moved_last_cycle_ = false;
+    // An xrun counted from one side and not yet seen from the other: the
+    // last skip JACK has not reported, the last report no skip has matched
+    // (kMarked | the frame time it was counted at; 0 when none).
+    static constexpr uint64_t kMarked = uint64_t{1} << 32;
+    std::atomic<uint64_t> unreported_skip_{0};
+    std::atomic<uint64_t> unmatched_report_{0};
 };
 
 // The link behind a sink's or source's instance pointer.

@@ -18,12 +18,45 @@ namespace audiod::test {
 
 std::atomic<uint64_t> g_jack_periods{0};
 std::atomic<int> g_jack_calls_to_withhold{0};
+std::atomic<uint64_t> g_jack_skipped_cycles{0};
+std::atomic<uint64_t> g_jack_xrun_reports{0};
 
 namespace {
 
 std::atomic<JackProcessCallback> g_module_callback{nullptr};
+std::atomic<JackXRunCallback> g_module_xrun_callback{nullptr};
+std::atomic<void*> g_module_xrun_arg{nullptr};
+std::atomic<jack_client_t*> g_client{nullptr};
+// JACK's process thread's own: the frame time its next call should begin at.
+jack_nframes_t g_next_cycle = 0;
+bool g_called_before = false;
+
+// A function of the libjack the module loaded (the test program does not
+// link it), or nullptr.
+void* libjack_symbol(const char* name) {
+    static void* const libjack = ::dlopen("libjack.so.0", RTLD_NOW);
+    return libjack != nullptr ? ::dlsym(libjack, name) : nullptr;
+}
+
+// Counts the cycles JACK skipped the module's client for, as the module does.
+void note_skipped_cycles(jack_nframes_t frames) {
+    using LastFrameTime = jack_nframes_t (*)(const jack_client_t*);
+    static const auto last_frame_time =
+        reinterpret_cast<LastFrameTime>(libjack_symbol("jack_last_frame_time"));
+    jack_client_t* client = g_client.load(std::memory_order_acquire);
+    if (last_frame_time == nullptr || client == nullptr) {
+        return;
+    }
+    const jack_nframes_t begun = last_frame_time(client);
+    if (g_called_before && begun != g_next_cycle) {
+        g_jack_skipped_cycles.fetch_add(1, std::memory_order_relaxed);
+    }
+    g_called_before = true;
+    g_next_cycle = begun + frames;
+}
 
 int counted_process_body(jack_nframes_t frames, void* arg) {
+    note_skipped_cycles(frames);
     if (g_jack_calls_to_withhold.load(std::memory_order_acquire) > 0) {
         g_jack_calls_to_withhold.fetch_sub(1, std::memory_order_acq_rel);
         return 0;
@@ -42,6 +75,12 @@ int counted_process(jack_nframes_t frames, void* arg) {
     const int result = counted_process_body(frames, arg);
     pthread_setcancelstate(cancel_state, nullptr);
     return result;
+}
+
+// JACK's own xrun reports, counted on their way to the module.
+int counted_xrun(void* arg) {
+    g_jack_xrun_reports.fetch_add(1, std::memory_order_relaxed);
+    return g_module_xrun_callback.load(std::memory_order_acquire)(arg);
 }
 
 // Starts a program that ends with this test, however the test ends (a
@@ -78,6 +117,12 @@ bool jack_callback_registered() {
     return g_module_callback.load(std::memory_order_acquire) != nullptr;
 }
 
+void report_jack_xrun() {
+    const JackXRunCallback callback = g_module_xrun_callback.load(std::memory_order_acquire);
+    BOOST_REQUIRE(callback != nullptr);
+    callback(g_module_xrun_arg.load(std::memory_order_acquire));
+}
+
 JackAndModule::JackAndModule()
     : name("audiod-rt-" + std::to_string(::getpid()))
     , host{AUDIOD_MODULE_ABI_VERSION, log_line, nullptr, nullptr} {
@@ -104,16 +149,28 @@ JackAndModule::~JackAndModule() {
 
 } // namespace audiod::test
 
-// The module binds to this one: the program exports it.
+// The module binds to these: the program exports them.
 extern "C" int jack_set_process_callback(jack_client_t* client, JackProcessCallback callback,
                                          void* arg) {
     using Real = int (*)(jack_client_t*, JackProcessCallback, void*);
-    static void* const libjack = ::dlopen("libjack.so.0", RTLD_NOW);
-    static const auto real = reinterpret_cast<Real>(
-        libjack != nullptr ? ::dlsym(libjack, "jack_set_process_callback") : nullptr);
+    static const auto real =
+        reinterpret_cast<Real>(audiod::test::libjack_symbol("jack_set_process_callback"));
     if (real == nullptr) {
         return -1;
     }
+    audiod::test::g_client.store(client, std::memory_order_release);
     audiod::test::g_module_callback.store(callback, std::memory_order_release);
     return real(client, audiod::test::counted_process, arg);
+}
+
+extern "C" int jack_set_xrun_callback(jack_client_t* client, JackXRunCallback callback, void* arg) {
+    using Real = int (*)(jack_client_t*, JackXRunCallback, void*);
+    static const auto real =
+        reinterpret_cast<Real>(audiod::test::libjack_symbol("jack_set_xrun_callback"));
+    if (real == nullptr) {
+        return -1;
+    }
+    audiod::test::g_module_xrun_callback.store(callback, std::memory_order_release);
+    audiod::test::g_module_xrun_arg.store(arg, std::memory_order_release);
+    return real(client, audiod::test::counted_xrun, arg);
 }

@@ -1,8 +1,8 @@
 // What the jack module's unit tests share: a paced JACK server of the
 // test's own, the module loaded as the server loads it, and a stand-in for
-// jack_set_process_callback (exported from the test program, so the module
-// binds to it) through which the test sees, and may withhold, JACK's calls
-// into the module.
+// jack_set_process_callback and jack_set_xrun_callback (exported from the
+// test program, so the module binds to them) through which the test sees,
+// and may withhold or add to, JACK's calls into the module.
 #pragma once
 
 #include "audiod/module.h"
@@ -22,6 +22,15 @@ extern std::atomic<uint64_t> g_jack_periods;
 extern std::atomic<int> g_jack_calls_to_withhold;
 // The module has registered its process callback.
 bool jack_callback_registered();
+// Cycles of the graph JACK itself did not call the module's client for
+// (seen from the frame times of its calls; withheld calls not included).
+extern std::atomic<uint64_t> g_jack_skipped_cycles;
+// The xrun reports JACK itself made to the module (the module's xrun
+// callback goes through the rig, as its process callback does).
+extern std::atomic<uint64_t> g_jack_xrun_reports;
+// Calls the module's xrun callback, as JACK's notification thread does when
+// its graph had an xrun.
+void report_jack_xrun();
 
 // `jackd -d dummy` (48 kHz, 256-frame periods) of the test's own, and the
 // module loaded as the server loads it.
