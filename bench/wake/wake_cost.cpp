@@ -138,6 +138,10 @@ Cost run(const Options& options, bool signalled) {
     std::vector<pid_t> children;
     for (int i = 0; i < options.players; ++i) {
         const pid_t pid = fork();
+        if (pid < 0) {
+            std::perror("audiod-wake-cost: fork");
+            std::exit(1);
+        }
         if (pid == 0) {
             if (signalled) {
                 signalled_player(fds[static_cast<size_t>(i)], options.cycles, &results[i]);
