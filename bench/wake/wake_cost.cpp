@@ -11,7 +11,8 @@
 // A player's cost per stream can never fall below this figure times the
 // wake-ups it needs, so it is the floor to read the client figures of the
 // README's Performance section against. For the signalled case it also
-// prints what each signal costs the server.
+// prints what each signal costs the server; for both, how often a player
+// was moved to another CPU (a cold cache is part of a wake-up's cost).
 //   audiod-wake-cost [--quantum FRAMES] [--rate HZ] [--seconds S] [--players N]
 #include <cerrno>
 #include <csignal>
@@ -51,7 +52,25 @@ struct Options {
 struct Result {
     int64_t cpu_ns = 0;
     int64_t wakes = 0;
+    int64_t migrations = 0; // moves to another CPU, as the scheduler counts them
 };
+
+// This process's se.nr_migrations (/proc/self/sched), or 0 if unreadable.
+int64_t migrations() {
+    FILE* sched = std::fopen("/proc/self/sched", "r");
+    if (sched == nullptr) {
+        return 0;
+    }
+    char line[256];
+    long long count = 0;
+    while (std::fgets(line, sizeof line, sched) != nullptr) {
+        if (std::sscanf(line, " se.nr_migrations : %lld", &count) == 1) {
+            break;
+        }
+    }
+    std::fclose(sched);
+    return count;
+}
 
 int make_epoll_with(int fd) {
     const int ep = epoll_create1(EPOLL_CLOEXEC);
@@ -78,6 +97,7 @@ void timer_player(const Options& options, int64_t base, Result* result) {
     }
     result->cpu_ns = read_clock(CLOCK_THREAD_CPUTIME_ID) - cpu_before;
     result->wakes = options.cycles;
+    result->migrations = migrations();
 }
 
 // A signalled player: no timeout, woken by the server's eventfd write.
@@ -98,6 +118,7 @@ void signalled_player(int signal_fd, int64_t cycles, Result* result) {
     }
     result->cpu_ns = read_clock(CLOCK_THREAD_CPUTIME_ID) - cpu_before;
     result->wakes = wakes;
+    result->migrations = migrations();
 }
 
 // The server of the signalled case: timer-paced, one write per player per
@@ -116,8 +137,9 @@ int64_t signalling_server(const Options& options, int64_t base, const std::vecto
 }
 
 struct Cost {
-    double player_ns = 0; // a player's CPU per wake-up
-    double server_ns = 0; // the server's CPU per cycle, sleep included
+    double player_ns = 0;  // a player's CPU per wake-up
+    double server_ns = 0;  // the server's CPU per cycle, sleep included
+    double migrations = 0; // a player's moves to another CPU per wake-up
 };
 
 // Runs N players of one kind.
@@ -162,15 +184,20 @@ Cost run(const Options& options, bool signalled) {
     }
     int64_t cpu = 0;
     int64_t wakes = 0;
+    int64_t migrated = 0;
     for (int i = 0; i < options.players; ++i) {
         cpu += results[i].cpu_ns;
         wakes += results[i].wakes;
+        migrated += results[i].migrations;
     }
     munmap(results, sizeof(Result) * options.players);
     for (const int fd : fds) {
         close(fd);
     }
-    cost.player_ns = wakes > 0 ? static_cast<double>(cpu) / static_cast<double>(wakes) : 0;
+    if (wakes > 0) {
+        cost.player_ns = static_cast<double>(cpu) / static_cast<double>(wakes);
+        cost.migrations = static_cast<double>(migrated) / static_cast<double>(wakes);
+    }
     return cost;
 }
 
@@ -210,9 +237,10 @@ int main(int argc, char** argv) {
                 wakes_per_second, seconds);
     for (const bool signalled : {false, true}) {
         const Cost cost = run(options, signalled);
-        std::printf("  %-9s player %5.2f us a wake-up = %.2f %% of a core",
+        std::printf("  %-9s player %5.2f us a wake-up = %.2f %% of a core, moved to another CPU "
+                    "after %.1f %% of its wake-ups",
                     signalled ? "signalled" : "timer", cost.player_ns / 1000,
-                    cost.player_ns * wakes_per_second / 1e7);
+                    cost.player_ns * wakes_per_second / 1e7, cost.migrations * 100);
         if (signalled) {
             std::printf("; server %.2f us a cycle for %d signals = %.2f %% of a core",
                         cost.server_ns / 1000, options.players,
