@@ -27,9 +27,11 @@ std::atomic<JackProcessCallback> g_module_callback{nullptr};
 std::atomic<JackXRunCallback> g_module_xrun_callback{nullptr};
 std::atomic<void*> g_module_xrun_arg{nullptr};
 std::atomic<jack_client_t*> g_client{nullptr};
-// JACK's process thread's own: the frame time its next call should begin at.
+// JACK's process thread's own: the frame time its next call should begin
+// at, once a call of this client has been seen (reset as a test's client
+// registers, before JACK calls it).
 jack_nframes_t g_next_cycle = 0;
-bool g_called_before = false;
+std::atomic<bool> g_called_before{false};
 
 // A function of the libjack the module loaded (the test program does not
 // link it), or nullptr.
@@ -48,11 +50,11 @@ void note_skipped_cycles(jack_nframes_t frames) {
         return;
     }
     const jack_nframes_t begun = last_frame_time(client);
-    if (g_called_before && begun != g_next_cycle) {
+    if (g_called_before.load(std::memory_order_acquire) && begun != g_next_cycle) {
         g_jack_skipped_cycles.fetch_add(1, std::memory_order_relaxed);
     }
-    g_called_before = true;
     g_next_cycle = begun + frames;
+    g_called_before.store(true, std::memory_order_release);
 }
 
 int counted_process_body(jack_nframes_t frames, void* arg) {
@@ -158,6 +160,7 @@ extern "C" int jack_set_process_callback(jack_client_t* client, JackProcessCallb
     if (real == nullptr) {
         return -1;
     }
+    audiod::test::g_called_before.store(false, std::memory_order_release);
     audiod::test::g_client.store(client, std::memory_order_release);
     audiod::test::g_module_callback.store(callback, std::memory_order_release);
     return real(client, audiod::test::counted_process, arg);
