@@ -115,15 +115,7 @@ BOOST_AUTO_TEST_CASE(a_stopped_client_disturbs_no_one_and_shows_as_stalled) {
     sleepy.finish(10s);
     BOOST_REQUIRE_EQUAL(server.stop(SIGTERM), 0);
     // The counter is complete and untouched.
-    const auto out = read_wav_s16(wav);
-    uint64_t next = 0;
-    for (size_t f = 0; f < out.size() / 2; ++f) {
-        if (out[2 * f] != 0) {
-            BOOST_REQUIRE_EQUAL(out[2 * f], counter_value(next));
-            ++next;
-        }
-    }
-    BOOST_CHECK_EQUAL(next, json_number(r.out, "written").value_or(0));
+    BOOST_CHECK_EQUAL(counter_frames_heard(wav), json_number(r.out, "written").value_or(0));
 }
 
 // A timer-paced sink that ran late (here the whole server held for 200 ms,
@@ -149,15 +141,7 @@ BOOST_AUTO_TEST_CASE(a_held_server_counts_a_sink_xrun_and_underruns_no_stream) {
     const ProgramResult r = counter.stop_without_underruns();
     BOOST_REQUIRE_EQUAL(server.stop(SIGTERM), 0);
     // Every frame, once and in order.
-    const auto out = read_wav_s16(wav);
-    uint64_t next = 0;
-    for (size_t f = 0; f < out.size() / 2; ++f) {
-        if (out[2 * f] != 0) {
-            BOOST_REQUIRE_EQUAL(out[2 * f], counter_value(next));
-            ++next;
-        }
-    }
-    BOOST_CHECK_EQUAL(next, json_number(r.out, "written").value_or(0));
+    BOOST_CHECK_EQUAL(counter_frames_heard(wav), json_number(r.out, "written").value_or(0));
 }
 
 BOOST_AUTO_TEST_CASE(clients_killed_mid_write_leak_nothing) {

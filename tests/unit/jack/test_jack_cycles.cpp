@@ -65,20 +65,29 @@ uint64_t xruns_over_withheld_calls(const Cycle& cycle, const Xruns& xruns) {
     return xruns() - before;
 }
 
-} // namespace
-
-BOOST_AUTO_TEST_CASE(a_cycle_jack_skipped_is_an_xrun_of_the_sink) {
-    JackAndModule m;
+// The module's sink, opened with kConfig (the test fails if it cannot).
+void* open_sink(JackAndModule& m) {
     void* sink = nullptr;
     audiod_sink_info info{};
     char error[512] = {};
     BOOST_REQUIRE_MESSAGE(
         m.module->sink->open(&m.host, &kConfig, &sink, &info, error, sizeof error) == 0, error);
+    return sink;
+}
+
+// One cycle of the sink: its wait, then a period of `frames` written.
+int sink_cycle(const JackAndModule& m, void* sink, const std::vector<float>& frames) {
+    const int rc = m.module->sink->wait(sink);
+    return rc != 0 ? rc : m.module->sink->write(sink, frames.data(), 256);
+}
+
+} // namespace
+
+BOOST_AUTO_TEST_CASE(a_cycle_jack_skipped_is_an_xrun_of_the_sink) {
+    JackAndModule m;
+    void* sink = open_sink(m);
     std::vector<float> frames(256 * 2, 0.25F);
-    const auto cycle = [&] {
-        const int rc = m.module->sink->wait(sink);
-        return rc != 0 ? rc : m.module->sink->write(sink, frames.data(), 256);
-    };
+    const auto cycle = [&] { return sink_cycle(m, sink, frames); };
     BOOST_REQUIRE_EQUAL(m.module->sink->start(sink), 0);
     const uint64_t counted =
         xruns_over_withheld_calls(cycle, [&] { return m.module->sink->xruns(sink); });
@@ -114,16 +123,9 @@ BOOST_AUTO_TEST_CASE(a_cycle_jack_skipped_is_an_xrun_of_the_source) {
 // two; a report with no skip beside it is one too.
 BOOST_AUTO_TEST_CASE(a_skipped_cycle_that_jack_also_reports_counts_once) {
     JackAndModule m;
-    void* sink = nullptr;
-    audiod_sink_info info{};
-    char error[512] = {};
-    BOOST_REQUIRE_MESSAGE(
-        m.module->sink->open(&m.host, &kConfig, &sink, &info, error, sizeof error) == 0, error);
+    void* sink = open_sink(m);
     std::vector<float> frames(256 * 2, 0.25F);
-    const auto cycle = [&] {
-        const int rc = m.module->sink->wait(sink);
-        return rc != 0 ? rc : m.module->sink->write(sink, frames.data(), 256);
-    };
+    const auto cycle = [&] { return sink_cycle(m, sink, frames); };
     const auto run_periods = [&](uint64_t n) {
         const uint64_t from = g_jack_periods.load();
         BOOST_REQUIRE(cycle_until(cycle, [&] { return g_jack_periods.load() >= from + n; }));
