@@ -25,13 +25,17 @@ int64_t TimerClock::frames_to_ns(uint64_t frames, uint32_t rate) noexcept {
            static_cast<int64_t>(rest * kNsPerSecond / rate);
 }
 
+int64_t TimerClock::next_due_ns() const noexcept {
+    return to_ns(base_) + frames_to_ns(frames_, rate_);
+}
+
 void TimerClock::start() noexcept {
     clock_gettime(CLOCK_MONOTONIC, &base_);
     frames_ = 0;
 }
 
 int TimerClock::wait() noexcept {
-    const int64_t due = to_ns(base_) + frames_to_ns(frames_, rate_);
+    const int64_t due = next_due_ns();
     timespec now{};
     clock_gettime(CLOCK_MONOTONIC, &now);
     const int64_t late = to_ns(now) - due;

@@ -40,6 +40,10 @@ public:
     int wait() noexcept;
     [[nodiscard]] uint64_t xruns() const noexcept { return xruns_.load(std::memory_order_relaxed); }
 
+    // When the next wait() is due (CLOCK_MONOTONIC ns): where the timeline
+    // stands. Public for the unit test.
+    [[nodiscard]] int64_t next_due_ns() const noexcept;
+
     // Nanoseconds from the timeline's start to `frames` (exact, no overflow
     // for centuries of audio). Public for its unit test.
     [[nodiscard]] static int64_t frames_to_ns(uint64_t frames, uint32_t rate) noexcept;
