@@ -6,7 +6,8 @@ function(audiod_add_corpus_test name)
   target_link_libraries(corpus_${name} PRIVATE ${F_LIBS})
   add_test(NAME corpus_${name}
     COMMAND corpus_${name} ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/corpus/${name})
-  set_tests_properties(corpus_${name} PROPERTIES LABELS "fuzz" TIMEOUT 300)
+  set_tests_properties(corpus_${name} PROPERTIES TIMEOUT 300)
+  audiod_label_test(corpus_${name} corpus_${name} unit fuzz)
 endfunction()
 
 audiod_add_corpus_test(messages LIBS audiod_protocol)

@@ -68,8 +68,19 @@ foreach(suite rtp source_player rtp_receive alsa_plugin capture watchdog portaud
   string(REGEX REPLACE "/.*" "" group ${suite})
   string(REGEX REPLACE "^no_hang/(.*)" "no_hang.\\1" entry ${suite})
   add_test(NAME integration.${entry} COMMAND test_integration --run_test=${suite} --report_level=short)
-  set_tests_properties(integration.${entry} PROPERTIES LABELS "integration" TIMEOUT 600
-    COST ${cost})
+  set_tests_properties(integration.${entry} PROPERTIES TIMEOUT 600 COST ${cost})
+  set(labels integration)
+  # 20 s or more in a Debug build on an idle 2-core machine.
+  if(group MATCHES "^(rtp|source_player|rtp_receive|alsa_plugin|capture|watchdog|portaudio|jack|portaudio_jack)$")
+    list(APPEND labels slow)
+  endif()
+  if(group MATCHES "^(service|system_wide)$")
+    list(APPEND labels needs-root)
+  endif()
+  if(group MATCHES "^(jack|portaudio_jack)$")
+    list(APPEND labels needs-jackd)
+  endif()
+  audiod_label_test(integration.${entry} test_integration ${labels})
   math(EXPR cost "${cost} - 1")
 endforeach()
 # The suites that start a jackd of their own take turns: JACK's shared-memory

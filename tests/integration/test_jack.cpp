@@ -224,11 +224,10 @@ BOOST_AUTO_TEST_CASE(a_jack_source_records_what_a_jack_sink_played_every_frame_i
     // recording or skips a cycle of the sink or source (a client of its
     // graph not finished in time: a non-real-time jackd on a loaded
     // machine), which loses or repeats a period between its clients and is
-    // counted in the sink's and source's xruns; or unless the recorder overran, held up past its buffer (a
-    // TSan recorder beside the suite once lost 512 frames so). Then the
-    // recording is made again, up to three times, and if none came through
-    // whole only the amount that came through is checked. (A stress pass
-    // under ASan recorded nothing at all in a recording with xruns.)
+    // counted in the sink's and source's xruns; or unless the recorder overran, held up past its
+    // buffer (a TSan recorder beside the suite once lost 512 frames so). Then the recording is made
+    // again, up to three times, and if none came through whole only the amount that came through is
+    // checked. (A stress pass under ASan recorded nothing at all in a recording with xruns.)
     const auto xruns = [] {
         return sink_number("studio", "xruns") + source_number("studio-in", "xruns");
     };

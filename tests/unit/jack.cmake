@@ -6,10 +6,10 @@
 if(NOT AUDIOD_SANITIZE)
   audiod_add_test(test_jack_rt_safety
     SOURCES unit/jack/test_jack_rt_safety.cpp unit/jack/jack_rig.cpp unit/server/rt_hooks.cpp
-    LIBS audiod_server ${CMAKE_DL_LIBS})
+    LIBS audiod_server ${CMAKE_DL_LIBS} LABELS unit needs-jackd)
   audiod_add_test(test_jack_cycles
     SOURCES unit/jack/test_jack_cycles.cpp unit/jack/jack_rig.cpp
-    LIBS audiod_server ${CMAKE_DL_LIBS})
+    LIBS audiod_server ${CMAKE_DL_LIBS} LABELS unit needs-jackd)
   foreach(test test_jack_rt_safety test_jack_cycles)
     set_target_properties(${test} PROPERTIES ENABLE_EXPORTS ON)
     add_dependencies(${test} audiod_module_jack)

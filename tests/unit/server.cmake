@@ -13,11 +13,12 @@ audiod_add_test(test_server
           unit/server/test_self_timing.cpp
           unit/server/test_source_player.cpp unit/server/test_abandoned_thread.cpp
           unit/server/engine_rig.cpp unit/server/test_rt_watchdog.cpp
-  LIBS audiod_client_objects audiod_server audiod_test_stepped_sink audiod_module_support)
+  LIBS audiod_client_objects audiod_server audiod_test_stepped_sink audiod_module_support
+  LABELS unit threads)
 # Started among the long integration suites (integration.cmake's COST
 # order), not after them: without a COST it started last and ended the TSan
 # step alone.
-set_tests_properties(test_server PROPERTIES LABELS "threads" COST 95)
+set_tests_properties(test_server PROPERTIES COST 95)
 
 # Replaces malloc and pthread_mutex_lock, which the sanitizers also replace.
 if(NOT AUDIOD_SANITIZE)
