@@ -152,7 +152,7 @@ void read_sinks_table(const toml::node& node, ServerConfig& config, bool capture
         if (capture && name.size() > 8 && name.ends_with(".monitor")) {
             fail(src, line_of(body), "a source name must not end in .monitor (sinks' monitors do)");
         }
-        SinkConfig sink;
+        DeviceConfig sink;
         sink.name = name;
         sink.line = line_of(body);
         for (const auto& [option_key, value] : *sink_table) {
@@ -263,12 +263,14 @@ ServerConfig parse_or_throw(std::string_view text, const std::string& source) {
     }
     // Tables come back sorted by name; present sinks in file order so that
     // "the first sink" means what the user sees.
-    const auto by_line = [](const SinkConfig& a, const SinkConfig& b) { return a.line < b.line; };
+    const auto by_line = [](const DeviceConfig& a, const DeviceConfig& b) {
+        return a.line < b.line;
+    };
     std::stable_sort(config.sinks.begin(), config.sinks.end(), by_line);
     std::stable_sort(config.sources.begin(), config.sources.end(), by_line);
-    for (const SinkConfig& source_config : config.sources) {
+    for (const DeviceConfig& source_config : config.sources) {
         if (std::any_of(config.sinks.begin(), config.sinks.end(),
-                        [&](const SinkConfig& s) { return s.name == source_config.name; })) {
+                        [&](const DeviceConfig& s) { return s.name == source_config.name; })) {
             fail(source, source_config.line,
                  "source '" + source_config.name + "' has the name of a sink");
         }
@@ -276,7 +278,7 @@ ServerConfig parse_or_throw(std::string_view text, const std::string& source) {
     for (const AppRule& rule : config.apps) {
         if (!rule.sink.empty() &&
             std::none_of(config.sinks.begin(), config.sinks.end(),
-                         [&](const SinkConfig& s) { return s.name == rule.sink; })) {
+                         [&](const DeviceConfig& s) { return s.name == rule.sink; })) {
             fail(source, rule.line,
                  "application '" + rule.app + "' names sink '" + rule.sink +
                      "', which is not a configured sink");
@@ -288,7 +290,7 @@ ServerConfig parse_or_throw(std::string_view text, const std::string& source) {
     if (config.default_sink.empty()) {
         config.default_sink = config.sinks.front().name;
     } else if (std::none_of(config.sinks.begin(), config.sinks.end(),
-                            [&](const SinkConfig& s) { return s.name == config.default_sink; })) {
+                            [&](const DeviceConfig& s) { return s.name == config.default_sink; })) {
         fail(source, default_sink_line,
              "default-sink '" + config.default_sink + "' is not a configured sink");
     }

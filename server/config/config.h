@@ -39,7 +39,8 @@
 
 namespace audiod {
 
-struct SinkConfig {
+// A [sinks.NAME] or [sources.NAME] table: a device, by name.
+struct DeviceConfig {
     std::string name;
     std::string type;
     std::vector<std::pair<std::string, std::string>> options; // in file order
@@ -66,9 +67,9 @@ struct ServerConfig {
     int resample_quality = 5;
     uint32_t client_memory_mb = 64; // shared memory one client's streams may hold
     std::string default_sink;
-    std::vector<SinkConfig> sinks;
-    std::vector<SinkConfig> sources; // [sources.NAME]: capture devices
-    std::vector<AppRule> apps;       // [apps.NAME]
+    std::vector<DeviceConfig> sinks;
+    std::vector<DeviceConfig> sources; // [sources.NAME]: capture devices
+    std::vector<AppRule> apps;         // [apps.NAME]
 };
 
 // Parses configuration text; `source` names it in error messages. Returns

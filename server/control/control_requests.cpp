@@ -87,14 +87,15 @@ bool ControlServer::handle_packet(Client& client, const proto::Packet& packet) {
                 for (const auto& option : r.options) {
                     options.emplace_back(option.key, option.value);
                 }
-                return engine_.load_sink(r.type, r.name, options, r.source);
+                return engine_.load_device(r.source ? DeviceKind::source : DeviceKind::sink, r.type,
+                                           r.name, options);
             });
     case proto::MsgType::unload_sink:
         return answer<proto::UnloadSink>(client, seq, body, [&](const auto& r) -> MaybeError {
             if (MaybeError denied = require_admin(client, "unloading a sink or source")) {
                 return denied;
             }
-            return engine_.unload_sink(r.name, r.source);
+            return engine_.unload_device(r.source ? DeviceKind::source : DeviceKind::sink, r.name);
         });
     case proto::MsgType::reload: {
         proto::Reload request;
@@ -230,7 +231,7 @@ bool ControlServer::handle_create_stream(Client& client, uint32_t seq, Body body
     answer.stream_id = stream.id;
     answer.capacity_frames = stream.ring.capacity();
     answer.memory_bytes = stream.ring.memory_bytes();
-    answer.quantum = stream.device->format().quantum;
+    answer.quantum = stream.device()->format().quantum;
     answer.sink = endpoint_name(stream);
     const int fds[2] = {stream.ring.memfd(), stream.wake_fd.get()};
     const bool sent = reply(client, seq, answer, fds);

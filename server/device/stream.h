@@ -3,7 +3,7 @@
 // or a sink's monitor): the shared ring, the client it belongs to, and the
 // state the RT thread keeps while it is attached.
 //
-// Ownership. The Engine (control thread) owns every Stream. While a stream is
+// Ownership. The engine's stream table (control thread) owns every Stream. While a stream is
 // attached to a sink, the sink's RT thread also uses it; the hand-over in both
 // directions goes through the sink's command and event queues, whose
 // release/acquire ordering makes the `rt` block safe to touch from whichever
@@ -11,6 +11,7 @@
 // touch them.
 #pragma once
 
+#include "device/placement.h"
 #include "dsp/channel_mix.h"
 #include "dsp/gain_ramp.h"
 #include "dsp/resampler.h"
@@ -78,7 +79,6 @@ struct Stream {
     uint32_t client_id = 0;
     uint32_t pid = 0;
     std::string app;
-    Device* device = nullptr; // its sink, or for a record stream its source or monitor
     SampleFormat format = SampleFormat::invalid;
     uint32_t rate = 0;
     uint32_t channels = 0;
@@ -88,17 +88,9 @@ struct Stream {
     float volume = 1.0f;
     bool muted = false;
     bool paused = false;
-    bool detaching = false;      // closing: a detach is on its way to the RT thread
-    Device* moving_to = nullptr; // moving: detach sent to `sink`, then attach here
-    std::string wanted_sink;     // where it belongs when that sink exists ("" = default)
-    std::string rescued_from;    // the sink that went away under it, to go back to
-    std::string reported_state;  // last state announced in an event
-    // A source player's record stream (engine/source_player.h): it stays on
-    // its source, never moved or rescued to a monitor.
-    bool pinned = false;
-    // A flush asked for while no RT thread held the stream (kNoFrame: none);
-    // it applies when the stream lands.
-    uint64_t pending_flush = kNoFrame;
+    // Which device it is on, whether that device's RT thread holds it, and
+    // where it belongs (device/placement.h). Only the router changes it.
+    Placement placement;
 
     StreamRing ring;
     UniqueFd wake_fd; // the server writes, the client polls
@@ -129,10 +121,8 @@ struct Stream {
     std::atomic<uint32_t> starved_cycles{0}; // consecutive cycles it came up short
     std::atomic<RtStreamStatus> rt_status{RtStreamStatus::prebuffering};
 
-    // The sink it is on, or on its way to. Thread: control.
-    [[nodiscard]] Device* destination() const noexcept { return moving_to ? moving_to : device; }
-    // No RT thread holds it: between sinks, or closing. Thread: control.
-    [[nodiscard]] bool in_transit() const noexcept { return moving_to != nullptr || detaching; }
+    // The device it is on (while moving: the one it is leaving). Thread: control.
+    [[nodiscard]] Device* device() const noexcept { return placement.device(); }
 };
 
 // Drops a playback stream's frames before ring position `position`, as far

@@ -11,7 +11,7 @@ audiod_add_test(test_server
           unit/server/test_toml_guard.cpp unit/server/test_keep_clock.cpp
           unit/server/test_conversion.cpp unit/server/test_thread_realtime.cpp
           unit/server/test_self_timing.cpp
-          unit/server/test_source_player.cpp unit/server/test_abandoned_thread.cpp
+          unit/server/test_source_relay.cpp unit/server/test_abandoned_thread.cpp
           unit/server/engine_rig.cpp unit/server/test_rt_watchdog.cpp
   LIBS audiod_client_objects audiod_server audiod_test_stepped_sink audiod_module_support
   LABELS unit threads)

@@ -160,7 +160,7 @@ Stream& SinkRig::add_stream(SampleFormat fmt, uint64_t capacity, float gain, uin
     stream->channels = channels;
     stream->record = record;
     BOOST_REQUIRE(prepare_conversion(*stream, format, 0, Resampler::kDefaultQuality).ok());
-    stream->device = sink.get();
+    stream->placement = Placement(sink.get());
     stream->volume = gain;
     stream->rt.gain.reset(gain);
     Stream& ref = *stream;

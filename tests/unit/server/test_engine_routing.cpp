@@ -36,11 +36,11 @@ BOOST_AUTO_TEST_CASE(a_move_plays_at_the_destinations_first_cycle) {
     move.target = static_cast<uint32_t>(proto::VolumeTarget::stream);
     move.stream_id = stream.id;
     move.sink = "s2";
-    Device* s1 = stream.device;
+    Device* s1 = stream.device();
     BOOST_REQUIRE(!rig.engine->move(move));
     step(*rig.s1, 1); // s1 lets go at this cycle boundary
     rig.engine->handle_events(s1->event_fd());
-    BOOST_CHECK_EQUAL(stream.device->name(), "s2");
+    BOOST_CHECK_EQUAL(stream.device()->name(), "s2");
     step(*rig.s2, 1); // ... and s2 plays it at its very next cycle
 
     const auto on_s1 = EngineRig::heard(*rig.s1);
@@ -59,7 +59,7 @@ BOOST_AUTO_TEST_CASE(a_move_plays_at_the_destinations_first_cycle) {
     // And back again, from the 32-frame sink to the 64-frame one.
     move.sink = "s1";
     BOOST_REQUIRE(!rig.engine->move(move));
-    Device* source = stream.device;
+    Device* source = stream.device();
     step(*rig.s2, 1);
     rig.engine->handle_events(source->event_fd());
     step(*rig.s1, 1);
@@ -78,14 +78,14 @@ BOOST_AUTO_TEST_CASE(unloading_the_sink_rescues_its_streams_at_once) {
     move.stream_id = stream.id;
     move.sink = "s2";
     BOOST_REQUIRE(!rig.engine->move(move));
-    rig.engine->handle_events(stream.device->event_fd()); // nothing yet: s1 has not cycled
-    BOOST_CHECK_EQUAL(stream.device->name(), "s1");
-    BOOST_CHECK_EQUAL(stream.moving_to->name(), "s2");
+    rig.engine->handle_events(stream.device()->event_fd()); // nothing yet: s1 has not cycled
+    BOOST_CHECK_EQUAL(stream.device()->name(), "s1");
+    BOOST_CHECK_EQUAL(stream.placement.destination()->name(), "s2");
     // s1 goes away before it ever let go: the stream lands on s2 directly.
     rig.s1->stopping = true;
-    BOOST_REQUIRE(!rig.engine->unload_sink("s1"));
-    BOOST_CHECK_EQUAL(stream.device->name(), "s2");
-    BOOST_CHECK(stream.moving_to == nullptr);
+    BOOST_REQUIRE(!rig.engine->unload_device(DeviceKind::sink, "s1"));
+    BOOST_CHECK_EQUAL(stream.device()->name(), "s2");
+    BOOST_CHECK(!stream.placement.moving());
     step(*rig.s2, 1);
     const auto on_s2 = EngineRig::heard(*rig.s2);
     for (int64_t f = 0; f < 32; ++f) {
@@ -97,11 +97,11 @@ BOOST_AUTO_TEST_CASE(a_failing_sink_hands_its_streams_to_the_default) {
     EngineRig rig;
     Stream& stream = rig.play(4000);
     step(*rig.s1, 1);
-    Device* s1 = stream.device;
+    Device* s1 = stream.device();
     BOOST_REQUIRE(kill_device(*rig.s1, *s1));
     rig.engine->handle_events(s1->event_fd());
-    BOOST_CHECK_EQUAL(stream.device->name(), "s2");
-    BOOST_CHECK_EQUAL(stream.wanted_sink, ""); // it never asked for s1 by name
+    BOOST_CHECK_EQUAL(stream.device()->name(), "s2");
+    BOOST_CHECK_EQUAL(stream.placement.home, ""); // it never asked for s1 by name
     const auto sinks = rig.engine->list_sinks();
     BOOST_CHECK_EQUAL(sinks[0].state, "failed");
     BOOST_CHECK(sinks[1].is_default); // new streams go where they can play
@@ -120,32 +120,32 @@ BOOST_AUTO_TEST_CASE(a_failure_is_handled_before_the_sink_is_reopened) {
     EngineRig rig;
     Stream& stream = rig.play(4000);
     step(*rig.s1, 1);
-    Device* s1 = stream.device;
+    Device* s1 = stream.device();
     BOOST_REQUIRE(kill_device(*rig.s1, *s1));
     rig.engine->tick();
-    BOOST_REQUIRE(stream.device == s1);
+    BOOST_REQUIRE(stream.device() == s1);
     BOOST_CHECK_EQUAL(rig.engine->list_sinks()[0].state, "failed");
     rig.engine->handle_events(s1->event_fd());
-    BOOST_CHECK_EQUAL(stream.device->name(), "s2");
+    BOOST_CHECK_EQUAL(stream.device()->name(), "s2");
 }
 
 BOOST_AUTO_TEST_CASE(the_only_sink_fails_and_comes_back_with_its_streams) {
     EngineRig rig(false);
     Stream& stream = rig.play(4000);
     step(*rig.s1, 1);
-    Device* failing = stream.device;
+    Device* failing = stream.device();
     BOOST_REQUIRE(kill_device(*rig.s1, *failing));
     rig.engine->handle_events(failing->event_fd());
     // Nowhere to go: the stream waits on the failed sink.
-    BOOST_CHECK_EQUAL(stream.device, failing);
+    BOOST_CHECK_EQUAL(stream.device(), failing);
     // A second later the sink is reopened (the stepped device always opens)
     // and the stream is on the new one, carrying on where it stopped.
     std::this_thread::sleep_for(std::chrono::milliseconds(1100));
     rig.engine->tick();
     BOOST_REQUIRE_EQUAL(stepped_devices().size(), 1u);
     SteppedDevice* reopened = stepped_devices()[0];
-    BOOST_CHECK(!stream.device->failed());
-    BOOST_CHECK_EQUAL(stream.device->name(), "s1");
+    BOOST_CHECK(!stream.device()->failed());
+    BOOST_CHECK_EQUAL(stream.device()->name(), "s1");
     step(*reopened, 1);
     const auto heard = EngineRig::heard(*reopened);
     BOOST_REQUIRE_EQUAL(heard.size(), 64u);

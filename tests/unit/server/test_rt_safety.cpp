@@ -4,7 +4,7 @@
 #define BOOST_TEST_MODULE rt_safety
 #include <boost/test/unit_test.hpp>
 
-#include "engine/source_player.h"
+#include "engine/source_relay.h"
 #include "os/rt_scope.h"
 #include "rt_hooks.h"
 #include "stepped_sink.h"
@@ -131,11 +131,11 @@ BOOST_AUTO_TEST_CASE(rt_cycle_never_allocates_or_locks_under_churn) {
     BOOST_CHECK_GT(other.device->cycles.load(), 20u);
 }
 
-// A source played into a sink (engine/source_player.h): the player's thread
+// A source relayed into a sink (engine/source_relay.h): the relay's thread
 // is in the audio path too, and keeps the same rule while it carries a
 // recording of one device into a stream on another, resampling as the
 // clock loop says.
-BOOST_AUTO_TEST_CASE(a_source_player_never_allocates_or_locks) {
+BOOST_AUTO_TEST_CASE(a_source_relay_never_allocates_or_locks) {
     SinkRig source({48000, 2, 64});
     SinkRig sink({48000, 2, 64});
     source.run_cycles(2);
@@ -143,7 +143,7 @@ BOOST_AUTO_TEST_CASE(a_source_player_never_allocates_or_locks) {
     Stream& record = source.add_stream(SampleFormat::f32le, 9600, 1.0f, 48000, 2, true);
     Stream& playback = sink.add_stream(SampleFormat::f32le, 24000, 1.0f, 48000, 2);
     rt_violations().reset();
-    auto player = SourcePlayer::start("rt-test", record, playback, 512, 64, 64, 0);
+    auto relay = SourceRelay::start("rt-test", record, playback, 512, 64, 64, 0);
     // The source runs a little faster than the sink, so the loop acts.
     for (int i = 0; i < 20000 && playback.consumed.load() < 96000; ++i) {
         source.run_cycles(i % 50 == 0 ? 2 : 1);
@@ -151,7 +151,7 @@ BOOST_AUTO_TEST_CASE(a_source_player_never_allocates_or_locks) {
         sink.run_cycles(1);
         std::this_thread::sleep_for(100us);
     }
-    player.reset();
+    relay.reset();
     BOOST_CHECK_GE(playback.consumed.load(), 96000u);
     BOOST_CHECK_EQUAL(rt_violations().allocations.load(), 0u);
     BOOST_CHECK_EQUAL(rt_violations().frees.load(), 0u);

@@ -57,15 +57,15 @@ BOOST_AUTO_TEST_CASE(a_sink_that_stops_cycling_is_found_stalled_then_given_up) {
     BOOST_CHECK(*stalled >= kRtWatchdogTimeout - 100ms);
     const auto failed = tick_until(*rig.engine, "s1", "failed");
     BOOST_REQUIRE_MESSAGE(failed, "s1 is " << state_of(*rig.engine, "s1"));
-    BOOST_CHECK(stream.device->failed());
+    BOOST_CHECK(stream.device()->failed());
     // The driver call returns at last: the thread ends, and the device with
     // it (else the next test would find it still open).
     rig.s1->stopping = true;
     const auto give_up = std::chrono::steady_clock::now() + 10s;
-    while (!stream.device->rt_ended() && std::chrono::steady_clock::now() < give_up) {
+    while (!stream.device()->rt_ended() && std::chrono::steady_clock::now() < give_up) {
         std::this_thread::sleep_for(1ms);
     }
-    BOOST_CHECK(stream.device->rt_ended());
+    BOOST_CHECK(stream.device()->rt_ended());
 }
 
 BOOST_AUTO_TEST_CASE(a_server_held_as_a_whole_has_no_stalled_sink) {
@@ -81,8 +81,8 @@ BOOST_AUTO_TEST_CASE(a_server_held_as_a_whole_has_no_stalled_sink) {
     rig.engine->tick();
     BOOST_CHECK_EQUAL(state_of(*rig.engine, "s1"), "running");
     BOOST_CHECK_EQUAL(state_of(*rig.engine, "s2"), "running");
-    BOOST_REQUIRE(!stream.device->failed());
-    BOOST_CHECK_EQUAL(stream.device->name(), "s1");
+    BOOST_REQUIRE(!stream.device()->failed());
+    BOOST_CHECK_EQUAL(stream.device()->name(), "s1");
     // And it plays on where it was.
     step(*rig.s1, 1);
     const auto heard = EngineRig::heard(*rig.s1);

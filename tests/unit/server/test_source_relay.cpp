@@ -1,9 +1,9 @@
-// The source player's queue (engine/source_player.h), driven one cycle at
+// The source relay's queue (engine/source_relay.h), driven one cycle at
 // a time on stepped devices, so that no timing is involved: a sink that
 // has yet to take its first frames is waited for, one that stops taking
 // for a while after it has started is dropped back to the target.
 #include "device/stream.h"
-#include "engine/source_player.h"
+#include "engine/source_relay.h"
 #include "stepped_sink.h"
 
 #include <boost/test/unit_test.hpp>
@@ -21,19 +21,19 @@ namespace {
 constexpr uint32_t kQuantum = 64;
 constexpr uint32_t kTarget = 512;
 
-// A source recording into a player that plays into a sink, both devices at
+// A source recording into a relay that plays into a sink, both devices at
 // 48 kHz with 64-frame cycles that the test runs one by one.
-struct PlayerRig {
-    PlayerRig()
+struct RelayRig {
+    RelayRig()
         : record(source.add_stream(SampleFormat::f32le, 9600, 1.0f, 48000, 2, true))
         , playback(sink.add_stream(SampleFormat::f32le, 24000, 1.0f, 48000, 2))
-        , player(SourcePlayer::start("unit", record, playback, kTarget, kQuantum, kQuantum, 0)) {
-        BOOST_REQUIRE(player);
+        , relay(SourceRelay::start("unit", record, playback, kTarget, kQuantum, kQuantum, 0)) {
+        BOOST_REQUIRE(relay);
     }
 
-    // Waits (up to 10 s) until the player has carried over all the source
+    // Waits (up to 10 s) until the relay has carried over all the source
     // has recorded.
-    bool player_caught_up() const {
+    bool relay_caught_up() const {
         const RingHeader* recorded = record.ring.header();
         const auto deadline = std::chrono::steady_clock::now() + 10s;
         while (std::chrono::steady_clock::now() < deadline) {
@@ -50,7 +50,7 @@ struct PlayerRig {
     void run(int cycles, bool sink_takes) {
         for (int i = 0; i < cycles; ++i) {
             source.run_cycles(1);
-            BOOST_REQUIRE(player_caught_up());
+            BOOST_REQUIRE(relay_caught_up());
             if (sink_takes) {
                 sink.run_cycles(1);
             }
@@ -61,41 +61,41 @@ struct PlayerRig {
     SinkRig sink{{48000, 2, kQuantum}};
     Stream& record;
     Stream& playback;
-    std::unique_ptr<SourcePlayer> player;
+    std::unique_ptr<SourceRelay> relay;
 };
 
 } // namespace
 
-BOOST_AUTO_TEST_SUITE(source_player)
+BOOST_AUTO_TEST_SUITE(source_relay)
 
 // The playback stream may reach the sink's thread many cycles after the
-// player starts (on a busy machine, the control thread hands it over
+// relay starts (on a busy machine, the control thread hands it over
 // late). What is recorded meanwhile cannot be heard by anyone: the queue
 // waits at its starting level, and the sink starts from there, with no
 // resync counted and no extra latency.
 BOOST_AUTO_TEST_CASE(a_sink_that_has_yet_to_take_is_waited_for) {
-    PlayerRig rig;
+    RelayRig rig;
     rig.run(100, false); // 6400 frames recorded, five times the overfill limit
     BOOST_CHECK_EQUAL(rig.playback.consumed.load(), 0u);
     rig.run(200, true);
-    BOOST_CHECK_EQUAL(rig.player->resyncs(), 0u);
-    BOOST_CHECK_EQUAL(rig.player->refills(), 0u);
+    BOOST_CHECK_EQUAL(rig.relay->resyncs(), 0u);
+    BOOST_CHECK_EQUAL(rig.relay->refills(), 0u);
     BOOST_CHECK_EQUAL(rig.playback.consumed.load(), 200u * kQuantum);
-    BOOST_CHECK_LE(std::fabs(rig.player->queued_frames() - kTarget), 2.0 * kQuantum);
+    BOOST_CHECK_LE(std::fabs(rig.relay->queued_frames() - kTarget), 2.0 * kQuantum);
 }
 
 // Once the sink has taken, a pause in its taking (the stream between
-// sinks, its device away) leaves a queue too long to keep: the player
+// sinks, its device away) leaves a queue too long to keep: the relay
 // drops input until it is back at the target, and counts a resync.
 BOOST_AUTO_TEST_CASE(a_sink_that_stops_taking_for_a_while_is_dropped_back_to_the_target) {
-    PlayerRig rig;
+    RelayRig rig;
     rig.run(100, true);
-    BOOST_CHECK_EQUAL(rig.player->resyncs(), 0u);
+    BOOST_CHECK_EQUAL(rig.relay->resyncs(), 0u);
     rig.run(100, false);
     rig.run(200, true);
-    BOOST_CHECK_EQUAL(rig.player->resyncs(), 1u);
-    BOOST_CHECK_EQUAL(rig.player->refills(), 0u);
-    BOOST_CHECK_LE(std::fabs(rig.player->queued_frames() - kTarget), 2.0 * kQuantum);
+    BOOST_CHECK_EQUAL(rig.relay->resyncs(), 1u);
+    BOOST_CHECK_EQUAL(rig.relay->refills(), 0u);
+    BOOST_CHECK_LE(std::fabs(rig.relay->queued_frames() - kTarget), 2.0 * kQuantum);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

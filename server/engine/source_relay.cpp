@@ -1,4 +1,4 @@
-#include "engine/source_player.h"
+#include "engine/source_relay.h"
 
 #include "device/stream.h"
 #include "os/rt_scope.h"
@@ -23,7 +23,7 @@ constexpr int kPollMs = 50;
 // Clock drift moves the queue by at most 0.5 % of the time passing (the
 // loop's range) and slowly; a queue this far above the uncertainty of its
 // reading comes from a sink that stopped taking for a while (its stream
-// between sinks, its device gone or late): the player drops input to get
+// between sinks, its device gone or late): the relay drops input to get
 // back to the target at once rather than bend the pitch for seconds.
 constexpr uint32_t kOverfillMs = 10;
 
@@ -34,8 +34,8 @@ void drain_eventfd(int fd) noexcept {
 
 } // namespace
 
-SourcePlayer::SourcePlayer(std::string name, Stream& record, Stream& playback,
-                           uint32_t target_frames, uint32_t source_quantum, uint32_t sink_quantum)
+SourceRelay::SourceRelay(std::string name, Stream& record, Stream& playback, uint32_t target_frames,
+                         uint32_t source_quantum, uint32_t sink_quantum)
     : name_(std::move(name))
     , record_(record)
     , playback_(playback)
@@ -56,23 +56,22 @@ SourcePlayer::SourcePlayer(std::string name, Stream& record, Stream& playback,
     follower_.set_uncertainty(source_quantum + sink_quantum);
 }
 
-std::unique_ptr<SourcePlayer> SourcePlayer::start(std::string name, Stream& record,
-                                                  Stream& playback, uint32_t target_frames,
-                                                  uint32_t source_quantum, uint32_t sink_quantum,
-                                                  int rt_priority) {
-    std::unique_ptr<SourcePlayer> player(new SourcePlayer(
+std::unique_ptr<SourceRelay> SourceRelay::start(std::string name, Stream& record, Stream& playback,
+                                                uint32_t target_frames, uint32_t source_quantum,
+                                                uint32_t sink_quantum, int rt_priority) {
+    std::unique_ptr<SourceRelay> relay(new SourceRelay(
         std::move(name), record, playback, target_frames, source_quantum, sink_quantum));
     // Woken once a source cycle's worth is recorded.
     record.ring.header()->wake_threshold.store(source_quantum, std::memory_order_relaxed);
     try {
-        player->thread_ = std::thread([p = player.get(), rt_priority] { p->run(rt_priority); });
+        relay->thread_ = std::thread([p = relay.get(), rt_priority] { p->run(rt_priority); });
     } catch (const std::system_error&) {
         return nullptr;
     }
-    return player;
+    return relay;
 }
 
-SourcePlayer::~SourcePlayer() {
+SourceRelay::~SourceRelay() {
     stop_.store(true, std::memory_order_release);
     const uint64_t one = 1;
     [[maybe_unused]] const ssize_t r = ::write(stop_fd_.get(), &one, sizeof one);
@@ -81,7 +80,7 @@ SourcePlayer::~SourcePlayer() {
     }
 }
 
-void SourcePlayer::run(int rt_priority) noexcept {
+void SourceRelay::run(int rt_priority) noexcept {
     char thread_name[16] = {};
     std::snprintf(thread_name, sizeof thread_name, "play:%s", name_.c_str());
     pthread_setname_np(pthread_self(), thread_name);
@@ -106,7 +105,7 @@ void SourcePlayer::run(int rt_priority) noexcept {
     }
 }
 
-void SourcePlayer::deliver(const float* frames, uint32_t count, uint64_t pending) noexcept {
+void SourceRelay::deliver(const float* frames, uint32_t count, uint64_t pending) noexcept {
     RingHeader* playing = playback_.ring.header();
     const uint64_t capacity = playback_.ring.capacity();
     const uint64_t consumed = playing->server_pos.load(std::memory_order_acquire);
@@ -173,7 +172,7 @@ void SourcePlayer::deliver(const float* frames, uint32_t count, uint64_t pending
     }
 }
 
-uint64_t SourcePlayer::refill(uint64_t coming) noexcept {
+uint64_t SourceRelay::refill(uint64_t coming) noexcept {
     // The sink took everything: this thread was held up, or the source
     // stopped delivering. Start again a target ahead, as at the start,
     // counting what is recorded and on its way.

@@ -1,5 +1,4 @@
-// Engine: volume and mute of streams, applications and sinks.
-#include "engine/engine.h"
+#include "engine/gains.h"
 
 #include "engine/app_name.h"
 
@@ -7,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 namespace audiod {
 
@@ -50,17 +50,50 @@ std::optional<bool> toggle(bool current, uint32_t mode) {
 
 } // namespace
 
-void Engine::apply_gain(Stream& stream) {
-    // A stream between sinks gets its gain when it lands.
-    if (!stream.in_transit()) {
-        send_or_queue(*stream.device, gain_command(stream));
+Gains::Gains(StreamTable& streams, DeviceRegistry& devices, RtCommandQueue& commands,
+             AppStateStore& state, const Announcer& announcer)
+    : streams_(streams)
+    , devices_(devices)
+    , commands_(commands)
+    , state_(state)
+    , announcer_(announcer) {}
+
+float Gains::stream_gain(const Stream& stream) const {
+    if (stream.record) {
+        return stream.muted ? 0.0f : stream.volume;
+    }
+    const AppSettings app = state_.get(stream.app);
+    const bool silent = stream.muted || app.muted;
+    return silent ? 0.0f : stream.volume * app.volume;
+}
+
+void Gains::apply(Stream& stream) {
+    if (!stream.placement.in_transit()) {
+        commands_.send(*stream.device(),
+                       {RtCommand::Kind::stream_gain, &stream, stream_gain(stream)});
     }
 }
 
-void Engine::apply_app(const std::string& app) {
-    for (auto& [id, stream] : streams_) {
+void Gains::apply_all() {
+    for (const auto& [id, stream] : streams_.all()) {
+        if (!stream->placement.closing()) {
+            apply(*stream);
+        }
+    }
+}
+
+void Gains::apply_device(Device& device) {
+    const DeviceRegistry::Entry* entry = devices_.entry_of(device);
+    if (entry != nullptr && (entry->muted || entry->volume != 1.0f)) {
+        commands_.send(
+            device, {RtCommand::Kind::device_gain, nullptr, entry->muted ? 0.0f : entry->volume});
+    }
+}
+
+void Gains::apply_app(const std::string& app) {
+    for (const auto& [id, stream] : streams_.all()) {
         if (stream->app == app) {
-            apply_gain(*stream);
+            apply(*stream);
         }
     }
     const AppSettings settings = state_.get(app);
@@ -69,13 +102,13 @@ void Engine::apply_app(const std::string& app) {
     event.app = app;
     event.volume = settings.volume;
     event.muted = settings.muted;
-    emit(event);
+    announcer_.event(event);
 }
 
 // A volume, mute or move of app:NAME may name an application that has never
 // played: it is remembered and applies from its first frame (`audioctl list
 // apps` shows which have played, so a typo is easy to spot).
-MaybeError Engine::check_app(const std::string& app) const {
+MaybeError Gains::check_app(const std::string& app) {
     if (!is_valid_app_name(app)) {
         return ClientError{AUDIOD_E_INVALID,
                            "invalid application name (1 to 64 bytes, no control characters)"};
@@ -83,7 +116,7 @@ MaybeError Engine::check_app(const std::string& app) const {
     return std::nullopt;
 }
 
-MaybeError Engine::forget_app(const std::string& app) {
+MaybeError Gains::forget_app(const std::string& app) {
     if (MaybeError error = check_app(app)) {
         return error;
     }
@@ -96,21 +129,20 @@ MaybeError Engine::forget_app(const std::string& app) {
     return std::nullopt;
 }
 
-// Applies a change to one of the three gains, then announces it.
 template <class Change>
-MaybeError Engine::change_gain(uint32_t target, uint32_t stream_id, const std::string& name,
-                               Change&& change) {
+MaybeError Gains::change(uint32_t target, uint32_t stream_id, const std::string& name,
+                         Change&& change) {
     switch (static_cast<proto::VolumeTarget>(target)) {
     case proto::VolumeTarget::stream: {
-        Stream* stream = find_stream(stream_id);
+        Stream* stream = streams_.find(stream_id);
         if (stream == nullptr) {
             return ClientError{AUDIOD_E_NOENTITY, "no stream with id " + std::to_string(stream_id)};
         }
         if (!change(stream->volume, stream->muted)) {
             return ClientError{AUDIOD_E_INVALID, "invalid volume or mute change"};
         }
-        apply_gain(*stream);
-        emit(stream_event("stream-changed", *stream));
+        apply(*stream);
+        announcer_.stream_event("stream-changed", *stream);
         return std::nullopt;
     }
     case proto::VolumeTarget::app: {
@@ -128,29 +160,30 @@ MaybeError Engine::change_gain(uint32_t target, uint32_t stream_id, const std::s
         return std::nullopt;
     }
     case proto::VolumeTarget::sink: {
-        Device* sink = find_sink(name);
+        Device* sink = devices_.find_sink(name);
         if (sink == nullptr) {
             return ClientError{AUDIOD_E_NOENTITY, "no sink named '" + name + "'"};
         }
-        if (!change(sink->volume, sink->muted)) {
+        DeviceRegistry::Entry& entry = *devices_.entry_of(*sink);
+        if (!change(entry.volume, entry.muted)) {
             return ClientError{AUDIOD_E_INVALID, "invalid volume or mute change"};
         }
-        send_or_queue(*sink,
-                      {RtCommand::Kind::device_gain, nullptr, sink->muted ? 0.0f : sink->volume});
+        commands_.send(*sink,
+                       {RtCommand::Kind::device_gain, nullptr, entry.muted ? 0.0f : entry.volume});
         proto::Event event;
         event.kind = "sink-changed";
         event.sink = sink->name();
-        event.volume = sink->volume;
-        event.muted = sink->muted;
-        emit(event);
+        event.volume = entry.volume;
+        event.muted = entry.muted;
+        announcer_.event(event);
         return std::nullopt;
     }
     }
     return ClientError{AUDIOD_E_INVALID, "unknown volume target"};
 }
 
-MaybeError Engine::set_volume(const proto::SetVolume& request) {
-    return change_gain(request.target, request.stream_id, request.name, [&](float& volume, bool&) {
+MaybeError Gains::set_volume(const proto::SetVolume& request) {
+    return change(request.target, request.stream_id, request.name, [&](float& volume, bool&) {
         const auto next = adjust(volume, request.mode, request.value);
         if (next) {
             volume = *next;
@@ -159,9 +192,9 @@ MaybeError Engine::set_volume(const proto::SetVolume& request) {
     });
 }
 
-MaybeError Engine::set_mute(const proto::SetMute& request) {
+MaybeError Gains::set_mute(const proto::SetMute& request) {
     // Muting keeps the volume: unmuting brings back the level it had.
-    return change_gain(request.target, request.stream_id, request.name, [&](float&, bool& muted) {
+    return change(request.target, request.stream_id, request.name, [&](float&, bool& muted) {
         const auto next = toggle(muted, request.mode);
         if (next) {
             muted = *next;

@@ -1,5 +1,4 @@
-// Engine: what `audioctl list` and `info` show, and state-change events.
-#include "engine/engine.h"
+#include "engine/status_report.h"
 
 #include "os/memory_lock.h"
 #include "protocol/version.h"
@@ -10,14 +9,24 @@
 
 namespace audiod {
 
-bool Engine::is_stalled(const Stream& stream) const {
+StatusReport::StatusReport(const DeviceRegistry& devices, const StreamTable& streams,
+                           const Relays& relays, const AppStateStore& state, Announcer& announcer,
+                           const ServerConfig& config)
+    : devices_(devices)
+    , streams_(streams)
+    , relays_(relays)
+    , state_(state)
+    , announcer_(announcer)
+    , config_(config) {}
+
+bool StatusReport::is_stalled(const Stream& stream) const {
     const uint64_t starved = uint64_t{stream.starved_cycles.load(std::memory_order_relaxed)} *
-                             stream.device->format().quantum;
+                             stream.device()->format().quantum;
     return starved * 1000 >= uint64_t{config_.stall_timeout_ms} * stream.rate;
 }
 
-std::string Engine::state_name(const Stream& stream) const {
-    if (stream.moving_to != nullptr) {
+std::string StatusReport::state_of(const Stream& stream) const {
+    if (stream.placement.moving()) {
         return "moving";
     }
     if (stream.paused) {
@@ -36,11 +45,11 @@ std::string Engine::state_name(const Stream& stream) const {
     return "unknown";
 }
 
-std::vector<proto::SinkInfo> Engine::list_sinks() const {
+std::vector<proto::SinkInfo> StatusReport::sinks() const {
     std::vector<proto::SinkInfo> out;
-    const Device* chosen = default_sink();
-    for (const DeviceEntry& entry : devices_) {
-        const Device& sink = *entry.device;
+    const Device* chosen = devices_.default_sink();
+    for (const auto& entry : devices_.entries()) {
+        const Device& sink = *entry->device;
         if (sink.is_source()) {
             continue; // a source: `list sources`
         }
@@ -51,13 +60,13 @@ std::vector<proto::SinkInfo> Engine::list_sinks() const {
         info.channels = sink.format().channels;
         info.quantum = sink.format().quantum;
         info.format = static_cast<uint32_t>(sink.sample_format());
-        info.volume = sink.volume;
-        info.muted = sink.muted;
+        info.volume = entry->volume;
+        info.muted = entry->muted;
         info.is_default = &sink == chosen;
         info.frames = sink.frames_played();
         info.xruns = sink.xruns();
-        info.streams = static_cast<uint32_t>(sink.attached_streams);
-        info.state = sink.failed() ? "failed" : sink.progress.stalled ? "stalled" : "running";
+        info.streams = static_cast<uint32_t>(streams_.count_on(sink));
+        info.state = sink.failed() ? "failed" : entry->progress.stalled ? "stalled" : "running";
         info.scheduling = sink.scheduling();
         info.latency_frames = sink.latency_frames();
         info.details = sink.details();
@@ -66,10 +75,10 @@ std::vector<proto::SinkInfo> Engine::list_sinks() const {
     return out;
 }
 
-std::vector<proto::StreamInfo> Engine::list_streams() const {
+std::vector<proto::StreamInfo> StatusReport::streams() const {
     std::vector<proto::StreamInfo> out;
-    for (const auto& [id, stream] : streams_) {
-        if (stream->detaching) {
+    for (const auto& [id, stream] : streams_.all()) {
+        if (stream->placement.closing()) {
             continue;
         }
         proto::StreamInfo info;
@@ -80,7 +89,7 @@ std::vector<proto::StreamInfo> Engine::list_streams() const {
         info.sink = endpoint_name(*stream);
         info.direction = static_cast<uint32_t>(stream->record ? proto::StreamDirection::record
                                                               : proto::StreamDirection::playback);
-        info.state = state_name(*stream);
+        info.state = state_of(*stream);
         info.volume = stream->volume;
         info.muted = stream->muted;
         info.xruns = stream->xruns.load(std::memory_order_relaxed);
@@ -94,38 +103,40 @@ std::vector<proto::StreamInfo> Engine::list_streams() const {
     return out;
 }
 
-std::vector<proto::SourceInfo> Engine::list_sources() const {
+std::vector<proto::SourceInfo> StatusReport::sources() const {
     std::vector<proto::SourceInfo> out;
-    for (const DeviceEntry& entry : devices_) {
-        const Device& sink = *entry.device;
+    for (const auto& entry : devices_.entries()) {
+        const Device& device = *entry->device;
+        const bool capture = device.is_source();
         proto::SourceInfo info;
-        info.name = sink.is_source() ? sink.name() : sink.name() + std::string(kMonitorSuffix);
-        info.type = sink.is_source() ? sink.type() : "monitor";
-        info.sink = sink.is_source() ? "" : sink.name();
-        info.rate = sink.format().rate;
-        info.channels = sink.format().channels;
-        info.state = sink.failed() ? "failed" : "running";
-        info.latency_frames = sink.is_source() ? sink.latency_frames() : 0;
-        info.xruns = sink.is_source() ? sink.xruns() : 0;
-        info.details = sink.is_source() ? sink.details() : "";
-        if (const SourcePlayer* player = sink.is_source() ? player_of(sink) : nullptr) {
+        info.name = capture ? device.name() : device.name() + std::string(kMonitorSuffix);
+        info.type = capture ? device.type() : "monitor";
+        info.sink = capture ? "" : device.name();
+        info.rate = device.format().rate;
+        info.channels = device.format().channels;
+        info.state = device.failed() ? "failed" : "running";
+        info.latency_frames = capture ? device.latency_frames() : 0;
+        info.xruns = capture ? device.xruns() : 0;
+        info.details = capture ? device.details() : "";
+        if (const SourceRelay* relay = capture ? relays_.of(device) : nullptr) {
             if (!info.details.empty() && info.details.back() != '\n') {
                 info.details += '\n';
             }
-            info.details += player_details(*player);
+            info.details += Relays::details(*relay);
         }
-        for (const auto& [id, stream] : streams_) {
-            info.streams += stream->record && !stream->detaching && stream->destination() == &sink;
+        for (const auto& [id, stream] : streams_.all()) {
+            info.streams += stream->record && !stream->placement.closing() &&
+                            stream->placement.destination() == &device;
         }
         out.push_back(std::move(info));
     }
     return out;
 }
 
-std::vector<proto::AppInfo> Engine::list_apps() const {
+std::vector<proto::AppInfo> StatusReport::apps() const {
     std::map<std::string, uint32_t> playing;
-    for (const auto& [id, stream] : streams_) {
-        if (!stream->detaching && !stream->record) {
+    for (const auto& [id, stream] : streams_.all()) {
+        if (!stream->placement.closing() && !stream->record) {
             ++playing[stream->app];
         }
     }
@@ -153,7 +164,7 @@ std::vector<proto::AppInfo> Engine::list_apps() const {
     return out;
 }
 
-proto::ServerInfo Engine::info() const {
+proto::ServerInfo StatusReport::info() const {
     proto::ServerInfo info;
     info.version = AUDIOD_VERSION_STRING;
     info.pid = static_cast<uint32_t>(::getpid());
@@ -163,32 +174,28 @@ proto::ServerInfo Engine::info() const {
     info.uptime_ms = static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::milliseconds>(
                                                std::chrono::steady_clock::now() - started_at_)
                                                .count());
-    for (const DeviceEntry& entry : devices_) {
-        if (!entry.device->failed()) {
-            info.scheduling = entry.device->scheduling();
+    for (const auto& entry : devices_.entries()) {
+        if (!entry->device->failed()) {
+            info.scheduling = entry->device->scheduling();
             break;
         }
     }
-    const Device* chosen = default_sink();
+    const Device* chosen = devices_.default_sink();
     info.default_sink = chosen != nullptr ? chosen->name() : "";
-    info.streams = static_cast<uint32_t>(list_streams().size());
-    info.sinks = static_cast<uint32_t>(
-        std::count_if(devices_.begin(), devices_.end(),
-                      [](const DeviceEntry& e) { return !e.device->is_source(); }));
+    info.streams = static_cast<uint32_t>(streams().size());
+    info.sinks = static_cast<uint32_t>(devices_.count(DeviceKind::sink));
     info.state_file = state_.path();
     info.memory = memory_lock_status();
     return info;
 }
 
-void Engine::report_state_changes() {
-    for (auto& [id, stream] : streams_) {
-        if (stream->detaching) {
+void StatusReport::announce_changes() {
+    for (const auto& [id, stream] : streams_.all()) {
+        if (stream->placement.closing()) {
             continue;
         }
-        std::string state = state_name(*stream);
-        if (state != stream->reported_state) {
-            stream->reported_state = std::move(state);
-            emit(stream_event("stream-changed", *stream));
+        if (announcer_.set_announced_state(id, state_of(*stream))) {
+            announcer_.stream_event("stream-changed", *stream);
         }
     }
 }

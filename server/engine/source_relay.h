@@ -1,10 +1,10 @@
-// A source played into a sink: `[sources.NAME] sink = "SINK"`, or
+// A source relayed into a sink: `[sources.NAME] sink = "SINK"`, or
 // `audioctl load-source TYPE NAME sink=SINK`. A headless RTP receiver is
 // one such source and one sound card.
 //
-// The engine gives the player two streams of the server's own (client id
+// The engine gives the relay two streams of the server's own (client id
 // 0, application "TYPE:NAME"): a record stream on the source and a playback
-// stream on the sink. The player's thread carries the audio from one ring
+// stream on the sink. The relay's thread carries the audio from one ring
 // to the other as a client would, but without a socket, and it never asks
 // the control thread for anything. So the played source is a playback
 // stream like any other: set-volume, mute and move-stream work on it, and
@@ -14,21 +14,21 @@
 //
 // Two clocks. The source runs on its own clock (a capture card's, or the
 // system clock pacing an RTP source) and the sink on its own; two crystals
-// differ by tens of ppm, and 50 ppm is 180 ms an hour. The player resamples
+// differ by tens of ppm, and 50 ppm is 180 ms an hour. The relay resamples
 // by a ratio (DriftResampler) that a ClockFollower steers from how much is
 // queued in the playback ring, so the queue stays at its target for as long
-// as the player runs. Clocks that agree (a null or file sink, on the system
+// as the relay runs. Clocks that agree (a null or file sink, on the system
 // clock like an RTP source) leave the ratio at exactly 1. Should the queue
-// run dry (this thread held up, or the source) the player starts again from
+// run dry (this thread held up, or the source) the relay starts again from
 // the target and counts a refill; should it overfill (the sink stopped
 // taking for longer than drift could explain), it drops back to the target
 // and counts a resync. Before the sink first takes, the queue just waits
 // at its starting level. A refill is the machine's doing; a resync with
 // devices that kept time would be the loop's.
 //
-// Thread: the player's own, at the server's RT priority (it is in the
+// Thread: the relay's own, at the server's RT priority (it is in the
 // audio path); it never allocates, locks or waits for the control thread.
-// The control thread creates and destroys the player; the streams must
+// The control thread creates and destroys the relay; the streams must
 // outlive it.
 #pragma once
 
@@ -47,23 +47,20 @@ namespace audiod {
 
 struct Stream;
 
-class SourcePlayer {
+class SourceRelay {
 public:
-    // What the player keeps queued for the sink by default.
-    static constexpr uint32_t kDefaultLatencyMs = 20;
-
     // `record` is on the source, `playback` on the sink; both are f32 at
     // the same rate and channel count. `target_frames`: the queue to hold;
     // `source_quantum`: the frames the source delivers a cycle;
     // `sink_quantum`: the most the sink takes a cycle (in the source's
     // frames). Returns null if no thread can be started. Thread: control.
-    static std::unique_ptr<SourcePlayer> start(std::string name, Stream& record, Stream& playback,
-                                               uint32_t target_frames, uint32_t source_quantum,
-                                               uint32_t sink_quantum, int rt_priority);
+    static std::unique_ptr<SourceRelay> start(std::string name, Stream& record, Stream& playback,
+                                              uint32_t target_frames, uint32_t source_quantum,
+                                              uint32_t sink_quantum, int rt_priority);
     // Stops and joins the thread (within one poll interval). Thread: control.
-    ~SourcePlayer();
-    SourcePlayer(const SourcePlayer&) = delete;
-    SourcePlayer& operator=(const SourcePlayer&) = delete;
+    ~SourceRelay();
+    SourceRelay(const SourceRelay&) = delete;
+    SourceRelay& operator=(const SourceRelay&) = delete;
 
     [[nodiscard]] const std::string& name() const noexcept { return name_; }
     [[nodiscard]] Stream& record() const noexcept { return record_; }
@@ -89,8 +86,8 @@ public:
     }
 
 private:
-    SourcePlayer(std::string name, Stream& record, Stream& playback, uint32_t target_frames,
-                 uint32_t source_quantum, uint32_t sink_quantum);
+    SourceRelay(std::string name, Stream& record, Stream& playback, uint32_t target_frames,
+                uint32_t source_quantum, uint32_t sink_quantum);
     void run(int rt_priority) noexcept;
     // Resamples `count` recorded frames into the playback ring; `pending`
     // more are recorded and follow at once.

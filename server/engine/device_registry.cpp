@@ -1,0 +1,253 @@
+#include "engine/device_registry.h"
+
+#include "audiod/audiod.h"
+#include "log.h"
+
+#include <algorithm>
+#include <dirent.h>
+
+namespace audiod {
+
+namespace {
+
+// A sound card is present when ALSA has a playback PCM device node.
+bool sound_card_present() {
+    DIR* dir = ::opendir("/dev/snd");
+    if (dir == nullptr) {
+        return false;
+    }
+    bool found = false;
+    while (const dirent* entry = ::readdir(dir)) {
+        const std::string name = entry->d_name;
+        if (name.rfind("pcmC", 0) == 0 && name.back() == 'p') {
+            found = true;
+            break;
+        }
+    }
+    ::closedir(dir);
+    return found;
+}
+
+} // namespace
+
+DeviceRegistry::DeviceRegistry(const ServerConfig& config, ModuleLoader& modules,
+                               const audiod_host& host, const Announcer& announcer)
+    : config_(config)
+    , modules_(modules)
+    , host_(host)
+    , announcer_(announcer) {}
+
+std::variant<std::unique_ptr<Device>, std::string>
+DeviceRegistry::open(const std::string& configured_type, const std::string& name,
+                     OptionList options, DeviceKind kind) {
+    std::string type = configured_type;
+    if (type == "auto") {
+        // ALSA's default device where a sound card exists and the alsa module
+        // is installed; otherwise a null sink keeps everything working.
+        type = "null";
+        if (sound_card_present()) {
+            if (std::holds_alternative<const audiod_module*>(modules_.load("alsa"))) {
+                type = "alsa";
+                options.emplace_back("device", "default");
+            } else {
+                log_warning("engine", "a sound card exists but the alsa module is not installed; "
+                                      "using a null sink");
+            }
+        }
+        log_info("engine", "sink " + name + ": type auto resolved to " + type);
+    }
+    // Every device may have its own quantum, rate and channel count.
+    const auto quantum = take_uint_option(options, "quantum", config_.quantum, 16, 8192);
+    const auto rate =
+        take_uint_option(options, "rate", config_.rate, AUDIOD_MIN_RATE, AUDIOD_MAX_RATE);
+    const auto channels =
+        take_uint_option(options, "channels", config_.channels, 1, AUDIOD_MAX_CHANNELS);
+    for (const auto* taken : {&quantum, &rate, &channels}) {
+        if (const auto* error = std::get_if<std::string>(taken)) {
+            return *error;
+        }
+    }
+    const auto loaded = modules_.load(type);
+    if (const auto* error = std::get_if<std::string>(&loaded)) {
+        return *error;
+    }
+    DeviceRequest request;
+    request.name = name;
+    request.type = type;
+    request.format = {std::get<uint32_t>(rate), std::get<uint32_t>(channels),
+                      std::get<uint32_t>(quantum)};
+    request.options = std::move(options);
+    request.rt_priority = config_.rt_priority;
+    request.kind = kind;
+    auto opened = Device::open(*std::get<const audiod_module*>(loaded), host_, std::move(request));
+    if (auto* error = std::get_if<std::string>(&opened)) {
+        return *error;
+    }
+    auto& device = std::get<std::unique_ptr<Device>>(opened);
+    if (const Status started = device->start(); !started.ok()) {
+        return started.reason();
+    }
+    log_info("engine", "sink started name=" + name + " type=" + type +
+                           " quantum=" + std::to_string(device->format().quantum) +
+                           " scheduling=\"" + device->scheduling() + "\"");
+    return std::move(device);
+}
+
+DeviceRegistry::Entry& DeviceRegistry::add(std::unique_ptr<Device> device,
+                                           std::string configured_type, OptionList options) {
+    auto entry = std::make_unique<Entry>();
+    entry->device = std::move(device);
+    entry->configured_type = std::move(configured_type);
+    entry->options = std::move(options);
+    Entry& added = *entries_.emplace_back(std::move(entry));
+    announcer_.device_opened(*added.device);
+    proto::Event event;
+    event.kind = "sink-added";
+    event.sink = added.device->name();
+    announcer_.event(event);
+    return added;
+}
+
+void DeviceRegistry::remove(const Device& device) {
+    std::erase_if(entries_, [&](const auto& entry) { return entry->device.get() == &device; });
+}
+
+std::unique_ptr<Device> DeviceRegistry::replace(Entry& entry, std::unique_ptr<Device> fresh) {
+    std::unique_ptr<Device> old = std::move(entry.device);
+    entry.device = std::move(fresh);
+    // What was learnt of the old device; its configuration and gain stay.
+    entry.failure_announced = false;
+    entry.progress = {};
+    return old;
+}
+
+std::vector<DeviceRegistry::Reopened>
+DeviceRegistry::reopen_failed(std::chrono::steady_clock::time_point now) {
+    std::vector<Reopened> reopened;
+    for (const auto& entry : entries_) {
+        Device& device = *entry->device;
+        if (!device.failed() || !entry->failure_announced || now < entry->next_reopen) {
+            continue;
+        }
+        if (device.abandoned()) {
+            if (!device.rt_ended()) {
+                continue; // reopened once its stuck call returns, not beside it
+            }
+            device.release();
+        }
+        entry->next_reopen = now + kReopenInterval;
+        auto opened = open(entry->configured_type, device.name(), entry->options, device.kind());
+        if (auto* error = std::get_if<std::string>(&opened)) {
+            log_debug("engine", "sink " + device.name() + " still unavailable: " + *error);
+            continue;
+        }
+        reopened.push_back({entry.get(), std::move(std::get<std::unique_ptr<Device>>(opened))});
+    }
+    return reopened;
+}
+
+Device* DeviceRegistry::find(const std::string& name, DeviceKind kind) const {
+    for (const auto& entry : entries_) {
+        if (entry->device->name() == name && entry->device->kind() == kind) {
+            return entry->device.get();
+        }
+    }
+    return nullptr;
+}
+
+Device* DeviceRegistry::find_recordable(const std::string& name, std::string* wanted) const {
+    *wanted = name;
+    if (Device* capture = find(name, DeviceKind::source)) {
+        return capture;
+    }
+    if (name.empty()) {
+        return default_sink();
+    }
+    *wanted = monitored_sink(name);
+    return wanted->empty() ? nullptr : find_sink(*wanted);
+}
+
+DeviceRegistry::Entry* DeviceRegistry::entry_of(const Device& device) const {
+    for (const auto& entry : entries_) {
+        if (entry->device.get() == &device) {
+            return entry.get();
+        }
+    }
+    return nullptr;
+}
+
+DeviceRegistry::Entry* DeviceRegistry::entry_named(const std::string& name) const {
+    for (const auto& entry : entries_) {
+        if (entry->device->name() == name) {
+            return entry.get();
+        }
+    }
+    return nullptr;
+}
+
+Device* DeviceRegistry::by_event_fd(int fd) const {
+    Device* found = nullptr;
+    for (const auto& entry : entries_) {
+        if (entry->device->event_fd() == fd) {
+            found = entry->device.get();
+        }
+    }
+    return found;
+}
+
+Device* DeviceRegistry::default_sink() const {
+    Device* chosen = find_sink(default_);
+    if (chosen != nullptr && !chosen->failed()) {
+        return chosen;
+    }
+    for (const auto& entry : entries_) {
+        if (!entry->device->failed() && !entry->device->is_source()) {
+            return entry->device.get();
+        }
+    }
+    return nullptr;
+}
+
+bool DeviceRegistry::change_default(const std::string& name) {
+    if (default_ == name) {
+        return false;
+    }
+    proto::Event event;
+    event.kind = "default-changed";
+    event.sink = name;
+    event.previous_sink = default_;
+    default_ = name;
+    announcer_.event(event);
+    return true;
+}
+
+Device* DeviceRegistry::fallback_for(const Device& leaving) const {
+    Device* preferred = default_sink();
+    if (preferred != nullptr && preferred != &leaving) {
+        return preferred;
+    }
+    for (const auto& entry : entries_) {
+        if (entry->device.get() != &leaving && !entry->device->failed() &&
+            !entry->device->is_source()) {
+            return entry->device.get();
+        }
+    }
+    return nullptr;
+}
+
+uint64_t DeviceRegistry::largest_cycle(uint32_t rate) const {
+    uint64_t largest = 0;
+    for (const auto& entry : entries_) {
+        const DeviceFormat& f = entry->device->format();
+        largest = std::max<uint64_t>(largest, (uint64_t{f.quantum} * rate + f.rate - 1) / f.rate);
+    }
+    return largest;
+}
+
+size_t DeviceRegistry::count(DeviceKind kind) const {
+    return static_cast<size_t>(std::count_if(entries_.begin(), entries_.end(), [&](const auto& e) {
+        return e->device->kind() == kind;
+    }));
+}
+
+} // namespace audiod

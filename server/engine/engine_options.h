@@ -1,0 +1,45 @@
+// The options of a [sinks.NAME] or [sources.NAME] table (or of `audioctl
+// load-sink/load-source`) that the engine reads itself; the module gets the
+// rest. `quantum`, `rate` and `channels` set the device's own format; a
+// source's `sink` and `play-latency-ms` relay it into a sink
+// (engine/relays.h); `discover` makes it a finder of network sessions
+// (engine/discovered_sources.h), which the module reads too.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <variant>
+#include <vector>
+
+namespace audiod {
+
+using OptionList = std::vector<std::pair<std::string, std::string>>;
+
+// Takes an option out of `options`. Returns its value (`fallback` when
+// absent) or an error naming the allowed range.
+[[nodiscard]] std::variant<uint32_t, std::string> take_uint_option(OptionList& options,
+                                                                   const std::string& key,
+                                                                   uint32_t fallback, uint32_t min,
+                                                                   uint32_t max);
+
+// Where a source plays, if anywhere: `sink = "SINK"`, with a queue of
+// `play-latency-ms`.
+struct RelayRequest {
+    static constexpr uint32_t kDefaultLatencyMs = 20;
+    static constexpr uint32_t kMaxLatencyMs = 2000;
+
+    std::string sink; // "" for nowhere
+    uint32_t latency_ms = kDefaultLatencyMs;
+};
+// Takes `sink` and `play-latency-ms` out of a source's options; an error
+// for a bad value.
+[[nodiscard]] std::variant<RelayRequest, std::string> take_relay_request(OptionList& options);
+
+// Whether a source's options say it finds sources (discover = true).
+[[nodiscard]] bool finds_sources(const OptionList& options);
+
+// A name a device may have: 1 to 64 letters, digits, '-', '_' or '.'.
+[[nodiscard]] bool is_valid_device_name(const std::string& name);
+
+} // namespace audiod

@@ -1,0 +1,124 @@
+#include "engine/relays.h"
+
+#include "engine/announcer.h"
+#include "engine/engine.h"
+
+#include "log.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <unistd.h>
+
+namespace audiod {
+
+Relays::Relays(Engine& engine, const DeviceRegistry& devices, const AppStateStore& state,
+               const ServerConfig& config)
+    : engine_(engine)
+    , devices_(devices)
+    , state_(state)
+    , config_(config) {}
+
+Status Relays::start(Device& source, const RelayRequest& request) {
+    if (devices_.find_sink(request.sink) == nullptr) {
+        return Status::failure("sink = \"" + request.sink + "\": no sink has that name");
+    }
+    const DeviceFormat& format = source.format();
+    const std::string app = source.type() + ":" + source.name();
+    // What the user asked for, but at least what the devices take a cycle
+    // (so that neither side's quantum alone can empty the queue) and the
+    // clock loop's dead band (SourceRelay: half of both quanta).
+    uint32_t largest_quantum = 0;
+    for (const auto& entry : devices_.entries()) {
+        const DeviceFormat& f = entry->device->format();
+        largest_quantum = std::max<uint32_t>(
+            largest_quantum, static_cast<uint32_t>(uint64_t{f.quantum} * format.rate / f.rate));
+    }
+    const uint32_t target = std::max<uint32_t>(
+        static_cast<uint32_t>(uint64_t{request.latency_ms} * format.rate / 1000),
+        format.quantum + 2 * largest_quantum + (format.quantum + largest_quantum) / 2);
+
+    StreamRequest recording;
+    recording.pid = static_cast<uint32_t>(::getpid());
+    recording.app = app;
+    recording.params.direction = static_cast<uint32_t>(proto::StreamDirection::record);
+    recording.params.sink = source.name();
+    recording.params.format = static_cast<uint32_t>(SampleFormat::f32le);
+    recording.params.rate = format.rate;
+    recording.params.channels = format.channels;
+    recording.params.buffer_frames = std::max(format.rate / 5, 4 * format.quantum);
+    recording.params.volume = 1.0f;
+    auto recorded = engine_.create_stream(recording);
+    if (auto* error = std::get_if<ClientError>(&recorded)) {
+        return Status::failure("cannot record the source: " + error->message);
+    }
+    Stream& record = *std::get<Stream*>(recorded);
+    record.placement.pinned = true;
+
+    // Where the user last moved it, if that sink is here; else as asked.
+    StreamRequest playing = recording;
+    playing.params.direction = static_cast<uint32_t>(proto::StreamDirection::playback);
+    const std::string remembered = state_.get(app).sink;
+    playing.params.sink = !remembered.empty() && devices_.find_sink(remembered) != nullptr
+                              ? remembered
+                              : request.sink;
+    // Room for the queue to overfill before the relay drops input.
+    playing.params.buffer_frames = std::max(format.rate / 2, 6 * target);
+    auto played = engine_.create_stream(playing);
+    if (auto* error = std::get_if<ClientError>(&played)) {
+        engine_.close_stream(record);
+        return Status::failure("cannot play into sink '" + playing.params.sink +
+                               "': " + error->message);
+    }
+    Stream& playback = *std::get<Stream*>(played);
+    playback.placement.home = request.sink;
+    auto relay = SourceRelay::start(source.name(), record, playback, target, format.quantum,
+                                    largest_quantum, config_.rt_priority);
+    if (relay == nullptr) {
+        engine_.close_stream(playback);
+        engine_.close_stream(record);
+        return Status::failure("cannot start the thread that plays it");
+    }
+    relays_.push_back(std::move(relay));
+    log_info("engine", "source " + source.name() + " plays into " + playing.params.sink +
+                           " stream=" + std::to_string(playback.id) +
+                           " queue=" + std::to_string(target) + " frames");
+    return Status::success();
+}
+
+void Relays::stop(const std::string& source) {
+    const auto it = std::find_if(relays_.begin(), relays_.end(),
+                                 [&](const auto& relay) { return relay->name() == source; });
+    if (it == relays_.end()) {
+        return;
+    }
+    Stream& record = (*it)->record();
+    Stream& playback = (*it)->playback();
+    relays_.erase(it); // joins its thread: the streams are the engine's alone again
+    engine_.close_stream(playback);
+    engine_.close_stream(record);
+}
+
+const SourceRelay* Relays::of(const Device& source) const {
+    for (const auto& relay : relays_) {
+        if (relay->record().device() == &source && relay->name() == source.name()) {
+            return relay.get();
+        }
+    }
+    return nullptr;
+}
+
+std::string Relays::details(const SourceRelay& relay) {
+    const Stream& playback = relay.playback();
+    char queue_ms[32];
+    std::snprintf(queue_ms, sizeof queue_ms, "%.1f", relay.queued_frames() * 1000 / playback.rate);
+    return "play-stream=" + std::to_string(playback.id) + "\nplay-sink=" + endpoint_name(playback) +
+           "\nplay-target-ms=" + std::to_string(relay.target_frames() * 1000 / playback.rate) +
+           "\nplay-queue-ms=" + queue_ms +
+           "\nplay-drift-ppm=" + std::to_string(std::lround((relay.ratio() - 1) * 1e6)) +
+           "\nplay-resyncs=" + std::to_string(relay.resyncs()) +
+           "\nplay-refills=" + std::to_string(relay.refills()) +
+           "\nplay-restarts=" + std::to_string(relay.restarts()) + "\n";
+}
+
+} // namespace audiod

@@ -1,0 +1,49 @@
+// Sources relayed into sinks (engine/source_relay.h): `[sources.NAME]
+// sink = "SINK"`, or `audioctl load-source TYPE NAME sink=SINK`. Each relay
+// is an in-process client of the engine: it gets a record stream on the
+// source and a playback stream on the sink, made as a client's are, and
+// its own thread carries the audio between them. Thread: control.
+#pragma once
+
+#include "common/status.h"
+#include "engine/app_state.h"
+#include "engine/device_registry.h"
+#include "engine/source_relay.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace audiod {
+
+class Engine;
+
+class Relays {
+public:
+    // The relays' streams are made and closed through `engine`.
+    Relays(Engine& engine, const DeviceRegistry& devices, const AppStateStore& state,
+           const ServerConfig& config);
+    Relays(const Relays&) = delete;
+    Relays& operator=(const Relays&) = delete;
+
+    // Starts relaying `source` into the request's sink.
+    [[nodiscard]] Status start(Device& source, const RelayRequest& request);
+    // Stops the relay of the source so named, if it has one, and closes its
+    // streams.
+    void stop(const std::string& source);
+    // Stops every relay (their threads use streams that are about to go).
+    void clear() { relays_.clear(); }
+
+    [[nodiscard]] const SourceRelay* of(const Device& source) const;
+    // "key=value" lines for `audioctl list sources`.
+    [[nodiscard]] static std::string details(const SourceRelay& relay);
+
+private:
+    Engine& engine_;
+    const DeviceRegistry& devices_;
+    const AppStateStore& state_;
+    const ServerConfig& config_;
+    std::vector<std::unique_ptr<SourceRelay>> relays_;
+};
+
+} // namespace audiod
