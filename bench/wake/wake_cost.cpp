@@ -10,7 +10,7 @@
 //             woken by the server waits.
 // A player's cost per stream can never fall below this figure times the
 // wake-ups it needs, so it is the floor to read the client figures of the
-// README's Performance section against. For the signalled case it also
+// side-by-side reports in bench/results/ against. For the signalled case it also
 // prints what each signal costs the server; for both, how often a player
 // was moved to another CPU (a cold cache is part of a wake-up's cost).
 //   audiod-wake-cost [--quantum FRAMES] [--rate HZ] [--seconds S] [--players N]
