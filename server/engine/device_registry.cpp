@@ -99,6 +99,8 @@ DeviceRegistry::Entry& DeviceRegistry::add(std::unique_ptr<Device> device,
     entry->device = std::move(device);
     entry->configured_type = std::move(configured_type);
     entry->options = std::move(options);
+    // The watchdog counts a device's silence from when it arrived.
+    entry->progress.since = std::chrono::steady_clock::now();
     Entry& added = *entries_.emplace_back(std::move(entry));
     announcer_.device_opened(*added.device);
     proto::Event event;
@@ -115,9 +117,13 @@ void DeviceRegistry::remove(const Device& device) {
 std::unique_ptr<Device> DeviceRegistry::replace(Entry& entry, std::unique_ptr<Device> fresh) {
     std::unique_ptr<Device> old = std::move(entry.device);
     entry.device = std::move(fresh);
-    // What was learnt of the old device; its configuration and gain stay.
+    // What was learnt of the old device goes; its configuration and gain
+    // stay. Its silence counts from now: a fresh device that had not yet
+    // completed its first cycle at the watchdog's next look was found
+    // stalled at once (its silence counted from the clock's epoch), and
+    // given up if its RT thread was waiting in its module.
     entry.failure_announced = false;
-    entry.progress = {};
+    entry.progress = {0, std::chrono::steady_clock::now(), false};
     return old;
 }
 

@@ -2,7 +2,7 @@
 // sink whose thread completes no cycle while the server runs is found
 // stalled, then given up; a server held as a whole (SIGSTOP, a debugger, a
 // frozen VM) is no stalled sink, however long it was held.
-#include "engine_rig.h"
+#include "unit/server/engine_rig.h"
 
 #include <boost/test/unit_test.hpp>
 
@@ -92,6 +92,24 @@ BOOST_AUTO_TEST_CASE(a_server_held_as_a_whole_has_no_stalled_sink) {
     }
     // A sink still silent once the server runs again is found as before.
     BOOST_CHECK(tick_until(*rig.engine, "s2", "stalled"));
+}
+
+// A device that arrives while the server runs (loaded, or reopened) has
+// its silence counted from its arrival: it was counted from the clock's
+// epoch, so the first look after it came found it stalled before its
+// first cycle, and gave it up if its thread waited in its module.
+BOOST_AUTO_TEST_CASE(a_device_that_has_just_arrived_is_not_stalled) {
+    EngineRig rig(false);
+    rig.engine->tick(); // the first look, counted as held
+    BOOST_REQUIRE(!rig.engine->load_device(DeviceKind::sink, "stepped", "late", {}));
+    BOOST_REQUIRE_EQUAL(stepped_devices().size(), 2u);
+    SteppedDevice& late = *stepped_devices()[1];
+    rig.engine->tick();
+    BOOST_CHECK_EQUAL(state_of(*rig.engine, "late"), "running");
+    // And a second on, without a cycle, it is.
+    BOOST_CHECK(tick_until(*rig.engine, "late", "stalled"));
+    step(late, 1);
+    BOOST_CHECK(tick_until(*rig.engine, "late", "running"));
 }
 
 BOOST_AUTO_TEST_SUITE_END()
