@@ -166,7 +166,13 @@ BOOST_AUTO_TEST_CASE(pause_and_resume_lose_and_alter_nothing) {
     BOOST_REQUIRE_EQUAL(server.stop(SIGTERM), 0);
     const auto out = read_wav_s16(wav);
     check_counter_continuity(out, 72000);
-    // The pause shows as a stretch of silence inside the stream.
+    // The server held the stream while paused: with the pause ignored, the
+    // 200 ms ring would have run dry while the client slept, an underrun.
+    BOOST_CHECK_EQUAL(json_number(r.out, "underruns").value_or(1), 0u);
+    // The pause shows as a stretch of silence inside the stream: the 400 ms
+    // of the pause, less what the file sink skips when a cycle of its comes
+    // late (it starts its timeline again, as a card does; on a loaded CI
+    // machine it once skipped 176 ms of the pause).
     const auto start = first_sound(out, kChannels);
     BOOST_REQUIRE(start);
     size_t longest_gap = 0;
@@ -175,7 +181,7 @@ BOOST_AUTO_TEST_CASE(pause_and_resume_lose_and_alter_nothing) {
         gap = out[f * kChannels] == 0 ? gap + 1 : 0;
         longest_gap = std::max(longest_gap, gap);
     }
-    BOOST_CHECK_GE(longest_gap, 48000u * 300 / 1000);
+    BOOST_CHECK_GE(longest_gap, 48000u * 100 / 1000);
 }
 
 // A flush (a player's seek) drops what was queued when it was asked for,
