@@ -2,17 +2,20 @@ add_library(audiod_test_stepped_sink STATIC unit/server/stepped_sink.cpp)
 target_compile_definitions(audiod_test_stepped_sink PRIVATE BOOST_TEST_DYN_LINK)
 target_link_libraries(audiod_test_stepped_sink PUBLIC audiod_server audiod PRIVATE Boost::unit_test_framework)
 
+# The server's parts, by folder (config/, dsp/, device/, engine/), most of
+# them on stepped sinks (stepped_sink.h) or the real engine (engine_rig.h).
 audiod_add_test(test_server
-  SOURCES unit/server/test_main.cpp unit/server/test_config.cpp unit/server/test_mix_kernels.cpp
-          unit/server/test_sink_cycle.cpp unit/server/test_spsc_queue.cpp
-          unit/server/test_timer_clock.cpp unit/server/test_ring_stress.cpp
-          unit/server/test_engine_routing.cpp unit/server/test_app_state.cpp
-          unit/server/test_state_file_writer.cpp
-          unit/server/test_toml_guard.cpp unit/server/test_keep_clock.cpp
-          unit/server/test_conversion.cpp unit/server/test_thread_realtime.cpp
-          unit/server/test_self_timing.cpp
-          unit/server/test_source_relay.cpp unit/server/test_abandoned_thread.cpp
-          unit/server/engine_rig.cpp unit/server/test_rt_watchdog.cpp
+  SOURCES unit/server/test_main.cpp unit/server/engine_rig.cpp
+          unit/server/config/test_config.cpp unit/server/config/test_toml_guard.cpp
+          unit/server/dsp/test_mix_kernels.cpp unit/server/dsp/test_conversion.cpp
+          unit/server/device/test_device_cycle.cpp unit/server/device/test_abandoned_thread.cpp
+          unit/server/device/test_placement.cpp
+          unit/server/engine/test_app_state.cpp unit/server/engine/test_state_file_writer.cpp
+          unit/server/engine/test_device_registry.cpp unit/server/engine/test_stream_table.cpp
+          unit/server/engine/test_router.cpp unit/server/engine/test_gains.cpp
+          unit/server/engine/test_rt_command_queue.cpp unit/server/engine/test_reload_plan.cpp
+          unit/server/engine/test_rt_watchdog.cpp unit/server/engine/test_source_relay.cpp
+          unit/server/test_timer_clock.cpp
   LIBS audiod_client_objects audiod_server audiod_test_stepped_sink audiod_module_support
   LABELS unit threads)
 # Started among the long integration suites (integration.cmake's COST

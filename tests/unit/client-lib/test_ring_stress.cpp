@@ -5,7 +5,7 @@
 // the test lets it cycle. ThreadSanitizer runs this in the sanitizer build;
 // every frame must arrive once, in order.
 #include "client_internal.h"
-#include "stepped_sink.h"
+#include "unit/server/stepped_sink.h"
 #include "waiting.h"
 
 #include <boost/test/unit_test.hpp>

@@ -3,7 +3,9 @@
 
 #include <boost/test/unit_test.hpp>
 
+#include <chrono>
 #include <cstring>
+#include <thread>
 
 namespace audiod::test {
 
@@ -58,6 +60,48 @@ Stream& EngineRig::play(uint64_t frames) {
     stream.ring.header()->client_pos.store(frames);
     stream.ring.header()->client_flags.store(kClientFlagStarted);
     return stream;
+}
+
+Stream& EngineRig::play_level(int16_t level, uint64_t frames, const std::string& app) {
+    StreamRequest request;
+    request.client_id = 1;
+    request.app = app;
+    request.params.format = static_cast<uint32_t>(SampleFormat::s16le);
+    request.params.rate = 48000;
+    request.params.channels = 2;
+    request.params.buffer_frames = frames;
+    request.params.volume = 1.0f;
+    auto created = engine->create_stream(request);
+    BOOST_REQUIRE(std::holds_alternative<Stream*>(created));
+    Stream& stream = *std::get<Stream*>(created);
+    BOOST_REQUIRE_GE(stream.ring.capacity(), frames);
+    std::vector<int16_t> samples(frames * 2, level);
+    std::memcpy(const_cast<uint8_t*>(stream.ring.data()), samples.data(), samples.size() * 2);
+    stream.ring.header()->client_pos.store(frames);
+    stream.ring.header()->client_flags.store(kClientFlagStarted);
+    return stream;
+}
+
+double EngineRig::level(const SteppedDevice& device, size_t frames) {
+    const size_t bytes = device.captured_bytes.load();
+    const size_t available = bytes / 4;
+    BOOST_REQUIRE_GE(available, frames);
+    std::vector<int16_t> samples(frames * 2);
+    std::memcpy(samples.data(), device.captured.get() + (available - frames) * 4, frames * 4);
+    double sum = 0;
+    for (size_t f = 0; f < frames; ++f) {
+        sum += samples[2 * f];
+    }
+    return sum / static_cast<double>(frames);
+}
+
+bool kill_device(SteppedDevice& stepped, const Device& device) {
+    stepped.stopping = true;
+    const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (!device.rt_ended() && std::chrono::steady_clock::now() < give_up) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    return device.failed() && device.rt_ended();
 }
 
 std::vector<int64_t> EngineRig::heard(const SteppedDevice& device) {

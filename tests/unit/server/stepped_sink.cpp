@@ -75,6 +75,14 @@ int stepped_write(void* instance, const void* frames, uint32_t count) {
     return 0;
 }
 
+// As a source: a quantum of silence a cycle.
+int stepped_read(void* instance, void* frames, uint32_t count) {
+    auto* device = static_cast<SteppedDevice*>(instance);
+    std::memset(frames, 0, size_t{count} * device->frame_bytes);
+    device->cycles.fetch_add(1, std::memory_order_release);
+    return 0;
+}
+
 void stepped_stop(void*) {}
 void stepped_close(void* instance) {
     std::erase(g_devices, static_cast<SteppedDevice*>(instance));
@@ -86,7 +94,10 @@ uint64_t stepped_xruns(void*) {
 
 const audiod_sink_ops kOps = {stepped_open, stepped_start, stepped_wait,  stepped_write,
                               stepped_stop, stepped_close, stepped_xruns, nullptr};
-const audiod_module kModule = {AUDIOD_MODULE_ABI_VERSION, "stepped", "test device", &kOps, nullptr};
+const audiod_source_ops kSourceOps = {stepped_open, stepped_start, stepped_wait,  stepped_read,
+                                      stepped_stop, stepped_close, stepped_xruns, nullptr};
+const audiod_module kModule = {AUDIOD_MODULE_ABI_VERSION, "stepped", "test device", &kOps,
+                               &kSourceOps};
 
 audiod_host test_host() {
     audiod_host host{};
@@ -110,15 +121,18 @@ void step(SteppedDevice& device, uint64_t cycles) {
     device.permits.release(static_cast<std::ptrdiff_t>(cycles));
     const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
     while (device.cycles.load(std::memory_order_acquire) < target) {
-        BOOST_REQUIRE_MESSAGE(std::chrono::steady_clock::now() < give_up, "RT cycles stalled");
+        BOOST_REQUIRE_MESSAGE(std::chrono::steady_clock::now() < give_up,
+                              "RT cycles stalled: " << device.cycles.load() << " of " << target
+                                                    << ", waits returned "
+                                                    << device.waits_returned.load());
         std::this_thread::sleep_for(std::chrono::microseconds(200));
     }
 }
 
-SinkRig::SinkRig(DeviceFormat f, const char* output_format)
+SinkRig::SinkRig(DeviceFormat f, const char* output_format, std::string name)
     : format(f) {
     DeviceRequest request;
-    request.name = "test";
+    request.name = std::move(name);
     request.type = "stepped";
     request.format = f;
     request.options.emplace_back("format", output_format);

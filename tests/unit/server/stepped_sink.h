@@ -13,6 +13,7 @@
 #include <map>
 #include <memory>
 #include <semaphore>
+#include <string>
 #include <vector>
 
 namespace audiod::test {
@@ -32,7 +33,8 @@ struct SteppedDevice {
     uint32_t frame_bytes = 0;
 };
 
-// The module: options "format" (s16le/s32le/f32le) and "latency".
+// The module: options "format" (s16le/s32le/f32le) and "latency". As a
+// source it captures a quantum of silence each cycle.
 const audiod_module& stepped_module();
 
 // Every device opened so far, in order (tests open sinks one after another).
@@ -44,7 +46,8 @@ void step(SteppedDevice& device, uint64_t cycles);
 // A Device on a SteppedDevice, with helpers to play the client's part.
 class SinkRig {
 public:
-    explicit SinkRig(DeviceFormat format = {48000, 2, 64}, const char* output_format = "s16le");
+    explicit SinkRig(DeviceFormat format = {48000, 2, 64}, const char* output_format = "s16le",
+                     std::string name = "test");
     ~SinkRig();
 
     // Lets `cycles` cycles run and waits (up to 10 s) until they have.

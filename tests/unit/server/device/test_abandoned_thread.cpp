@@ -3,7 +3,7 @@
 // nothing of the device's from then on, the module instance stays open
 // while the call uses it, and neither releasing nor destroying the device
 // waits for the call.
-#include "stepped_sink.h"
+#include "unit/server/stepped_sink.h"
 
 #include <boost/test/unit_test.hpp>
 

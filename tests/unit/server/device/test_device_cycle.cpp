@@ -1,7 +1,7 @@
 // The RT cycle of a real Device, driven one cycle at a time: what comes out of
 // the device for known input, underruns, prebuffering, corrupt rings,
 // wake-ups, gain ramps and pausing.
-#include "stepped_sink.h"
+#include "unit/server/stepped_sink.h"
 
 #include <boost/test/unit_test.hpp>
 

@@ -6,7 +6,7 @@
 #include "dsp/convert_kernels.h"
 #include "dsp/mix_kernels.h"
 #include "dsp/resampler.h"
-#include "stepped_sink.h"
+#include "unit/server/stepped_sink.h"
 
 #include <boost/test/unit_test.hpp>
 

@@ -1,7 +1,7 @@
 // Moves through the real Engine and two real Sinks on stepped devices, one
 // cycle at a time: how soon a moved stream plays at its destination, and
 // that its frames continue exactly.
-#include "engine_rig.h"
+#include "unit/server/engine_rig.h"
 
 #include <boost/test/unit_test.hpp>
 
@@ -10,23 +10,7 @@
 using namespace audiod;
 using namespace audiod::test;
 
-namespace {
-
-// The device dies: its wait() fails, and the RT thread stops and marks the
-// sink failed (waited for, up to 10 s). Its event is left for the test to
-// hand to the engine.
-bool kill_device(SteppedDevice& stepped, const Device& sink) {
-    stepped.stopping = true;
-    const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-    while (!sink.failed() && std::chrono::steady_clock::now() < give_up) {
-        std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    }
-    return sink.failed();
-}
-
-} // namespace
-
-BOOST_AUTO_TEST_SUITE(engine_routing)
+BOOST_AUTO_TEST_SUITE(router)
 
 BOOST_AUTO_TEST_CASE(a_move_plays_at_the_destinations_first_cycle) {
     EngineRig rig;

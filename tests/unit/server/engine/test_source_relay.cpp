@@ -4,7 +4,7 @@
 // for a while after it has started is dropped back to the target.
 #include "device/stream.h"
 #include "engine/source_relay.h"
-#include "stepped_sink.h"
+#include "unit/server/stepped_sink.h"
 
 #include <boost/test/unit_test.hpp>
 
