@@ -68,7 +68,7 @@ Options:
                          application settings; changing sinks, sources, the
                          default sink or reloading needs root, the server's
                          user, or --admin-group. Started as root, it should
-                         run as a user of its own (see the README).
+                         run as a user of its own (audiod(8): STARTING).
       --group GROUP      with --system: the group whose members may connect
                          (default: audio).
       --admin-group GROUP

@@ -1,6 +1,6 @@
 // Sample-rate conversion for one stream, on the RT thread: speexdsp's
 // resampler (Debian's libspeexdsp), chosen over libsoxr by measurement
-// (bench/resample; figures in the README): both are far below -90 dB THD+N,
+// (bench/resample; bench/results/2026-11-30-resampler.md): both are far below -90 dB THD+N,
 // but soxr reallocates its input FIFO while processing and adds 20-176 ms
 // of latency, while speexdsp processes in fixed state, never allocating
 // after init, with under 1 ms of latency at common rates.

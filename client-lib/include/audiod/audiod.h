@@ -183,7 +183,7 @@ typedef struct audiod_stream_params {
     uint32_t rate;       /**< frames per second, AUDIOD_MIN_RATE..AUDIOD_MAX_RATE;
                               the server resamples */
     uint32_t channels;   /**< 1..AUDIOD_MAX_CHANNELS, in the standard channel orders; the
-                              server mixes them up or down (see the README) */
+                              server mixes them up or down (doc/formats.md) */
     uint32_t latency_ms; /**< buffer length to keep queued (record: to hold);
                               0 = default (100 ms), at most AUDIOD_MAX_LATENCY_MS */
     const char* sink;    /**< sink name (record streams: source name), or NULL/"" for the
@@ -361,7 +361,7 @@ int audiod_stream_close(audiod_stream* stream);
  * up by whatever else runs and underruns. priority: 1..99, or 0 for
  * AUDIOD_CLIENT_RT_PRIORITY. The kernel allows it to root, and to anyone up
  * to their RLIMIT_RTPRIO (e.g. the `audio` group's `rtprio` in
- * /etc/security/limits.d; see the README); no rtkit or D-Bus is involved.
+ * /etc/security/limits.d; see audiod(8), REAL-TIME SCHEDULING); no rtkit or D-Bus is involved.
  * Where the limit is lower than asked but above 0, the limit is used.
  * Returns the priority in force (> 0), AUDIOD_E_REFUSED if the system
  * permits none (the thread stays as it was), or AUDIOD_E_INVALID. Never
