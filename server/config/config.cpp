@@ -5,6 +5,7 @@
 #include "engine/app_name.h"
 
 #include "common/volume_level.h"
+#include "config/config_keys.h"
 #include "config/toml_guard.h"
 #include "config/toml_parser.h"
 #include "os/executable_directory.h"
@@ -96,20 +97,24 @@ unsigned read_server_table(const toml::node& node, ServerConfig& config) {
     unsigned default_sink_line = 0;
     for (const auto& [k, value] : *table) {
         const std::string key(k.str());
+        const auto bounded = [&](std::string_view name) {
+            const ConfigKey& spec = config_key("server", name);
+            return read_uint(value, key, spec.min, spec.max, src);
+        };
         if (key == "rate") {
-            config.rate = read_uint(value, key, AUDIOD_MIN_RATE, AUDIOD_MAX_RATE, src);
+            config.rate = bounded(key);
         } else if (key == "channels") {
-            config.channels = read_uint(value, key, 1, 8, src);
+            config.channels = bounded(key);
         } else if (key == "quantum") {
-            config.quantum = read_uint(value, key, 16, 8192, src);
+            config.quantum = bounded(key);
         } else if (key == "rt-priority") {
-            config.rt_priority = static_cast<int>(read_uint(value, key, 0, 99, src));
+            config.rt_priority = static_cast<int>(bounded(key));
         } else if (key == "stall-timeout-ms") {
-            config.stall_timeout_ms = read_uint(value, key, 50, 600000, src);
+            config.stall_timeout_ms = bounded(key);
         } else if (key == "resample-quality") {
-            config.resample_quality = static_cast<int>(read_uint(value, key, 0, 10, src));
+            config.resample_quality = static_cast<int>(bounded(key));
         } else if (key == "client-memory-mb") {
-            config.client_memory_mb = read_uint(value, key, 1, 4096, src);
+            config.client_memory_mb = bounded(key);
         } else if (key == "default-sink") {
             if (!value.is_string()) {
                 fail(src, line_of(value), "default-sink must be a string");
@@ -118,9 +123,7 @@ unsigned read_server_table(const toml::node& node, ServerConfig& config) {
             default_sink_line = line_of(value);
         } else {
             fail(src, line_of(value),
-                 "unknown key '" + key +
-                     "' in [server] (known: rate, channels, quantum, default-sink, rt-priority, "
-                     "stall-timeout-ms, resample-quality, client-memory-mb)");
+                 "unknown key '" + key + "' in [server] (known: " + known_keys("server") + ")");
         }
     }
     return default_sink_line;

@@ -1,5 +1,7 @@
 #include "engine/device_registry.h"
 
+#include "config/config_keys.h"
+
 #include "audiod/audiod.h"
 #include "log.h"
 
@@ -57,11 +59,14 @@ DeviceRegistry::open(const std::string& configured_type, const std::string& name
         log_info("engine", "sink " + name + ": type auto resolved to " + type);
     }
     // Every device may have its own quantum, rate and channel count.
-    const auto quantum = take_uint_option(options, "quantum", config_.quantum, 16, 8192);
-    const auto rate =
-        take_uint_option(options, "rate", config_.rate, AUDIOD_MIN_RATE, AUDIOD_MAX_RATE);
-    const auto channels =
-        take_uint_option(options, "channels", config_.channels, 1, AUDIOD_MAX_CHANNELS);
+    const auto take = [&](std::string_view key, uint32_t fallback) {
+        const ConfigKey& spec = config_key("sinks.NAME", key);
+        return take_uint_option(options, std::string(key), fallback,
+                                static_cast<uint32_t>(spec.min), static_cast<uint32_t>(spec.max));
+    };
+    const auto quantum = take("quantum", config_.quantum);
+    const auto rate = take("rate", config_.rate);
+    const auto channels = take("channels", config_.channels);
     for (const auto* taken : {&quantum, &rate, &channels}) {
         if (const auto* error = std::get_if<std::string>(taken)) {
             return *error;

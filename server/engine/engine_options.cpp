@@ -1,5 +1,7 @@
 #include "engine/engine_options.h"
 
+#include "config/config_keys.h"
+
 #include "sink_options.h"
 
 #include <algorithm>
@@ -41,9 +43,10 @@ std::variant<RelayRequest, std::string> take_relay_request(OptionList& options) 
             ++it;
         }
     }
+    const ConfigKey& spec = config_key("sources.NAME", "play-latency-ms");
     const auto latency =
-        take_uint_option(options, "play-latency-ms", RelayRequest::kDefaultLatencyMs, 1,
-                         RelayRequest::kMaxLatencyMs);
+        take_uint_option(options, "play-latency-ms", RelayRequest::kDefaultLatencyMs,
+                         static_cast<uint32_t>(spec.min), static_cast<uint32_t>(spec.max));
     if (const auto* error = std::get_if<std::string>(&latency)) {
         return *error;
     }

@@ -27,7 +27,6 @@ using OptionList = std::vector<std::pair<std::string, std::string>>;
 // `play-latency-ms`.
 struct RelayRequest {
     static constexpr uint32_t kDefaultLatencyMs = 20;
-    static constexpr uint32_t kMaxLatencyMs = 2000;
 
     std::string sink; // "" for nowhere
     uint32_t latency_ms = kDefaultLatencyMs;

@@ -7,6 +7,7 @@ target_link_libraries(audiod_test_stepped_sink PUBLIC audiod_server audiod PRIVA
 audiod_add_test(test_server
   SOURCES unit/server/test_main.cpp unit/server/engine_rig.cpp
           unit/server/config/test_config.cpp unit/server/config/test_toml_guard.cpp
+          unit/server/config/test_manual.cpp unit/manual_page.cpp
           unit/server/dsp/test_mix_kernels.cpp unit/server/dsp/test_conversion.cpp
           unit/server/device/test_device_cycle.cpp unit/server/device/test_abandoned_thread.cpp
           unit/server/device/test_placement.cpp
