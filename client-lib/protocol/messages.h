@@ -7,9 +7,17 @@
 // reply, `Ok`, or `Error`. File descriptors travel as SCM_RIGHTS ancillary
 // data on `StreamCreated` only.
 //
-// Versioning: `Hello` carries kProtocolVersion; the server refuses a
-// different major version with an Error before anything else happens. Fields
-// are only ever appended at the end of a body, with a version bump.
+// Versioning: `Hello` carries kProtocolVersion; the server refuses any other
+// version with an Error (AUDIOD_E_VERSION, naming both versions) before
+// anything else happens, so an old client gets a clear error, never
+// garbage. `Hello` and `Error` therefore never change.
+//
+// The layout is frozen from version 5 on: the message types, their bodies
+// and the order of their fields stay as they are. What changes later is
+// only appended — a new message type, or fields at the end of a body — and
+// comes with a version bump. (Version 5 renamed what named a device of
+// either direction: LoadDevice/UnloadDevice with a DeviceKind, the
+// `device` of a stream, a move and an event.)
 //
 // Every decode is for hostile input: it fails on truncation, trailing bytes,
 // over-long strings or lists and invalid booleans (see wire.h); semantic
@@ -27,7 +35,7 @@
 
 namespace audiod::proto {
 
-inline constexpr uint32_t kProtocolVersion = 4;
+inline constexpr uint32_t kProtocolVersion = 5;
 
 enum class MsgType : uint32_t {
     hello = 1,
@@ -51,8 +59,8 @@ enum class MsgType : uint32_t {
     app_list = 29,
     list_sources = 35,
     source_list = 36,
-    load_sink = 30,
-    unload_sink = 31,
+    load_device = 30,
+    unload_device = 31,
     set_default_sink = 32,
     move_stream = 33,
     set_mute = 34,
@@ -103,7 +111,7 @@ struct CreateStream {
     uint32_t rate = 0;
     uint32_t channels = 0;
     uint32_t buffer_frames = 0;
-    std::string sink; // a sink (playback) or source (record); empty: the default
+    std::string device; // a sink (playback) or a source (record); empty: the default
     float volume = 1.0f;
     uint32_t direction = 0; // StreamDirection
 };
@@ -115,7 +123,7 @@ struct StreamCreated {
     uint64_t capacity_frames = 0;
     uint64_t memory_bytes = 0;
     uint32_t quantum = 0;
-    std::string sink;
+    std::string device; // where it plays or records: a sink, a source or SINK.monitor
 };
 
 enum class StreamOp : uint32_t { pause = 1, resume = 2, close = 3 };
@@ -161,33 +169,39 @@ struct SetMute {
 };
 
 // Moves one stream (target stream) or every stream of an application
-// (target app) to `sink`; the application then prefers that sink.
+// (target app) to `device`: a sink for playback streams, a source or
+// SINK.monitor for record streams; the application then prefers that sink.
 struct MoveStream {
     static constexpr MsgType kType = MsgType::move_stream;
     uint32_t target = 0; // VolumeTarget::stream or ::app
     uint32_t stream_id = 0;
     std::string app;
-    std::string sink;
+    std::string device;
 };
 
-struct SinkOption {
+// What a device is: a sink plays, a source (a capture device, a network
+// session) records.
+enum class DeviceKind : uint32_t { sink = 0, source = 1 };
+
+// One `key = value` of a device's table.
+struct DeviceOption {
     std::string key;
     std::string value;
 };
 
-// Loads a sink, or with `source` a source (audioctl load-sink/load-source).
-struct LoadSink {
-    static constexpr MsgType kType = MsgType::load_sink;
+// Opens a device at run time (audioctl load-sink/load-source).
+struct LoadDevice {
+    static constexpr MsgType kType = MsgType::load_device;
+    uint32_t kind = 0; // DeviceKind
     std::string type;
     std::string name;
-    std::vector<SinkOption> options;
-    bool source = false;
+    std::vector<DeviceOption> options;
 };
 
-struct UnloadSink {
-    static constexpr MsgType kType = MsgType::unload_sink;
+struct UnloadDevice {
+    static constexpr MsgType kType = MsgType::unload_device;
+    uint32_t kind = 0; // DeviceKind
     std::string name;
-    bool source = false;
 };
 
 struct SetDefaultSink {
@@ -233,14 +247,15 @@ struct Subscribe {
 
 // Event kinds, by name on the wire so that new kinds need no renumbering:
 // stream-added, stream-removed, stream-moved, stream-changed, sink-added,
-// sink-removed, sink-changed, default-changed, app-changed.
+// sink-removed, sink-changed, source-added, source-removed,
+// source-changed, default-changed, app-changed.
 struct Event {
     static constexpr MsgType kType = MsgType::event;
     std::string kind;
     uint32_t stream_id = 0;
     std::string app;
-    std::string sink;
-    std::string previous_sink; // stream-moved: where it was; default-changed: the old default
+    std::string device;          // the device it is about, or where the stream is
+    std::string previous_device; // stream-moved: where it was; default-changed: the old default
     std::string state;
     float volume = 1.0f;
     bool muted = false;
@@ -346,7 +361,7 @@ struct StreamInfo {
     uint32_t client_id = 0;
     uint32_t pid = 0;
     std::string app;
-    std::string sink; // record streams: the source
+    std::string device; // a sink; record streams: a source or SINK.monitor
     std::string state;
     float volume = 1.0f;
     bool muted = false;
@@ -424,7 +439,7 @@ void visit(V& v, M& m) requires std::is_same_v<std::remove_const_t<M>, CreateStr
     v.u32("rate", m.rate);
     v.u32("channels", m.channels);
     v.u32("buffer_frames", m.buffer_frames);
-    v.str("sink", m.sink);
+    v.str("device", m.device);
     v.f32("volume", m.volume);
     v.u32("direction", m.direction);
 }
@@ -435,7 +450,7 @@ void visit(V& v, M& m) requires std::is_same_v<std::remove_const_t<M>, StreamCre
     v.u64("capacity_frames", m.capacity_frames);
     v.u64("memory_bytes", m.memory_bytes);
     v.u32("quantum", m.quantum);
-    v.str("sink", m.sink);
+    v.str("device", m.device);
 }
 
 template <class V, class M>
@@ -488,7 +503,7 @@ template <class V, class M>
 void visit(V& v, M& m) requires std::is_same_v<std::remove_const_t<M>, StreamInfo> {
     v.u32("id", m.id);
     v.str("app", m.app);
-    v.str("sink", m.sink);
+    v.str("device", m.device);
     v.str("state", m.state);
     v.f32("volume", m.volume);
     v.boolean("muted", m.muted);
@@ -539,27 +554,27 @@ void visit(V& v, M& m) requires std::is_same_v<std::remove_const_t<M>, MoveStrea
     v.u32("target", m.target);
     v.u32("stream_id", m.stream_id);
     v.str("app", m.app);
-    v.str("sink", m.sink);
+    v.str("device", m.device);
 }
 
 template <class V, class M>
-void visit(V& v, M& m) requires std::is_same_v<std::remove_const_t<M>, SinkOption> {
+void visit(V& v, M& m) requires std::is_same_v<std::remove_const_t<M>, DeviceOption> {
     v.str("key", m.key);
     v.str("value", m.value);
 }
 
 template <class V, class M>
-void visit(V& v, M& m) requires std::is_same_v<std::remove_const_t<M>, LoadSink> {
+void visit(V& v, M& m) requires std::is_same_v<std::remove_const_t<M>, LoadDevice> {
+    v.u32("kind", m.kind);
     v.str("type", m.type);
     v.str("name", m.name);
     v.list("options", m.options, [](auto& vv, auto& item) { vv.object(item); });
-    v.boolean("source", m.source);
 }
 
 template <class V, class M>
-void visit(V& v, M& m) requires std::is_same_v<std::remove_const_t<M>, UnloadSink> {
+void visit(V& v, M& m) requires std::is_same_v<std::remove_const_t<M>, UnloadDevice> {
+    v.u32("kind", m.kind);
     v.str("name", m.name);
-    v.boolean("source", m.source);
 }
 
 template <class V, class M>
@@ -587,8 +602,8 @@ void visit(V& v, M& m) requires std::is_same_v<std::remove_const_t<M>, Event> {
     v.str("event", m.kind);
     v.u32_or_none("stream", m.stream_id);
     v.str("app", m.app);
-    v.str("sink", m.sink);
-    v.str("previous_sink", m.previous_sink);
+    v.str("device", m.device);
+    v.str("previous_device", m.previous_device);
     v.str("state", m.state);
     v.f32("volume", m.volume);
     v.boolean("muted", m.muted);

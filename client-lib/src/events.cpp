@@ -13,9 +13,19 @@ namespace proto = audiod::proto;
 namespace {
 
 int kind_of(const std::string& name) {
-    static const char* const kNames[] = {
-        "",           "stream-added", "stream-removed", "stream-moved",    "stream-changed",
-        "sink-added", "sink-removed", "sink-changed",   "default-changed", "app-changed"};
+    static const char* const kNames[] = {"",
+                                         "stream-added",
+                                         "stream-removed",
+                                         "stream-moved",
+                                         "stream-changed",
+                                         "sink-added",
+                                         "sink-removed",
+                                         "sink-changed",
+                                         "default-changed",
+                                         "app-changed",
+                                         "source-added",
+                                         "source-removed",
+                                         "source-changed"};
     for (int i = 1; i < static_cast<int>(std::size(kNames)); ++i) {
         if (name == kNames[i]) {
             return i;
@@ -116,8 +126,8 @@ int audiod_next_event(audiod_context* ctx, audiod_event* out) {
     copy_text(out->kind_name, event.kind);
     out->stream_id = event.stream_id;
     copy_text(out->app, event.app);
-    copy_text(out->sink, event.sink);
-    copy_text(out->previous_sink, event.previous_sink);
+    copy_text(out->sink, event.device);
+    copy_text(out->previous_sink, event.previous_device);
     copy_text(out->state, event.state);
     out->volume = event.volume;
     out->muted = event.muted ? 1 : 0;

@@ -96,7 +96,7 @@ int create_on_server(audiod_context* ctx, const StreamCore& core, const std::str
     request.rate = core.rate;
     request.channels = core.channels;
     request.buffer_frames = core.buffer_frames;
-    request.sink = sink;
+    request.device = sink;
     request.volume = volume;
     request.direction = static_cast<uint32_t>(core.record ? proto::StreamDirection::record
                                                           : proto::StreamDirection::playback);

@@ -325,7 +325,7 @@ int ctl_read_event(snd_ctl_ext_t* ext, snd_ctl_elem_id_t* id, unsigned int* even
                 const Element& e = ctl.elements[i];
                 const bool master = e.owner == Owner::master && sink;
                 const bool named = e.owner == (app ? Owner::app : Owner::sink) &&
-                                   e.target == (app ? event.app : event.sink);
+                                   e.target == (app ? event.app : event.device);
                 if ((master || named) &&
                     std::find(ctl.pending.begin(), ctl.pending.end(), i) == ctl.pending.end()) {
                     ctl.pending.push_back(i);

@@ -5,7 +5,24 @@
 #include "log.h"
 #include "protocol/version.h"
 
+#include <optional>
+
 namespace audiod {
+
+namespace {
+
+// A device kind from the wire, which any client may fill in.
+std::optional<DeviceKind> device_kind(uint32_t wire) {
+    switch (static_cast<proto::DeviceKind>(wire)) {
+    case proto::DeviceKind::sink:
+        return DeviceKind::sink;
+    case proto::DeviceKind::source:
+        return DeviceKind::source;
+    }
+    return std::nullopt;
+}
+
+} // namespace
 
 template <class M, class Action>
 bool ControlServer::answer(Client& client, uint32_t seq, Body body, Action&& action) {
@@ -77,25 +94,32 @@ bool ControlServer::handle_packet(Client& client, const proto::Packet& packet) {
             }
             return engine_.move(r);
         });
-    case proto::MsgType::load_sink:
-        return answer<proto::LoadSink>(
-            client, seq, body, [&](const proto::LoadSink& r) -> MaybeError {
+    case proto::MsgType::load_device:
+        return answer<proto::LoadDevice>(
+            client, seq, body, [&](const proto::LoadDevice& r) -> MaybeError {
                 if (MaybeError denied = require_admin(client, "loading a sink or source")) {
                     return denied;
+                }
+                const auto kind = device_kind(r.kind);
+                if (!kind) {
+                    return ClientError{AUDIOD_E_INVALID, "unknown device kind"};
                 }
                 std::vector<std::pair<std::string, std::string>> options;
                 for (const auto& option : r.options) {
                     options.emplace_back(option.key, option.value);
                 }
-                return engine_.load_device(r.source ? DeviceKind::source : DeviceKind::sink, r.type,
-                                           r.name, options);
+                return engine_.load_device(*kind, r.type, r.name, options);
             });
-    case proto::MsgType::unload_sink:
-        return answer<proto::UnloadSink>(client, seq, body, [&](const auto& r) -> MaybeError {
+    case proto::MsgType::unload_device:
+        return answer<proto::UnloadDevice>(client, seq, body, [&](const auto& r) -> MaybeError {
             if (MaybeError denied = require_admin(client, "unloading a sink or source")) {
                 return denied;
             }
-            return engine_.unload_device(r.source ? DeviceKind::source : DeviceKind::sink, r.name);
+            const auto kind = device_kind(r.kind);
+            if (!kind) {
+                return ClientError{AUDIOD_E_INVALID, "unknown device kind"};
+            }
+            return engine_.unload_device(*kind, r.name);
         });
     case proto::MsgType::reload: {
         proto::Reload request;
@@ -232,7 +256,7 @@ bool ControlServer::handle_create_stream(Client& client, uint32_t seq, Body body
     answer.capacity_frames = stream.ring.capacity();
     answer.memory_bytes = stream.ring.memory_bytes();
     answer.quantum = stream.device()->format().quantum;
-    answer.sink = endpoint_name(stream);
+    answer.device = endpoint_name(stream);
     const int fds[2] = {stream.ring.memfd(), stream.wake_fd.get()};
     const bool sent = reply(client, seq, answer, fds);
     stream.ring.close_memfd();

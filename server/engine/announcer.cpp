@@ -16,7 +16,7 @@ void Announcer::stream_event(const char* kind, const Stream& stream) const {
     e.kind = kind;
     e.stream_id = stream.id;
     e.app = stream.app;
-    e.sink = endpoint_name(stream);
+    e.device = endpoint_name(stream);
     e.state = announced_state(stream.id);
     e.volume = stream.volume;
     e.muted = stream.muted;
@@ -28,8 +28,8 @@ void Announcer::stream_moved(const Stream& stream, const std::string& previous) 
     e.kind = "stream-moved";
     e.stream_id = stream.id;
     e.app = stream.app;
-    e.sink = endpoint_name(stream);
-    e.previous_sink = previous;
+    e.device = endpoint_name(stream);
+    e.previous_device = previous;
     e.state = announced_state(stream.id);
     e.volume = stream.volume;
     e.muted = stream.muted;
@@ -38,8 +38,8 @@ void Announcer::stream_moved(const Stream& stream, const std::string& previous) 
 
 void Announcer::device_state(const Device& device, const char* state) const {
     proto::Event e;
-    e.kind = "sink-changed";
-    e.sink = device.name();
+    e.kind = device.is_source() ? "source-changed" : "sink-changed";
+    e.device = device.name();
     e.state = state;
     event(e);
 }

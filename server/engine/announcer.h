@@ -38,7 +38,8 @@ public:
     void stream_event(const char* kind, const Stream& stream) const;
     // "stream-moved" from `previous` (a device name, or SINK.monitor).
     void stream_moved(const Stream& stream, const std::string& previous) const;
-    // "sink-changed" with a state ("running", "stalled", "failed").
+    // "sink-changed" (a source: "source-changed") with a state ("running",
+    // "stalled", "failed").
     void device_state(const Device& device, const char* state) const;
 
     void device_opened(Device& device) const;

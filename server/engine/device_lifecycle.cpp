@@ -111,7 +111,7 @@ MaybeError DeviceLifecycle::unload(DeviceKind kind, const std::string& name) {
     log_info("engine", std::string(kind_name(kind)) + " unloaded name=" + name);
     proto::Event removed;
     removed.kind = kind == DeviceKind::source ? "source-removed" : "sink-removed";
-    removed.sink = name;
+    removed.device = name;
     announcer_.event(removed);
     if (was_default && fallback != nullptr) {
         devices_.change_default(fallback->name());

@@ -109,8 +109,8 @@ DeviceRegistry::Entry& DeviceRegistry::add(std::unique_ptr<Device> device,
     Entry& added = *entries_.emplace_back(std::move(entry));
     announcer_.device_opened(*added.device);
     proto::Event event;
-    event.kind = "sink-added";
-    event.sink = added.device->name();
+    event.kind = added.device->is_source() ? "source-added" : "sink-added";
+    event.device = added.device->name();
     announcer_.event(event);
     return added;
 }
@@ -225,8 +225,8 @@ bool DeviceRegistry::change_default(const std::string& name) {
     }
     proto::Event event;
     event.kind = "default-changed";
-    event.sink = name;
-    event.previous_sink = default_;
+    event.device = name;
+    event.previous_device = default_;
     default_ = name;
     announcer_.event(event);
     return true;

@@ -172,7 +172,7 @@ MaybeError Gains::change(uint32_t target, uint32_t stream_id, const std::string&
                        {RtCommand::Kind::device_gain, nullptr, entry.muted ? 0.0f : entry.volume});
         proto::Event event;
         event.kind = "sink-changed";
-        event.sink = sink->name();
+        event.device = sink->name();
         event.volume = entry.volume;
         event.muted = entry.muted;
         announcer_.event(event);

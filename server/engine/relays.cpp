@@ -42,7 +42,7 @@ Status Relays::start(Device& source, const RelayRequest& request) {
     recording.pid = static_cast<uint32_t>(::getpid());
     recording.app = app;
     recording.params.direction = static_cast<uint32_t>(proto::StreamDirection::record);
-    recording.params.sink = source.name();
+    recording.params.device = source.name();
     recording.params.format = static_cast<uint32_t>(SampleFormat::f32le);
     recording.params.rate = format.rate;
     recording.params.channels = format.channels;
@@ -59,15 +59,15 @@ Status Relays::start(Device& source, const RelayRequest& request) {
     StreamRequest playing = recording;
     playing.params.direction = static_cast<uint32_t>(proto::StreamDirection::playback);
     const std::string remembered = state_.get(app).sink;
-    playing.params.sink = !remembered.empty() && devices_.find_sink(remembered) != nullptr
-                              ? remembered
-                              : request.sink;
+    playing.params.device = !remembered.empty() && devices_.find_sink(remembered) != nullptr
+                                ? remembered
+                                : request.sink;
     // Room for the queue to overfill before the relay drops input.
     playing.params.buffer_frames = std::max(format.rate / 2, 6 * target);
     auto played = engine_.create_stream(playing);
     if (auto* error = std::get_if<ClientError>(&played)) {
         engine_.close_stream(record);
-        return Status::failure("cannot play into sink '" + playing.params.sink +
+        return Status::failure("cannot play into sink '" + playing.params.device +
                                "': " + error->message);
     }
     Stream& playback = *std::get<Stream*>(played);
@@ -80,7 +80,7 @@ Status Relays::start(Device& source, const RelayRequest& request) {
         return Status::failure("cannot start the thread that plays it");
     }
     relays_.push_back(std::move(relay));
-    log_info("engine", "source " + source.name() + " plays into " + playing.params.sink +
+    log_info("engine", "source " + source.name() + " plays into " + playing.params.device +
                            " stream=" + std::to_string(playback.id) +
                            " queue=" + std::to_string(target) + " frames");
     return Status::success();

@@ -39,17 +39,17 @@ std::variant<Placement, ClientError> Router::place(const StreamRequest& request)
     // A record stream names a source: a capture source, "SINK.monitor", or
     // "" for the default sink's monitor.
     Device* device = nullptr;
-    std::string home = p.sink;
+    std::string home = p.device;
     std::string returns_to;
     if (record) {
-        device = devices_.find_recordable(p.sink, &home);
-        if (device == nullptr && !p.sink.empty()) {
-            return ClientError{AUDIOD_E_NOENTITY, "no source named '" + p.sink + "'"};
+        device = devices_.find_recordable(p.device, &home);
+        if (device == nullptr && !p.device.empty()) {
+            return ClientError{AUDIOD_E_NOENTITY, "no source named '" + p.device + "'"};
         }
-    } else if (!p.sink.empty()) {
-        device = devices_.find_sink(p.sink);
+    } else if (!p.device.empty()) {
+        device = devices_.find_sink(p.device);
         if (device == nullptr) {
-            return ClientError{AUDIOD_E_NOENTITY, "no sink named '" + p.sink + "'"};
+            return ClientError{AUDIOD_E_NOENTITY, "no sink named '" + p.device + "'"};
         }
     } else {
         // The application's remembered sink where it exists, else the
@@ -146,16 +146,16 @@ MaybeError Router::move(const proto::MoveStream& request) {
     // To a source ("SINK.monitor", or a capture source) moves record
     // streams, to a sink playback streams.
     std::string wanted;
-    Device* source = devices_.find_sink(request.sink) == nullptr && !request.sink.empty()
-                         ? devices_.find_recordable(request.sink, &wanted)
+    Device* source = devices_.find_sink(request.device) == nullptr && !request.device.empty()
+                         ? devices_.find_recordable(request.device, &wanted)
                          : nullptr;
     const bool record = source != nullptr;
-    Device* destination = record ? source : devices_.find_sink(request.sink);
+    Device* destination = record ? source : devices_.find_sink(request.device);
     if (destination == nullptr) {
-        return ClientError{AUDIOD_E_NOENTITY, "no sink or source named '" + request.sink + "'"};
+        return ClientError{AUDIOD_E_NOENTITY, "no sink or source named '" + request.device + "'"};
     }
     if (destination->failed()) {
-        return ClientError{AUDIOD_E_BUSY, "'" + request.sink + "' has failed"};
+        return ClientError{AUDIOD_E_BUSY, "'" + request.device + "' has failed"};
     }
     std::vector<Stream*> moving;
     if (static_cast<proto::VolumeTarget>(request.target) == proto::VolumeTarget::stream) {

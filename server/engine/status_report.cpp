@@ -86,7 +86,7 @@ std::vector<proto::StreamInfo> StatusReport::streams() const {
         info.client_id = stream->client_id;
         info.pid = stream->pid;
         info.app = stream->app;
-        info.sink = endpoint_name(*stream);
+        info.device = endpoint_name(*stream);
         info.direction = static_cast<uint32_t>(stream->record ? proto::StreamDirection::record
                                                               : proto::StreamDirection::playback);
         info.state = state_of(*stream);

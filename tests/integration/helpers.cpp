@@ -247,7 +247,7 @@ std::optional<uint32_t> playing_on(const std::string& app, const std::string& si
     eventually(
         [&] {
             for (const uint32_t id : app_streams(app)) {
-                if (stream_field(id, "sink") == sink &&
+                if (stream_field(id, "device") == sink &&
                     wait_for_more(id, 24000, std::chrono::seconds(5))) {
                     found = id;
                     return true;

@@ -144,12 +144,12 @@ BOOST_AUTO_TEST_CASE(an_unplugged_device_hands_its_streams_over_and_takes_them_b
     BOOST_CHECK_MESSAGE(failed, "the card sink never failed; server log:\n"
                                     << card.server->log()
                                     << "\nsinks: " << run_tool("audioctl", {"list", "sinks"}).out);
-    BOOST_CHECK(eventually([&] { return stream_field(*id, "sink") == "spare"; }, 20s));
+    BOOST_CHECK(eventually([&] { return stream_field(*id, "device") == "spare"; }, 20s));
     BOOST_REQUIRE(wait_for_more(*id, 12000));
     ::unlink((card.card + "/unplug").c_str());
     // The device is back: the sink reopens and the stream returns to it.
     BOOST_CHECK(wait_for_sink_state("card", "running", 20s));
-    BOOST_CHECK(eventually([&] { return stream_field(*id, "sink") == "card"; }, 20s));
+    BOOST_CHECK(eventually([&] { return stream_field(*id, "device") == "card"; }, 20s));
     BOOST_REQUIRE(wait_for_more(*id, 12000));
     const ProgramResult r = client.stop();
     BOOST_REQUIRE_MESSAGE(r.status == 0, r.err);

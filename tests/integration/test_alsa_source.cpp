@@ -127,13 +127,13 @@ BOOST_AUTO_TEST_CASE(an_unplugged_source_hands_its_recordings_over_and_takes_the
     BOOST_REQUIRE(wait_for_position(id, 48000));
     mic.fault("unplug");
     // The source fails: the recording moves to the default sink's monitor.
-    BOOST_CHECK(eventually([&] { return stream_field(id, "sink") == "out.monitor"; }, 20s));
+    BOOST_CHECK(eventually([&] { return stream_field(id, "device") == "out.monitor"; }, 20s));
     const ProgramResult sources = run_tool("audioctl", {"list", "sources"});
     BOOST_CHECK_MESSAGE(sources.out.find("failed") != std::string::npos, sources.out);
     BOOST_REQUIRE(wait_for_more(id, 48000));
     mic.clear("unplug");
     // The device is back: the source reopens and the recording returns.
-    BOOST_CHECK(eventually([&] { return stream_field(id, "sink") == "mic"; }, 20s));
+    BOOST_CHECK(eventually([&] { return stream_field(id, "device") == "mic"; }, 20s));
     BOOST_REQUIRE(wait_for_more(id, 120000));
     const ProgramResult r = rec.stop();
     BOOST_REQUIRE_MESSAGE(r.status == 0, r.err);

@@ -68,10 +68,10 @@ BOOST_AUTO_TEST_CASE(list_and_info_in_text_and_json) {
     BOOST_REQUIRE_EQUAL(r.status, 0);
     BOOST_CHECK(r.out.front() == '[');
     BOOST_CHECK(is_valid_json(r.out));
-    BOOST_CHECK(has_keys(r.out, {"id", "app", "sink", "state", "volume", "muted", "xruns", "format",
-                                 "rate", "channels"}));
+    BOOST_CHECK(has_keys(r.out, {"id", "app", "device", "state", "volume", "muted", "xruns",
+                                 "format", "rate", "channels"}));
     BOOST_CHECK(r.out.find("\"app\":\"json-app\"") != std::string::npos);
-    BOOST_CHECK(r.out.find("\"sink\":\"out\"") != std::string::npos);
+    BOOST_CHECK(r.out.find("\"device\":\"out\"") != std::string::npos);
     BOOST_CHECK(r.out.find("\"format\":\"s16le\"") != std::string::npos);
 
     r = run_tool("audioctl", {"list", "sinks", "--json"});

@@ -147,7 +147,7 @@ BOOST_AUTO_TEST_CASE(record_streams_move_between_sources_and_have_a_volume) {
     BOOST_REQUIRE(wait_for_position(*a_id, 4800) && wait_for_position(*b_id, 4800));
     Recording rec(dir.file("rec.wav"), {"--quiet"}, "recorder");
     const auto id = rec.id();
-    BOOST_CHECK_EQUAL(stream_field(id, "sink"), "a.monitor");
+    BOOST_CHECK_EQUAL(stream_field(id, "device"), "a.monitor");
     BOOST_CHECK_EQUAL(stream_field(id, "direction"), "record");
     // Each part of the recording is at least half a second long.
     BOOST_REQUIRE(wait_for_position(id, 24000));

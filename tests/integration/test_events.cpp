@@ -83,7 +83,7 @@ BOOST_AUTO_TEST_CASE(watch_prints_each_event_as_json_lines_in_order) {
     BOOST_CHECK_EQUAL(client.stop().status, 0);
     ctl_ok({"unload-sink", "b"});
     BOOST_CHECK(shows(watch, {"\"event\":\"stream-removed\",\"stream\":" + std::to_string(*id),
-                              "\"event\":\"sink-removed\",\"app\":\"\",\"sink\":\"b\""}));
+                              "\"event\":\"sink-removed\",\"app\":\"\",\"device\":\"b\""}));
     ::kill(watch.pid(), SIGINT);
     const ProgramResult r = watch.finish(10s);
     BOOST_CHECK_EQUAL(r.status, 0);
@@ -94,13 +94,13 @@ BOOST_AUTO_TEST_CASE(watch_prints_each_event_as_json_lines_in_order) {
     }
     size_t at = 0;
     const std::vector<std::vector<std::string>> expected = {
-        {"\"event\":\"sink-added\"", "\"sink\":\"b\""},
-        {"\"event\":\"default-changed\"", "\"sink\":\"b\"", "\"previous_sink\":\"a\""},
-        {"\"event\":\"stream-added\"", stream, "\"app\":\"ev\"", "\"sink\":\"b\""},
+        {"\"event\":\"sink-added\"", "\"device\":\"b\""},
+        {"\"event\":\"default-changed\"", "\"device\":\"b\"", "\"previous_device\":\"a\""},
+        {"\"event\":\"stream-added\"", stream, "\"app\":\"ev\"", "\"device\":\"b\""},
         {"\"event\":\"stream-changed\"", stream, "\"volume\":0.5"},
         {"\"event\":\"app-changed\"", "\"app\":\"ev\"", "\"volume\":0.8"},
-        {"\"event\":\"sink-changed\"", "\"sink\":\"a\"", "\"muted\":true"},
-        {"\"event\":\"stream-moved\"", stream, "\"sink\":\"a\"", "\"previous_sink\":\"b\""},
+        {"\"event\":\"sink-changed\"", "\"device\":\"a\"", "\"muted\":true"},
+        {"\"event\":\"stream-moved\"", stream, "\"device\":\"a\"", "\"previous_device\":\"b\""},
     };
     for (const auto& needles : expected) {
         const size_t found = find_line(lines, at, needles);
@@ -111,7 +111,7 @@ BOOST_AUTO_TEST_CASE(watch_prints_each_event_as_json_lines_in_order) {
     // After the move, in either order: the stream is freed when its RT
     // thread lets go, which may come after b's unloading.
     BOOST_CHECK(find_line(lines, at, {"\"event\":\"stream-removed\"", stream}) < lines.size());
-    BOOST_CHECK(find_line(lines, at, {"\"event\":\"sink-removed\"", "\"sink\":\"b\""}) <
+    BOOST_CHECK(find_line(lines, at, {"\"event\":\"sink-removed\"", "\"device\":\"b\""}) <
                 lines.size());
 }
 
@@ -120,11 +120,11 @@ BOOST_AUTO_TEST_CASE(watch_in_text_ends_when_the_server_goes) {
     BackgroundProgram watch({bin("audioctl"), "watch"});
     wait_until_watching(watch);
     ctl_ok({"load-sink", "null", "z"});
-    BOOST_CHECK(shows(watch, {"sink-added sink=z"}));
+    BOOST_CHECK(shows(watch, {"sink-added device=z"}));
     BOOST_REQUIRE_EQUAL(server.stop(SIGTERM), 0);
     const ProgramResult r = watch.finish(10s);
     BOOST_CHECK_EQUAL(r.status, 1);
-    BOOST_CHECK(r.out.find("sink-added sink=z") != std::string::npos);
+    BOOST_CHECK(r.out.find("sink-added device=z") != std::string::npos);
     BOOST_CHECK(r.err.find("the server went away") != std::string::npos);
 }
 

@@ -156,6 +156,19 @@ BOOST_AUTO_TEST_CASE(malformed_requests_drop_only_that_client) {
                              json_number(r.out, "written").value_or(0));
 }
 
+// A client of another protocol version gets an error that names both
+// versions, and the connection ends, before anything else happens.
+BOOST_AUTO_TEST_CASE(a_client_of_another_protocol_version_is_told_so) {
+    TempDir dir;
+    ServerProcess server(file_sink_config(dir.file("out.wav")));
+    const ProgramResult old = run_tool("audiod-evil-client", {"old-version"});
+    BOOST_CHECK_MESSAGE(old.status == 0, old.out << old.err);
+    BOOST_CHECK_MESSAGE(old.out.find("refused: protocol version 4 is not supported (this server "
+                                     "speaks 5)") != std::string::npos,
+                        old.out);
+    BOOST_CHECK_EQUAL(run_tool("audioctl", {"info"}).status, 0); // and serves the next
+}
+
 BOOST_AUTO_TEST_CASE(pause_and_resume_lose_and_alter_nothing) {
     TempDir dir;
     const std::string wav = dir.file("out.wav");

@@ -284,13 +284,14 @@ BOOST_AUTO_TEST_CASE(an_unplugged_source_hands_its_recordings_over_and_takes_the
     touch(mic.card + "/unplug");
     // (Once, under ASan beside stress-ng, the recording had not moved after
     // 20 s, with nothing to say why: 60 s, and the server's account.)
-    BOOST_CHECK_MESSAGE(eventually([&] { return stream_field(id, "sink") == "out.monitor"; }, 60s),
-                        "the recording never moved; sources:\n"
-                            << run_tool("audioctl", {"list", "sources"}).out << "server log:\n"
-                            << mic.server->log());
+    BOOST_CHECK_MESSAGE(
+        eventually([&] { return stream_field(id, "device") == "out.monitor"; }, 60s),
+        "the recording never moved; sources:\n"
+            << run_tool("audioctl", {"list", "sources"}).out << "server log:\n"
+            << mic.server->log());
     BOOST_REQUIRE(wait_for_more(id, 48000));
     ::unlink((mic.card + "/unplug").c_str());
-    BOOST_CHECK(eventually([&] { return stream_field(id, "sink") == "mic"; }, 30s));
+    BOOST_CHECK(eventually([&] { return stream_field(id, "device") == "mic"; }, 30s));
     BOOST_REQUIRE(wait_for_more(id, 120000));
     const ProgramResult r = rec.stop();
     BOOST_REQUIRE_MESSAGE(r.status == 0, r.err);

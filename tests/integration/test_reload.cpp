@@ -68,8 +68,8 @@ BOOST_AUTO_TEST_CASE(sinks_are_opened_closed_and_reopened_while_streams_play_los
     BOOST_CHECK(sinks.out.find("\"name\":\"b\"") == std::string::npos);
     BOOST_CHECK(sinks.out.find("\"quantum\":128") != std::string::npos);
     // b's stream was rescued to the new default; a's stayed on a, reopened.
-    BOOST_CHECK_EQUAL(stream_field(*evicted_id, "sink"), "c");
-    BOOST_CHECK_EQUAL(stream_field(*stayer_id, "sink"), "a");
+    BOOST_CHECK_EQUAL(stream_field(*evicted_id, "device"), "c");
+    BOOST_CHECK_EQUAL(stream_field(*stayer_id, "device"), "a");
     BOOST_REQUIRE(wait_for_more(*stayer_id, kQuarterSecond));
     BOOST_REQUIRE(wait_for_more(*evicted_id, kQuarterSecond));
     const ProgramResult stayed = stayer.stop();

@@ -46,7 +46,7 @@ BOOST_AUTO_TEST_CASE(moves_between_clocks_and_quanta_lose_and_repeat_nothing) {
     // Each stay plays at least a quarter of a second, however loaded the machine.
     BOOST_REQUIRE(wait_for_position(*id, kQuarterSecond));
     ctl_ok({"move-stream", std::to_string(*id), "b"});
-    BOOST_CHECK_EQUAL(stream_field(*id, "sink"), "b");
+    BOOST_CHECK_EQUAL(stream_field(*id, "device"), "b");
     BOOST_REQUIRE(wait_for_more(*id, kQuarterSecond));
     ctl_ok({"move-stream", "app:mover", "a"});
     BOOST_REQUIRE(wait_for_more(*id, kQuarterSecond));
@@ -80,19 +80,19 @@ BOOST_AUTO_TEST_CASE(sinks_load_unload_default_and_rescue) {
     PlayingClient client({"--signal", "sequence", "--app", "rescued"});
     const auto id = wait_for_stream(30s);
     BOOST_REQUIRE(id);
-    BOOST_CHECK_EQUAL(stream_field(*id, "sink"), "c");
+    BOOST_CHECK_EQUAL(stream_field(*id, "device"), "c");
     // The application now prefers c.
     ctl_ok({"move-stream", "app:rescued", "c"});
     BOOST_REQUIRE(wait_for_position(*id, kQuarterSecond));
     // c goes away: the stream moves to the new default instead of dying.
     ctl_ok({"unload-sink", "c"});
-    BOOST_CHECK_EQUAL(stream_field(*id, "sink"), "a");
+    BOOST_CHECK_EQUAL(stream_field(*id, "device"), "a");
     r = ctl({"info"});
     BOOST_CHECK(r.out.find("default sink: a") != std::string::npos);
     BOOST_REQUIRE(wait_for_more(*id, kQuarterSecond));
     // c comes back (writing another file): the stream returns to it.
     ctl_ok({"load-sink", "file", "c", "path=" + dir.file("c2.wav")});
-    BOOST_CHECK(eventually([&] { return stream_field(*id, "sink") == "c"; }, 30s));
+    BOOST_CHECK(eventually([&] { return stream_field(*id, "device") == "c"; }, 30s));
     BOOST_REQUIRE(wait_for_more(*id, kQuarterSecond));
     r = client.stop();
     BOOST_REQUIRE_MESSAGE(r.status == 0, r.err);

@@ -407,7 +407,7 @@ BOOST_AUTO_TEST_CASE(a_discovering_source_opens_a_source_per_announced_session) 
     // shared — so the tone is heard in a recording of the found source.)
     const uint32_t stream = static_cast<uint32_t>(source_number(found, "play-stream"));
     BOOST_REQUIRE_NE(stream, 0u);
-    BOOST_CHECK_EQUAL(stream_field(stream, "sink"), "out");
+    BOOST_CHECK_EQUAL(stream_field(stream, "device"), "out");
     BOOST_CHECK_EQUAL(stream_field(stream, "app"), "rtp:" + found);
     write_tone_wav(dir.file("tone.wav"), 48000, 1000.0, 1.0);
     Recording recording(dir.file("heard.wav"), {"--source", found, "--format", "f32le"});

@@ -82,7 +82,7 @@ BOOST_AUTO_TEST_CASE(an_rtp_source_plays_into_its_sink_as_a_stream_with_a_volume
                                              file_sink("other", dir.file("other.wav"))));
     const uint32_t id = player_stream();
     BOOST_CHECK_EQUAL(stream_field(id, "app"), "rtp:rx");
-    BOOST_CHECK_EQUAL(stream_field(id, "sink"), "out");
+    BOOST_CHECK_EQUAL(stream_field(id, "device"), "out");
     BOOST_CHECK_EQUAL(source_field("rx", "play-sink"), "out");
 
     // Heard in the sink's file: pitch, level, length, no gap.
@@ -113,7 +113,7 @@ BOOST_AUTO_TEST_CASE(an_rtp_source_plays_into_its_sink_as_a_stream_with_a_volume
                               << run_tool("audioctl", {"list", "streams"}).out << "sources:\n"
                               << run_tool("audioctl", {"list", "sources"}).out << "server log:\n"
                               << server.log());
-    BOOST_REQUIRE(eventually([&] { return stream_field(id, "sink") == "other"; }, 10s));
+    BOOST_REQUIRE(eventually([&] { return stream_field(id, "device") == "other"; }, 10s));
     send_tone(dir);
     wait_until_heard(id);
     const HeardTone moved = heard_in(dir.file("other.wav"));

@@ -245,14 +245,14 @@ BOOST_AUTO_TEST_CASE(a_hung_cycle_is_found_and_demoted_and_others_play_on) {
     // So does a recording asked for on its monitor.
     Recording listener(dir.file("listener.wav"), {"--quiet", "--source", "bad.monitor"},
                        "listener");
-    BOOST_CHECK_EQUAL(stream_field(listener.id(), "sink"), "main.monitor");
+    BOOST_CHECK_EQUAL(stream_field(listener.id(), "device"), "main.monitor");
     ::unlink(hang.c_str());
     BOOST_CHECK(eventually([&] { return sink_state() == "running"; }, 20s));
     BOOST_REQUIRE(wait_for_more(*id, 4800));
-    BOOST_CHECK(eventually([&] { return stream_field(*late, "sink") == "bad"; }, 30s));
+    BOOST_CHECK(eventually([&] { return stream_field(*late, "device") == "bad"; }, 30s));
     BOOST_CHECK(wait_for_more(*late, 4800));
     BOOST_CHECK(
-        eventually([&] { return stream_field(listener.id(), "sink") == "bad.monitor"; }, 30s));
+        eventually([&] { return stream_field(listener.id(), "device") == "bad.monitor"; }, 30s));
     const ProgramResult heard = listener.stop();
     BOOST_CHECK_MESSAGE(heard.status == 0, heard.err);
     const ProgramResult n = newcomer.stop();
@@ -284,7 +284,7 @@ BOOST_AUTO_TEST_CASE(a_sink_stuck_in_its_driver_is_given_up_and_its_streams_play
     // old stream may still be listed on the stuck sink meanwhile.
     const auto on_spare = []() -> std::optional<uint32_t> {
         for (const uint32_t id : app_streams("player")) {
-            if (stream_field(id, "sink") == "spare") {
+            if (stream_field(id, "device") == "spare") {
                 return id;
             }
         }
@@ -303,7 +303,7 @@ BOOST_AUTO_TEST_CASE(a_sink_stuck_in_its_driver_is_given_up_and_its_streams_play
     // The call returns: the sink is reopened, and the stream goes back.
     ::unlink(hang.c_str());
     BOOST_CHECK(wait_for_sink_state("bad", "running", 30s));
-    BOOST_CHECK(eventually([&] { return stream_field(*rescued, "sink") == "bad"; }, 30s));
+    BOOST_CHECK(eventually([&] { return stream_field(*rescued, "device") == "bad"; }, 30s));
     BOOST_REQUIRE(wait_for_more(*rescued, 9600));
     const ProgramResult r = player.stop();
     BOOST_CHECK_MESSAGE(r.status == 0, r.err);

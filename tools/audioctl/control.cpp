@@ -147,7 +147,7 @@ int run_move_stream(Session& session, const Args& args) {
     request.target = target->kind;
     request.stream_id = target->stream_id;
     request.app = target->name;
-    request.sink = args[1];
+    request.device = args[1];
     return change(session, "move-stream", *target, request);
 }
 
@@ -177,8 +177,9 @@ int load_device(Session& session, const Args& args, bool source) {
     if (args.size() < 2) {
         return usage(std::string(command) + " takes TYPE NAME [KEY=VALUE]...");
     }
-    proto::LoadSink request;
-    request.source = source;
+    proto::LoadDevice request;
+    request.kind =
+        static_cast<uint32_t>(source ? proto::DeviceKind::source : proto::DeviceKind::sink);
     request.type = args[0];
     request.name = args[1];
     for (size_t i = 2; i < args.size(); ++i) {
@@ -196,9 +197,10 @@ int unload_device(Session& session, const Args& args, bool source) {
     if (args.size() != 1) {
         return usage(std::string(command) + " takes NAME");
     }
-    proto::UnloadSink request;
+    proto::UnloadDevice request;
+    request.kind =
+        static_cast<uint32_t>(source ? proto::DeviceKind::source : proto::DeviceKind::sink);
     request.name = args[0];
-    request.source = source;
     return request_ok(session, command, request);
 }
 

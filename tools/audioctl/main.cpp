@@ -37,9 +37,10 @@ Inspecting:
                    be a typo).
   info             server version, rate, quantum, scheduling in force,
                    uptime, counts, state file and sinks.
-  watch            print every event as it happens, one per line: streams
-                   and sinks added, removed, moved or changed, the default
-                   sink changing. Runs until Ctrl-C.
+  watch            print every event as it happens, one per line: streams,
+                   sinks and sources added, removed, moved or changed, an
+                   application's volume or mute, the default sink
+                   changing. Runs until Ctrl-C.
 
 Controlling (TARGET is a stream id, app:NAME for every stream of an
 application, or sink:NAME):

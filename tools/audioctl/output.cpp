@@ -127,7 +127,7 @@ const std::vector<Column<proto::SinkInfo>> kSinkColumns = {
 const std::vector<Column<proto::StreamInfo>> kStreamColumns = {
     {"ID", [](const auto& s) { return std::to_string(s.id); }},
     {"APP", [](const auto& s) { return s.app; }},
-    {"SINK", [](const auto& s) { return s.sink; }},
+    {"DEVICE", [](const auto& s) { return s.device; }},
     {"STATE", [](const auto& s) { return s.state; }},
     {"VOLUME", [](const auto& s) { return percent(s.volume); }},
     {"MUTED", [](const auto& s) { return yes_no(s.muted); }},
@@ -415,11 +415,11 @@ std::string event_text(const proto::Event& e) {
     if (!e.app.empty()) {
         line += " app=" + e.app;
     }
-    if (!e.sink.empty()) {
-        line += " sink=" + e.sink;
+    if (!e.device.empty()) {
+        line += " device=" + e.device;
     }
-    if (!e.previous_sink.empty()) {
-        line += " from=" + e.previous_sink;
+    if (!e.previous_device.empty()) {
+        line += " from=" + e.previous_device;
     }
     if (!e.state.empty()) {
         line += " state=" + e.state;

@@ -384,6 +384,9 @@ enum audiod_event_kind {
     AUDIOD_EVENT_SINK_CHANGED = 7,    /**< volume, mute or state */
     AUDIOD_EVENT_DEFAULT_CHANGED = 8, /**< sink = the new default, previous_sink = the old one */
     AUDIOD_EVENT_APP_CHANGED = 9,     /**< an application's volume or mute */
+    AUDIOD_EVENT_SOURCE_ADDED = 10,   /**< a capture source (or network session) */
+    AUDIOD_EVENT_SOURCE_REMOVED = 11,
+    AUDIOD_EVENT_SOURCE_CHANGED = 12, /**< state */
 };
 
 #define AUDIOD_NAME_MAX 72
@@ -394,8 +397,9 @@ typedef struct audiod_event {
     char kind_name[32]; /**< the kind as the server named it, e.g. "stream-moved" */
     uint32_t stream_id; /**< stream events: the stream's id */
     char app[AUDIOD_NAME_MAX];
-    char sink[AUDIOD_NAME_MAX];
-    char previous_sink[AUDIOD_NAME_MAX];
+    char sink[AUDIOD_NAME_MAX];          /**< the device it is about: a sink, or for a record stream
+                                              or a source event a source (the wire's `device`) */
+    char previous_sink[AUDIOD_NAME_MAX]; /**< where it was, or the previous default */
     char state[32]; /**< stream-changed: starting, running, stalled, paused, moving,
                          draining, drained; sink-changed: running, stalled, failed */
     float volume;   /**< linear volume of the stream, application or sink */

@@ -36,7 +36,7 @@ StreamInfo sample_stream(int i) {
     s.client_id = 9;
     s.pid = 4242;
     s.app = "mpv \xe2\x99\xab";
-    s.sink = "main";
+    s.device = "main";
     s.state = "paused";
     s.volume = 0.25f;
     s.xruns = 12;
@@ -97,14 +97,14 @@ BOOST_AUTO_TEST_CASE(create_stream_round_trip) {
     c.rate = 96000;
     c.channels = 8;
     c.buffer_frames = 12345;
-    c.sink = "headphones";
+    c.device = "headphones";
     c.volume = 0.125f;
     const CreateStream out = round_trip(c);
     BOOST_CHECK_EQUAL(out.format, 6u);
     BOOST_CHECK_EQUAL(out.rate, 96000u);
     BOOST_CHECK_EQUAL(out.channels, 8u);
     BOOST_CHECK_EQUAL(out.buffer_frames, 12345u);
-    BOOST_CHECK_EQUAL(out.sink, "headphones");
+    BOOST_CHECK_EQUAL(out.device, "headphones");
     BOOST_CHECK_EQUAL(out.volume, 0.125f);
     check_truncations(c);
 }

@@ -55,9 +55,9 @@ BOOST_AUTO_TEST_CASE(the_manual_documents_no_key_the_parser_refuses) {
             continue; // a module's options (MODULE OPTIONS)
         }
         ++tables;
-        BOOST_CHECK_MESSAGE(known.count(where) != 0,
-                            "audiod.conf(5) documents " << where.second << " in " << where.first
-                                                        << ", which the parser does not take");
+        BOOST_CHECK_MESSAGE(known.count(where) != 0, "audiod.conf(5) documents "
+                                                         << where.second << " in " << where.first
+                                                         << ", which the parser does not take");
     }
     BOOST_CHECK_EQUAL(tables, known.size());
 }

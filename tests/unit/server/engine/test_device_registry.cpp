@@ -122,7 +122,7 @@ BOOST_AUTO_TEST_CASE(the_default_sink_and_the_fallback_skip_failed_devices) {
     BOOST_CHECK(!rig.registry.change_default("a"));
     BOOST_REQUIRE_EQUAL(rig.recorder.events.size(), 1u);
     BOOST_CHECK_EQUAL(rig.recorder.events[0].kind, "default-changed");
-    BOOST_CHECK_EQUAL(rig.recorder.events[0].previous_sink, "b");
+    BOOST_CHECK_EQUAL(rig.recorder.events[0].previous_device, "b");
 }
 
 BOOST_AUTO_TEST_CASE(a_replaced_device_keeps_its_settings_and_starts_its_watch_afresh) {

@@ -19,7 +19,7 @@ BOOST_AUTO_TEST_CASE(a_move_plays_at_the_destinations_first_cycle) {
     proto::MoveStream move;
     move.target = static_cast<uint32_t>(proto::VolumeTarget::stream);
     move.stream_id = stream.id;
-    move.sink = "s2";
+    move.device = "s2";
     Device* s1 = stream.device();
     BOOST_REQUIRE(!rig.engine->move(move));
     step(*rig.s1, 1); // s1 lets go at this cycle boundary
@@ -41,7 +41,7 @@ BOOST_AUTO_TEST_CASE(a_move_plays_at_the_destinations_first_cycle) {
         BOOST_REQUIRE_EQUAL(on_s2[f], 128 + f); // continues exactly
     }
     // And back again, from the 32-frame sink to the 64-frame one.
-    move.sink = "s1";
+    move.device = "s1";
     BOOST_REQUIRE(!rig.engine->move(move));
     Device* source = stream.device();
     step(*rig.s2, 1);
@@ -60,7 +60,7 @@ BOOST_AUTO_TEST_CASE(unloading_the_sink_rescues_its_streams_at_once) {
     proto::MoveStream move;
     move.target = static_cast<uint32_t>(proto::VolumeTarget::stream);
     move.stream_id = stream.id;
-    move.sink = "s2";
+    move.device = "s2";
     BOOST_REQUIRE(!rig.engine->move(move));
     rig.engine->handle_events(stream.device()->event_fd()); // nothing yet: s1 has not cycled
     BOOST_CHECK_EQUAL(stream.device()->name(), "s1");
