@@ -7,7 +7,7 @@
 // for real-time stereo), the latency it adds, and how many times it called
 // malloc/realloc/calloc while processing (after a one-second warm-up) —
 // which the RT thread must never do.
-#include "common/tone_analysis.h"
+#include "support/tone_analysis.h"
 
 #include <soxr.h>
 #include <speex/speex_resampler.h>

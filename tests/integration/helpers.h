@@ -2,7 +2,7 @@
 #pragma once
 
 #include "common/audio_file.h"
-#include "common/tone_analysis.h"
+#include "support/tone_analysis.h"
 #include "process.h"
 #include "server_state.h"
 

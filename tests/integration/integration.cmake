@@ -13,7 +13,7 @@ audiod_add_test(test_integration
           integration/test_portaudio.cpp integration/test_jack.cpp integration/dummy_jack.cpp
           integration/test_service.cpp
           integration/test_reload.cpp integration/test_system.cpp integration/test_harness.cpp
-  LIBS audiod_protocol audiod_common audiod audiod_rtp audiod_ctl_output
+  LIBS audiod_protocol audiod_common audiod audiod_rtp audiod_ctl_output audiod_tone_analysis
   NO_CTEST)
 # The programs it runs must be built first.
 add_dependencies(test_integration audiod_bin audioplay audiorec audioctl audiod-test-client

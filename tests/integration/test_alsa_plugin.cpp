@@ -5,7 +5,7 @@
 // player. Each plays a known signal through `pcm.audiod` into a file sink,
 // and the file is checked frame by frame.
 #include "common/audio_file.h"
-#include "common/tone_analysis.h"
+#include "support/tone_analysis.h"
 #include "feed.h"
 #include "fixtures/fixture_signals.h"
 #include "helpers.h"

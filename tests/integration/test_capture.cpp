@@ -3,7 +3,7 @@
 // their own volume; a slow reader that overruns alone; and a recording that
 // keeps its pace when the server dies.
 #include "common/audio_file.h"
-#include "common/tone_analysis.h"
+#include "support/tone_analysis.h"
 #include "fixtures/fixture_signals.h"
 #include "helpers.h"
 

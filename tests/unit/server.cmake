@@ -18,6 +18,7 @@ audiod_add_test(test_server
           unit/server/engine/test_rt_watchdog.cpp unit/server/engine/test_source_relay.cpp
           unit/server/test_timer_clock.cpp
   LIBS audiod_client_objects audiod_server audiod_test_stepped_sink audiod_module_support
+       audiod_tone_analysis
   LABELS unit threads)
 # Started among the long integration suites (integration.cmake's COST
 # order), not after them: without a COST it started last and ended the TSan

@@ -3,7 +3,7 @@
 // small pieces with a ratio that changes as it goes gives the same audio as
 // one piece (no seams where the pieces meet).
 #include "common/drift_resampler.h"
-#include "common/tone_analysis.h"
+#include "support/tone_analysis.h"
 
 #include <boost/test/unit_test.hpp>
 

@@ -1,7 +1,7 @@
 // Converting client streams for a sink: every sample format's decoding, the
 // channel mixes, the resampler's quality, and the whole path through a real
 // sink's RT cycle (stepped device).
-#include "common/tone_analysis.h"
+#include "support/tone_analysis.h"
 #include "dsp/channel_mix.h"
 #include "dsp/convert_kernels.h"
 #include "dsp/mix_kernels.h"

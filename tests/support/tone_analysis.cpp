@@ -1,4 +1,4 @@
-#include "common/tone_analysis.h"
+#include "support/tone_analysis.h"
 
 #include <algorithm>
 #include <cmath>

@@ -2,7 +2,7 @@
 // by: it must read a tone's amplitude and everything beside it exactly, for
 // tones as long as the integration tests record (20 s and more), where its
 // sine and cosine come from a turning phasor rather than from libm.
-#include "common/tone_analysis.h"
+#include "support/tone_analysis.h"
 
 #include <boost/test/unit_test.hpp>
 
