@@ -1,5 +1,7 @@
 #include "control/control_server.h"
 
+#include "control/client_name.h"
+
 #include "audiod/audiod.h"
 #include "log.h"
 
@@ -35,59 +37,12 @@ std::string read_comm(pid_t pid) {
     return name;
 }
 
-// Length of the valid UTF-8 sequence at text[i], or 0 if it is not one.
-size_t utf8_sequence(const std::string& text, size_t i) {
-    const auto byte = [&](size_t k) { return static_cast<unsigned char>(text[k]); };
-    const unsigned char lead = byte(i);
-    size_t length = 0;
-    uint32_t min = 0;
-    if (lead < 0x80) {
-        return 1;
-    } else if ((lead & 0xE0) == 0xC0) {
-        length = 2;
-        min = 0x80;
-    } else if ((lead & 0xF0) == 0xE0) {
-        length = 3;
-        min = 0x800;
-    } else if ((lead & 0xF8) == 0xF0) {
-        length = 4;
-        min = 0x10000;
-    } else {
-        return 0;
-    }
-    if (i + length > text.size()) {
-        return 0;
-    }
-    uint32_t code = lead & (0x7F >> length);
-    for (size_t k = 1; k < length; ++k) {
-        if ((byte(i + k) & 0xC0) != 0x80) {
-            return 0;
-        }
-        code = (code << 6) | (byte(i + k) & 0x3F);
-    }
-    const bool surrogate = code >= 0xD800 && code <= 0xDFFF;
-    return code < min || code > 0x10FFFF || surrogate ? 0 : length;
-}
-
 } // namespace
 
-std::string sanitize_name(const std::string& raw) {
-    std::string out;
-    for (size_t i = 0; i < raw.size();) {
-        const size_t length = utf8_sequence(raw, i);
-        const unsigned char c = static_cast<unsigned char>(raw[i]);
-        std::string piece = length == 0 || c < 0x20 || c == 0x7f ? "?" : raw.substr(i, length);
-        if (out.size() + piece.size() > 64) {
-            break;
-        }
-        out += piece;
-        i += length == 0 ? 1 : length;
-    }
-    return out;
-}
-
 ControlServer::ControlServer(Engine& engine)
-    : engine_(engine) {
+    : engine_(engine)
+    , access_(engine, clients_, policy_)
+    , requests_(engine, clients_, access_, doomed_) {
     epoll_.reset(::epoll_create1(EPOLL_CLOEXEC));
     engine_.set_observer(this);
 }
@@ -128,7 +83,7 @@ void ControlServer::on_event(const proto::Event& event) {
             continue;
         }
         proto::Event seen = event;
-        if (policy_.per_user && !show_event(*client, seen)) {
+        if (policy_.per_user && !access_.show_event(*client, seen)) {
             continue;
         }
         const auto& sent = policy_.per_user ? proto::encode(0, seen) : bytes;
@@ -179,9 +134,9 @@ Status ControlServer::run(UniqueFd listener) {
                 }
                 if (info.ssi_signo == SIGHUP) {
                     log_info("control", "reloading the configuration on SIGHUP");
-                    if (!reloader_) {
+                    if (!requests_.reloader()) {
                         log_warning("control", "this server cannot reload");
-                    } else if (auto reloaded = reloader_();
+                    } else if (auto reloaded = requests_.reloader()();
                                const auto* refused = std::get_if<ClientError>(&reloaded)) {
                         log_error("control", "configuration refused, the running one stays: " +
                                                  refused->message);
@@ -223,7 +178,7 @@ void ControlServer::accept_clients() {
             log_warning("control", "refusing a client: too many clients");
             continue;
         }
-        auto client = std::make_unique<Client>();
+        auto client = std::make_unique<ControlClient>();
         client->id = next_client_id_++;
         client->fd = std::move(fd);
         ucred cred{};
@@ -252,7 +207,7 @@ void ControlServer::on_client_readable(uint32_t client_id) {
     if (it == clients_.end()) {
         return;
     }
-    Client& client = *it->second;
+    ControlClient& client = *it->second;
     proto::Packet packet;
     for (int i = 0; i < kPacketsPerTurn; ++i) {
         const int rc = proto::recv_packet(client.fd.get(), packet);
@@ -267,7 +222,7 @@ void ControlServer::on_client_readable(uint32_t client_id) {
             drop_client(client_id, std::string("receive failed: ") + std::strerror(-rc));
             return;
         }
-        if (!handle_packet(client, packet)) {
+        if (!requests_.handle(client, packet)) {
             drop_client(client_id, "");
             return;
         }
@@ -279,7 +234,7 @@ void ControlServer::drop_client(uint32_t client_id, const std::string& reason) {
     if (it == clients_.end()) {
         return;
     }
-    Client& client = *it->second;
+    ControlClient& client = *it->second;
     for (const uint32_t stream_id : client.streams) {
         if (Stream* stream = engine_.find_stream(stream_id)) {
             engine_.close_stream(*stream);
@@ -290,27 +245,6 @@ void ControlServer::drop_client(uint32_t client_id, const std::string& reason) {
                 "client gone id=" + std::to_string(client_id) + " app=" + client.app +
                     (reason.empty() ? "" : " reason=\"" + reason + "\""));
     clients_.erase(it);
-}
-
-bool ControlServer::send_reply(Client& client, const std::vector<uint8_t>& bytes,
-                               std::span<const int> fds) {
-    const int rc = proto::send_packet(client.fd.get(), bytes, fds);
-    if (rc != 0) {
-        // A client that does not read its replies has filled its socket;
-        // waiting for it would stall everyone, so it goes.
-        log_warning("control", "client " + std::to_string(client.id) +
-                                   " cannot take a reply: " + std::strerror(-rc));
-        return false;
-    }
-    return true;
-}
-
-bool ControlServer::reply_error(Client& client, uint32_t seq, int code,
-                                const std::string& message) {
-    proto::Error error;
-    error.code = code;
-    error.message = message;
-    return reply(client, seq, error);
 }
 
 } // namespace audiod

@@ -82,27 +82,12 @@ Device::open(const audiod_module& module, const audiod_host& host, DeviceRequest
     sink->bus_.assign(samples, 0.0f);
     sink->output_.assign(samples * sample_bytes(sink->sample_format_), 0);
     sink->ramp_frames_ = std::max<uint32_t>(1, req.format.rate * kRampMs / 1000);
-    // Resampling from the highest rate needs this many input frames a cycle
-    // (plus the filter's rounding).
-    sink->max_input_frames_ = static_cast<uint32_t>(
-        (uint64_t{req.format.quantum} * AUDIOD_MAX_RATE + req.format.rate - 1) / req.format.rate +
-        8);
-    // Decoding may hold a playback stream's frames at the sink's channels,
-    // or a record stream's at up to kMaxChannels.
-    sink->decoded_.assign(size_t{sink->max_input_frames_} * kMaxChannels, 0.0f);
-    sink->resampled_for_record_.assign(size_t{sink->max_input_frames_} * kMaxChannels, 0.0f);
-    sink->record_bytes_.assign(size_t{sink->max_input_frames_} * kMaxChannels * 4, 0);
-    sink->resampled_.assign(samples, 0.0f);
+    sink->transfer_ = std::make_unique<StreamTransfer>(req.format);
     sink->identity_mix_ = make_channel_mix(req.format.channels, req.format.channels);
     // What every cycle touches stays in RAM.
     lock_memory(sink->active_.get(), kMaxStreams * sizeof(Stream*));
     lock_memory(sink->bus_.data(), sink->bus_.size() * sizeof(float));
     lock_memory(sink->output_.data(), sink->output_.size());
-    lock_memory(sink->decoded_.data(), sink->decoded_.size() * sizeof(float));
-    lock_memory(sink->resampled_.data(), sink->resampled_.size() * sizeof(float));
-    lock_memory(sink->resampled_for_record_.data(),
-                sink->resampled_for_record_.size() * sizeof(float));
-    lock_memory(sink->record_bytes_.data(), sink->record_bytes_.size());
     return sink;
 }
 
@@ -113,10 +98,6 @@ Device::~Device() {
         unlock_memory(active_.get(), kMaxStreams * sizeof(Stream*));
         unlock_memory(bus_.data(), bus_.size() * sizeof(float));
         unlock_memory(output_.data(), output_.size());
-        unlock_memory(decoded_.data(), decoded_.size() * sizeof(float));
-        unlock_memory(resampled_.data(), resampled_.size() * sizeof(float));
-        unlock_memory(resampled_for_record_.data(), resampled_for_record_.size() * sizeof(float));
-        unlock_memory(record_bytes_.data(), record_bytes_.size());
     }
     if (stuck_in_module) {
         // The module call still runs with the instance and this buffer:

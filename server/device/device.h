@@ -22,7 +22,9 @@
 #include "audiod/module.h"
 #include "common/spsc_queue.h"
 #include "common/status.h"
+#include "device/device_format.h"
 #include "device/messages.h"
+#include "device/stream_transfer.h"
 #include "dsp/channel_mix.h"
 #include "dsp/gain_ramp.h"
 #include "protocol/sample_format.h"
@@ -43,16 +45,13 @@ namespace audiod {
 
 struct Stream;
 
-struct DeviceFormat {
-    uint32_t rate = 48000;
-    uint32_t channels = 2;
-    uint32_t quantum = 256;
-};
-
 // What a device is: a sink plays the mix of its playback streams (and is
 // recorded through its monitor); a source captures, through the module's
 // source ops, and only feeds record streams.
 enum class DeviceKind : uint8_t { sink, source };
+[[nodiscard]] constexpr const char* device_kind_name(DeviceKind kind) noexcept {
+    return kind == DeviceKind::source ? "source" : "sink";
+}
 
 struct DeviceRequest {
     std::string name;
@@ -130,7 +129,9 @@ public:
     [[nodiscard]] uint32_t ramp_frames() const noexcept { return ramp_frames_; }
     // The most input frames one cycle may take from a stream (at the
     // highest stream rate). Thread: any.
-    [[nodiscard]] uint32_t max_input_frames() const noexcept { return max_input_frames_; }
+    [[nodiscard]] uint32_t max_input_frames() const noexcept {
+        return transfer_->max_input_frames();
+    }
     // Frames the cycle has played (or captured). Thread: any (an atomic the
     // RT thread bumps).
     [[nodiscard]] uint64_t frames_played() const noexcept {
@@ -183,10 +184,6 @@ private:
     void run_rt(std::promise<std::string>& scheduling) noexcept;
     void apply_commands_rt() noexcept;
     void mix_cycle_rt() noexcept;
-    void pull_stream_rt(Stream& stream, uint64_t sink_frame) noexcept;
-    void convert_stream_rt(Stream& stream, uint64_t available, uint32_t* consumed,
-                           uint32_t* produced) noexcept;
-    void push_record_rt(Stream& stream, uint64_t sink_frame) noexcept;
     // A source's cycle: the captured quantum in output_ onto the bus.
     void capture_cycle_rt() noexcept;
     void apply_device_gain_rt() noexcept;
@@ -225,20 +222,11 @@ private:
     size_t active_count_ = 0;
     std::vector<float> bus_;
     std::vector<uint8_t> output_;
-    // A converted stream's frames: decoded to float in the sink's channel
-    // count (up to kMaxInputFrames), then resampled (one quantum).
-    std::vector<float> decoded_;
-    std::vector<float> resampled_;
-    uint32_t max_input_frames_ = 0;
-    // A record stream's frames: resampled to up to max_input_frames_ at up
-    // to 8 channels, then encoded.
-    std::vector<float> resampled_for_record_;
-    std::vector<uint8_t> record_bytes_;
+    // Each stream's part of the cycle: its ring to the bus or back.
+    std::unique_ptr<StreamTransfer> transfer_;
     ChannelMix identity_mix_; // a source's device frames onto the bus
     GainRamp device_gain_;
-    // When this cycle began (CLOCK_MONOTONIC ns) and how long a cycle
-    // lasts, published to self-timed writers (ring_layout.h).
-    uint64_t cycle_time_ns_ = 0;
+    // How long a cycle lasts, published to self-timed writers (ring_layout.h).
     uint64_t cycle_period_ns_ = 0;
 
     // Where the RT thread is, for abandon(). Shared with the thread, which

@@ -6,6 +6,7 @@
 #include "config/toml_guard.h"
 #include "config/toml_parser.h"
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -105,6 +106,12 @@ bool AppStateStore::forget(const std::string& app) {
     }
     dirty_ = true;
     return true;
+}
+
+void AppStateStore::mark_seen_now(const std::string& app) {
+    mark_seen(app, std::chrono::duration_cast<std::chrono::seconds>(
+                       std::chrono::system_clock::now().time_since_epoch())
+                       .count());
 }
 
 void AppStateStore::mark_seen(const std::string& app, int64_t unix_seconds) {

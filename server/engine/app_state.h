@@ -86,6 +86,8 @@ public:
     // Notes that `app` plays now (`unix_seconds`): a new application is saved
     // at once, a known one's time with the next save.
     void mark_seen(const std::string& app, int64_t unix_seconds);
+    // mark_seen at the system clock's now.
+    void mark_seen_now(const std::string& app);
 
     // When `app` last played (Unix seconds), 0 if never.
     [[nodiscard]] int64_t last_seen(const std::string& app) const;

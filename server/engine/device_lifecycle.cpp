@@ -9,14 +9,6 @@
 
 namespace audiod {
 
-namespace {
-
-const char* kind_name(DeviceKind kind) {
-    return kind == DeviceKind::source ? "source" : "sink";
-}
-
-} // namespace
-
 DeviceLifecycle::DeviceLifecycle(DeviceRegistry& devices, StreamTable& streams, Router& router,
                                  Gains& gains, Relays& relays, DiscoveredSources& discovered,
                                  const Announcer& announcer)
@@ -38,7 +30,7 @@ DeviceRegistry::Entry& DeviceLifecycle::add(std::unique_ptr<Device> device, std:
 
 MaybeError DeviceLifecycle::load(DeviceKind kind, const std::string& type, const std::string& name,
                                  const OptionList& options) {
-    const std::string what = kind_name(kind);
+    const std::string what = device_kind_name(kind);
     if (!is_valid_device_name(name)) {
         return ClientError{AUDIOD_E_INVALID, "invalid " + what + " name '" + name +
                                                  "' (use letters, digits, '-', '_' and '.')"};
@@ -90,7 +82,7 @@ MaybeError DeviceLifecycle::unload(DeviceKind kind, const std::string& name) {
     Device* device = devices_.find(name, kind);
     if (device == nullptr) {
         return ClientError{AUDIOD_E_NOENTITY,
-                           "no " + std::string(kind_name(kind)) + " named '" + name + "'"};
+                           "no " + std::string(device_kind_name(kind)) + " named '" + name + "'"};
     }
     if (kind == DeviceKind::source) {
         relays_.stop(name);
@@ -108,7 +100,7 @@ MaybeError DeviceLifecycle::unload(DeviceKind kind, const std::string& name) {
     router_.rescue_from(*device);
     const bool was_default = devices_.default_name() == name;
     devices_.remove(*device);
-    log_info("engine", std::string(kind_name(kind)) + " unloaded name=" + name);
+    log_info("engine", std::string(device_kind_name(kind)) + " unloaded name=" + name);
     proto::Event removed;
     removed.kind = kind == DeviceKind::source ? "source-removed" : "sink-removed";
     removed.device = name;

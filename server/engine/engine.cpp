@@ -12,12 +12,6 @@ namespace audiod {
 
 namespace {
 
-int64_t unix_now() {
-    return std::chrono::duration_cast<std::chrono::seconds>(
-               std::chrono::system_clock::now().time_since_epoch())
-        .count();
-}
-
 void host_log(int level, const char* component, const char* message) {
     log_message(static_cast<LogLevel>(std::clamp(level, 0, 3)), component ? component : "module",
                 message ? message : "");
@@ -132,7 +126,7 @@ std::variant<Stream*, ClientError> Engine::create_stream(const StreamRequest& re
         return *error;
     }
     std::unique_ptr<Stream>& stream = std::get<std::unique_ptr<Stream>>(made);
-    state_.mark_seen(stream->app, unix_now());
+    state_.mark_seen_now(stream->app);
     if (MaybeError error = router_.attach_new(*stream)) {
         return *error;
     }

@@ -24,10 +24,6 @@ std::string where(const ServerConfig& config, const DeviceConfig& device) {
     return config.source + ":" + std::to_string(device.line);
 }
 
-const char* kind_name(DeviceKind kind) {
-    return kind == DeviceKind::source ? "source" : "sink";
-}
-
 } // namespace
 
 std::variant<ReloadPlan, ClientError>
@@ -46,8 +42,8 @@ plan_reload(const ServerConfig& running, const ServerConfig& next, const ReloadC
             // Sinks and sources share one namespace.
             if (context.runs(device.name, other)) {
                 return ClientError{AUDIOD_E_INVALID,
-                                   where(next, device) + ": a " + kind_name(other) + " named '" +
-                                       device.name + "' is running; unload it first"};
+                                   where(next, device) + ": a " + device_kind_name(other) +
+                                       " named '" + device.name + "' is running; unload it first"};
             }
             if (device.type != "auto") {
                 if (const std::string error = context.type_error(device.type); !error.empty()) {

@@ -5,19 +5,7 @@
 #include "audiod/audiod.h"
 #include "log.h"
 
-#include <chrono>
-
 namespace audiod {
-
-namespace {
-
-int64_t unix_now() {
-    return std::chrono::duration_cast<std::chrono::seconds>(
-               std::chrono::system_clock::now().time_since_epoch())
-        .count();
-}
-
-} // namespace
 
 Router::Router(DeviceRegistry& devices, StreamTable& streams, RtCommandQueue& commands,
                Gains& gains, AppStateStore& state, Announcer& announcer, const ServerConfig& config)
@@ -138,7 +126,7 @@ void Router::close(Stream& stream) {
     if (stream.placement.closing()) {
         return;
     }
-    state_.mark_seen(stream.app, unix_now());
+    state_.mark_seen_now(stream.app);
     change(stream, {Placement::Change::close, nullptr, nullptr, !stream.device()->failed()});
 }
 

@@ -10,6 +10,7 @@
 
 #include "device/messages.h"
 
+#include <cstddef>
 #include <utility>
 #include <vector>
 

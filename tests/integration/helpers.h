@@ -2,9 +2,9 @@
 #pragma once
 
 #include "common/audio_file.h"
-#include "support/tone_analysis.h"
 #include "process.h"
 #include "server_state.h"
+#include "support/tone_analysis.h"
 
 #include <cstdint>
 #include <functional>

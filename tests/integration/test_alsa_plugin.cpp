@@ -5,10 +5,10 @@
 // player. Each plays a known signal through `pcm.audiod` into a file sink,
 // and the file is checked frame by frame.
 #include "common/audio_file.h"
-#include "support/tone_analysis.h"
 #include "feed.h"
 #include "fixtures/fixture_signals.h"
 #include "helpers.h"
+#include "support/tone_analysis.h"
 
 #include <boost/test/unit_test.hpp>
 

@@ -3,9 +3,9 @@
 // their own volume; a slow reader that overruns alone; and a recording that
 // keeps its pace when the server dies.
 #include "common/audio_file.h"
-#include "support/tone_analysis.h"
 #include "fixtures/fixture_signals.h"
 #include "helpers.h"
+#include "support/tone_analysis.h"
 
 #include <boost/test/unit_test.hpp>
 

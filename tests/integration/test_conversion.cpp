@@ -3,10 +3,10 @@
 // tone into a 48 kHz sink measured for THD+N), and a stream moved between
 // sinks of different rates.
 #include "common/audio_file.h"
-#include "support/tone_analysis.h"
 #include "feed.h"
 #include "fixtures/fixture_signals.h"
 #include "helpers.h"
+#include "support/tone_analysis.h"
 
 #include <boost/test/unit_test.hpp>
 

@@ -2,8 +2,8 @@
 // Ogg Opus and an MP3 made by ffmpeg (what reaches the sink is checked:
 // bit-exact for FLAC, the tone's pitch, level and length for the lossy two),
 // and audiorec and the file sink write FLAC.
-#include "support/tone_analysis.h"
 #include "helpers.h"
+#include "support/tone_analysis.h"
 
 #include <boost/test/unit_test.hpp>
 

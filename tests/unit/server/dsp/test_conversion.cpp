@@ -1,11 +1,11 @@
 // Converting client streams for a sink: every sample format's decoding, the
 // channel mixes, the resampler's quality, and the whole path through a real
 // sink's RT cycle (stepped device).
-#include "support/tone_analysis.h"
 #include "dsp/channel_mix.h"
 #include "dsp/convert_kernels.h"
 #include "dsp/mix_kernels.h"
 #include "dsp/resampler.h"
+#include "support/tone_analysis.h"
 #include "unit/server/stepped_sink.h"
 
 #include <boost/test/unit_test.hpp>

@@ -1,6 +1,6 @@
 // The per-application state file: round trips, hostile names, truncation,
 // atomic saves and corrupt files set aside.
-#include "control/control_server.h"
+#include "control/client_name.h"
 #include "engine/app_state.h"
 #include "unit/scratch_dir.h"
 

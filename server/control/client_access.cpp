@@ -1,19 +1,24 @@
-// ControlServer: what each caller may see and do (control/access_policy.h).
-// On a per-user server every check passes and every list is whole.
-#include "control/control_server.h"
+#include "control/client_access.h"
 
 #include "audiod/audiod.h"
 #include "engine/app_name.h"
+#include "engine/engine.h"
 
 #include <set>
 
 namespace audiod {
 
-Caller ControlServer::caller(const Client& client) const {
+ClientAccess::ClientAccess(const Engine& engine, const ControlClients& clients,
+                           const AccessPolicy& policy)
+    : engine_(engine)
+    , clients_(clients)
+    , policy_(policy) {}
+
+Caller ClientAccess::caller(const ControlClient& client) const {
     return {client.uid, client.admin};
 }
 
-MaybeError ControlServer::require_admin(const Client& client, const std::string& what) const {
+MaybeError ClientAccess::require_admin(const ControlClient& client, const std::string& what) const {
     if (client.admin) {
         return std::nullopt;
     }
@@ -25,7 +30,7 @@ MaybeError ControlServer::require_admin(const Client& client, const std::string&
                        what + " is for admins of this shared server (" + who + ")"};
 }
 
-MaybeError ControlServer::check_stream_owner(const Client& client, uint32_t stream_id) const {
+MaybeError ClientAccess::check_stream_owner(const ControlClient& client, uint32_t stream_id) const {
     if (client.admin) {
         return std::nullopt;
     }
@@ -41,7 +46,8 @@ MaybeError ControlServer::check_stream_owner(const Client& client, uint32_t stre
     return std::nullopt;
 }
 
-MaybeError ControlServer::check_client_owner(const Client& client, const Client& other) const {
+MaybeError ClientAccess::check_client_owner(const ControlClient& client,
+                                            const ControlClient& other) const {
     if (client.admin || other.uid == client.uid) {
         return std::nullopt;
     }
@@ -49,8 +55,8 @@ MaybeError ControlServer::check_client_owner(const Client& client, const Client&
                        "client " + std::to_string(other.id) + " belongs to another user"};
 }
 
-MaybeError ControlServer::check_target(const Client& client, uint32_t target, uint32_t stream_id,
-                                       std::string& name) const {
+MaybeError ClientAccess::check_target(const ControlClient& client, uint32_t target,
+                                      uint32_t stream_id, std::string& name) const {
     switch (static_cast<proto::VolumeTarget>(target)) {
     case proto::VolumeTarget::stream:
         return check_stream_owner(client, stream_id);
@@ -63,8 +69,8 @@ MaybeError ControlServer::check_target(const Client& client, uint32_t target, ui
     return std::nullopt; // the engine refuses unknown targets
 }
 
-void ControlServer::show_streams(const Client& client,
-                                 std::vector<proto::StreamInfo>& streams) const {
+void ClientAccess::show_streams(const ControlClient& client,
+                                std::vector<proto::StreamInfo>& streams) const {
     std::erase_if(streams, [&](proto::StreamInfo& info) {
         const auto shown = shown_app(policy_, caller(client), info.app);
         if (!shown) {
@@ -75,7 +81,7 @@ void ControlServer::show_streams(const Client& client,
     });
 }
 
-void ControlServer::show_apps(const Client& client, std::vector<proto::AppInfo>& apps) const {
+void ClientAccess::show_apps(const ControlClient& client, std::vector<proto::AppInfo>& apps) const {
     // A user's own NAME stands in for the rule of the same name, which it
     // already follows unless changed.
     std::set<std::string> own;
@@ -98,7 +104,7 @@ void ControlServer::show_apps(const Client& client, std::vector<proto::AppInfo>&
     });
 }
 
-bool ControlServer::show_event(const Client& client, proto::Event& event) const {
+bool ClientAccess::show_event(const ControlClient& client, proto::Event& event) const {
     if (event.app.empty()) {
         return true; // about sinks and sources: everyone's
     }

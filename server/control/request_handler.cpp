@@ -1,5 +1,6 @@
-// ControlServer: decoding and answering client requests.
-#include "control/control_server.h"
+#include "control/request_handler.h"
+
+#include "control/client_name.h"
 
 #include "audiod/audiod.h"
 #include "log.h"
@@ -8,6 +9,13 @@
 #include <optional>
 
 namespace audiod {
+
+RequestHandler::RequestHandler(Engine& engine, ControlClients& clients, const ClientAccess& access,
+                               std::vector<uint32_t>& doomed)
+    : engine_(engine)
+    , clients_(clients)
+    , access_(access)
+    , doomed_(doomed) {}
 
 namespace {
 
@@ -25,7 +33,7 @@ std::optional<DeviceKind> device_kind(uint32_t wire) {
 } // namespace
 
 template <class M, class Action>
-bool ControlServer::answer(Client& client, uint32_t seq, Body body, Action&& action) {
+bool RequestHandler::answer(ControlClient& client, uint32_t seq, Body body, Action&& action) {
     M request;
     if (!proto::decode(body, request)) {
         reply_error(client, seq, AUDIOD_E_PROTOCOL, "malformed message");
@@ -38,7 +46,7 @@ bool ControlServer::answer(Client& client, uint32_t seq, Body body, Action&& act
     return reply(client, seq, proto::Ok{});
 }
 
-bool ControlServer::handle_packet(Client& client, const proto::Packet& packet) {
+bool RequestHandler::handle(ControlClient& client, const proto::Packet& packet) {
     const auto envelope = proto::parse_envelope(packet.bytes);
     if (!envelope) {
         reply_error(client, 0, AUDIOD_E_PROTOCOL, "message too short");
@@ -75,21 +83,21 @@ bool ControlServer::handle_packet(Client& client, const proto::Packet& packet) {
         return handle_flush_stream(client, seq, body);
     case proto::MsgType::set_volume:
         return answer<proto::SetVolume>(client, seq, body, [&](proto::SetVolume r) -> MaybeError {
-            if (MaybeError denied = check_target(client, r.target, r.stream_id, r.name)) {
+            if (MaybeError denied = access_.check_target(client, r.target, r.stream_id, r.name)) {
                 return denied;
             }
             return engine_.set_volume(r);
         });
     case proto::MsgType::set_mute:
         return answer<proto::SetMute>(client, seq, body, [&](proto::SetMute r) -> MaybeError {
-            if (MaybeError denied = check_target(client, r.target, r.stream_id, r.name)) {
+            if (MaybeError denied = access_.check_target(client, r.target, r.stream_id, r.name)) {
                 return denied;
             }
             return engine_.set_mute(r);
         });
     case proto::MsgType::move_stream:
         return answer<proto::MoveStream>(client, seq, body, [&](proto::MoveStream r) -> MaybeError {
-            if (MaybeError denied = check_target(client, r.target, r.stream_id, r.app)) {
+            if (MaybeError denied = access_.check_target(client, r.target, r.stream_id, r.app)) {
                 return denied;
             }
             return engine_.move(r);
@@ -97,7 +105,7 @@ bool ControlServer::handle_packet(Client& client, const proto::Packet& packet) {
     case proto::MsgType::load_device:
         return answer<proto::LoadDevice>(
             client, seq, body, [&](const proto::LoadDevice& r) -> MaybeError {
-                if (MaybeError denied = require_admin(client, "loading a sink or source")) {
+                if (MaybeError denied = access_.require_admin(client, "loading a sink or source")) {
                     return denied;
                 }
                 const auto kind = device_kind(r.kind);
@@ -112,7 +120,7 @@ bool ControlServer::handle_packet(Client& client, const proto::Packet& packet) {
             });
     case proto::MsgType::unload_device:
         return answer<proto::UnloadDevice>(client, seq, body, [&](const auto& r) -> MaybeError {
-            if (MaybeError denied = require_admin(client, "unloading a sink or source")) {
+            if (MaybeError denied = access_.require_admin(client, "unloading a sink or source")) {
                 return denied;
             }
             const auto kind = device_kind(r.kind);
@@ -127,7 +135,7 @@ bool ControlServer::handle_packet(Client& client, const proto::Packet& packet) {
             reply_error(client, seq, AUDIOD_E_PROTOCOL, "malformed message");
             return false;
         }
-        if (MaybeError denied = require_admin(client, "reloading the configuration")) {
+        if (MaybeError denied = access_.require_admin(client, "reloading the configuration")) {
             return reply_error(client, seq, denied->code, denied->message);
         }
         if (!reloader_) {
@@ -143,7 +151,8 @@ bool ControlServer::handle_packet(Client& client, const proto::Packet& packet) {
     }
     case proto::MsgType::forget_app:
         return answer<proto::ForgetApp>(client, seq, body, [&](const auto& r) {
-            return engine_.forget_app(requested_app(policy_, caller(client), r.name));
+            return engine_.forget_app(
+                requested_app(access_.policy(), access_.caller(client), r.name));
         });
     case proto::MsgType::kill_client:
         return answer<proto::KillClient>(client, seq, body, [&](const proto::KillClient& r) {
@@ -151,7 +160,7 @@ bool ControlServer::handle_packet(Client& client, const proto::Packet& packet) {
         });
     case proto::MsgType::set_default_sink:
         return answer<proto::SetDefaultSink>(client, seq, body, [&](const auto& r) -> MaybeError {
-            if (MaybeError denied = require_admin(client, "choosing the default sink")) {
+            if (MaybeError denied = access_.require_admin(client, "choosing the default sink")) {
                 return denied;
             }
             return engine_.set_default_sink(r.name);
@@ -171,7 +180,7 @@ bool ControlServer::handle_packet(Client& client, const proto::Packet& packet) {
         return empty_request(proto::ListStreams{}, [&] {
             proto::StreamList list;
             list.streams = engine_.list_streams();
-            show_streams(client, list.streams);
+            access_.show_streams(client, list.streams);
             if (list.streams.size() > proto::kMaxListItems) {
                 list.streams.resize(proto::kMaxListItems);
             }
@@ -189,7 +198,7 @@ bool ControlServer::handle_packet(Client& client, const proto::Packet& packet) {
         return empty_request(proto::ListApps{}, [&] {
             proto::AppList list;
             list.apps = engine_.list_apps();
-            show_apps(client, list.apps);
+            access_.show_apps(client, list.apps);
             if (list.apps.size() > proto::kMaxListItems) {
                 list.apps.resize(proto::kMaxListItems);
             }
@@ -209,7 +218,7 @@ bool ControlServer::handle_packet(Client& client, const proto::Packet& packet) {
     }
 }
 
-bool ControlServer::handle_hello(Client& client, uint32_t seq, Body body) {
+bool RequestHandler::handle_hello(ControlClient& client, uint32_t seq, Body body) {
     proto::Hello hello;
     if (!proto::decode(body, hello) || client.greeted) {
         reply_error(client, seq, AUDIOD_E_PROTOCOL, "malformed or repeated Hello");
@@ -236,7 +245,7 @@ bool ControlServer::handle_hello(Client& client, uint32_t seq, Body body) {
     return reply(client, seq, answer);
 }
 
-bool ControlServer::handle_create_stream(Client& client, uint32_t seq, Body body) {
+bool RequestHandler::handle_create_stream(ControlClient& client, uint32_t seq, Body body) {
     StreamRequest request;
     if (!proto::decode(body, request.params)) {
         reply_error(client, seq, AUDIOD_E_PROTOCOL, "malformed CreateStream");
@@ -244,7 +253,7 @@ bool ControlServer::handle_create_stream(Client& client, uint32_t seq, Body body
     }
     request.client_id = client.id;
     request.pid = static_cast<uint32_t>(client.pid);
-    request.app = app_of(policy_, caller(client), client.app);
+    request.app = app_of(access_.policy(), access_.caller(client), client.app);
     auto created = engine_.create_stream(request);
     if (auto* error = std::get_if<ClientError>(&created)) {
         return reply_error(client, seq, error->code, error->message);
@@ -264,17 +273,17 @@ bool ControlServer::handle_create_stream(Client& client, uint32_t seq, Body body
 }
 
 // A client may only command its own streams, on the connection that made them.
-Stream* ControlServer::own_stream(const Client& client, uint32_t stream_id) const {
+Stream* RequestHandler::own_stream(const ControlClient& client, uint32_t stream_id) const {
     Stream* stream = engine_.find_stream(stream_id);
     return stream != nullptr && stream->client_id == client.id ? stream : nullptr;
 }
 
-bool ControlServer::reply_no_stream(Client& client, uint32_t seq, uint32_t stream_id) {
+bool RequestHandler::reply_no_stream(ControlClient& client, uint32_t seq, uint32_t stream_id) {
     return reply_error(client, seq, AUDIOD_E_NOENTITY,
                        "no stream " + std::to_string(stream_id) + " on this connection");
 }
 
-bool ControlServer::handle_stream_command(Client& client, uint32_t seq, Body body) {
+bool RequestHandler::handle_stream_command(ControlClient& client, uint32_t seq, Body body) {
     proto::StreamCommand command;
     if (!proto::decode(body, command)) {
         reply_error(client, seq, AUDIOD_E_PROTOCOL, "malformed StreamCommand");
@@ -306,7 +315,7 @@ bool ControlServer::handle_stream_command(Client& client, uint32_t seq, Body bod
     return reply(client, seq, proto::Ok{});
 }
 
-bool ControlServer::handle_flush_stream(Client& client, uint32_t seq, Body body) {
+bool RequestHandler::handle_flush_stream(ControlClient& client, uint32_t seq, Body body) {
     proto::FlushStream request;
     if (!proto::decode(body, request)) {
         reply_error(client, seq, AUDIOD_E_PROTOCOL, "malformed FlushStream");
@@ -322,14 +331,14 @@ bool ControlServer::handle_flush_stream(Client& client, uint32_t seq, Body body)
     return reply(client, seq, proto::Ok{});
 }
 
-MaybeError ControlServer::kill_client(const Client& by, uint32_t client_id) {
+MaybeError RequestHandler::kill_client(const ControlClient& by, uint32_t client_id) {
     const auto it = clients_.find(client_id);
     if (it == clients_.end() || !it->second->greeted) {
         return ClientError{AUDIOD_E_NOENTITY, "no client " + std::to_string(client_id) +
                                                   " (see audioctl list clients)"};
     }
-    Client& target = *it->second;
-    if (MaybeError denied = check_client_owner(by, target)) {
+    ControlClient& target = *it->second;
+    if (MaybeError denied = access_.check_client_owner(by, target)) {
         return denied;
     }
     // Its last word, so that libaudiod ends the client's streams with this
@@ -342,7 +351,7 @@ MaybeError ControlServer::kill_client(const Client& by, uint32_t client_id) {
     return std::nullopt;
 }
 
-bool ControlServer::handle_list_clients(Client& client, uint32_t seq, Body body) {
+bool RequestHandler::handle_list_clients(ControlClient& client, uint32_t seq, Body body) {
     proto::ListClients request;
     if (!proto::decode(body, request)) {
         reply_error(client, seq, AUDIOD_E_PROTOCOL, "malformed message");
@@ -350,7 +359,7 @@ bool ControlServer::handle_list_clients(Client& client, uint32_t seq, Body body)
     }
     proto::ClientList list;
     for (const auto& [id, other] : clients_) {
-        if (check_client_owner(client, *other)) {
+        if (access_.check_client_owner(client, *other)) {
             continue; // another user's, on a shared server
         }
         proto::ClientInfo info;
