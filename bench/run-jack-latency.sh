@@ -2,7 +2,7 @@
 # JACK figures: the round trip through audiod inside a JACK graph, at JACK
 # periods of 64, 128 and 256 frames with the server's quantum the same.
 # jack_iodelay (jackd2) sends its test signal into a `jack` source, which
-# plays into a `jack` sink (`sink = "studio"`: the source player, with the
+# plays into a `jack` sink (`sink = "studio"`: the relay, with the
 # smallest queue it takes), whose output goes back to jack_iodelay, which
 # measures the delay. Printed beside it: what the server reports for the
 # same path (the source's latency, the player's queue, the sink's latency).

@@ -24,7 +24,7 @@
 // cycle held up, a burst of packets) steps it. A pitch step is heard, and
 // measured, as distortion; a glide that slow is neither.
 // Used by the RTP receiver's playout buffer and by a source played into a
-// sink (server/engine/source_player.h).
+// sink (server/engine/source_relay.h).
 // Thread: rt (one owner); nothing allocates.
 #pragma once
 

@@ -1,4 +1,4 @@
-// Sources played into sinks (server/engine/source_player.h): an RTP source
+// Sources relayed into sinks (server/engine/relays.h): an RTP source
 // with `sink = "out"` is heard in that sink's file as a playback stream of
 // application rtp:NAME, whose volume, mute and sink audioctl changes like any
 // stream's; loaded and unloaded at run time; and a sink whose clock runs
@@ -72,7 +72,7 @@ uint32_t player_stream() {
 
 } // namespace
 
-BOOST_AUTO_TEST_SUITE(source_player)
+BOOST_AUTO_TEST_SUITE(relay)
 
 BOOST_AUTO_TEST_CASE(an_rtp_source_plays_into_its_sink_as_a_stream_with_a_volume_and_a_sink) {
     TempDir dir;
