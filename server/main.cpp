@@ -51,7 +51,7 @@ Options:
   -s, --socket PATH      listen on PATH instead of $AUDIOD_SOCKET, or
                          $XDG_RUNTIME_DIR/audiod/socket, or
                          /tmp/audiod-$UID/socket.
-  -m, --module-dir DIR   load sink modules from DIR instead of
+  -m, --module-dir DIR   load the sink and source modules from DIR instead of
                          $AUDIOD_MODULE_DIR or <prefix>/lib/audiod/modules.
       --state FILE       remember per-application volume, mute and sink, and
                          the default sink, in FILE instead of
@@ -117,7 +117,7 @@ Configuration (TOML):
                          #   server = "NAME" (jackd -n NAME)
 
   [sinks.recorder]
-  type = "file"          # writes the mix to a WAV file
+  type = "file"          # writes the mix to a WAV or FLAC file (by the path)
   path = "/tmp/mix.wav"
   format = "s16le"       # s16le, s32le or f32le
   rate = 44100           # any sink may set its own rate, channels, quantum
@@ -146,9 +146,9 @@ Configuration (TOML):
   mute = false           #   audioctl takes it, mute, and a sink. A change
   sink = "speakers"      #   at run time wins until `audioctl forget app:mpv`
 
-A sink or source whose device fails (unplugged) hands its streams to the default sink
-(a source its recordings to the default sink's monitor) and is reopened
-every second until the device is back.
+A sink or source whose device fails (unplugged) hands its streams to the
+default sink (a source its recordings to the default sink's monitor) and is
+reopened every second until the device is back.
 
 Started by systemd (the user units audiod.socket and audiod.service), audiod
 serves the socket it is passed ($LISTEN_FDS, which must be one listening
@@ -164,7 +164,7 @@ with its file and line, and the running one stays.
 
 Only one server runs per socket; a second one refuses to start. A socket left
 behind by a crashed server is reclaimed. SIGINT and SIGTERM stop the server
-cleanly (file sinks get a complete WAV header).
+cleanly (a file sink finishes its WAV header or FLAC stream).
 
 Exit status: 0 after a clean stop, 1 on a configuration or start-up error,
 2 on a usage error.
