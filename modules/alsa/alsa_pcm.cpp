@@ -1,7 +1,7 @@
 #include "alsa_pcm.h"
 
 #include "audiod/audiod.h"
-#include "sink_options.h"
+#include "device_options.h"
 
 #include <cerrno>
 #include <cstdlib>
@@ -31,8 +31,8 @@ void sleep_ns(long ns) {
 }
 
 // Negotiates the hardware parameters. Returns 0, or -errno with a message.
-int configure(AlsaPcm& dev, const audiod_sink_config& config, unsigned periods,
-              audiod_sink_info* info, std::string* error) {
+int configure(AlsaPcm& dev, const audiod_device_config& config, unsigned periods,
+              audiod_open_info* info, std::string* error) {
     snd_pcm_hw_params_t* hw = nullptr;
     snd_pcm_hw_params_alloca(&hw);
     snd_pcm_t* pcm = dev.pcm;
@@ -112,9 +112,9 @@ int configure(AlsaPcm& dev, const audiod_sink_config& config, unsigned periods,
 
 } // namespace
 
-AlsaPcm* open_pcm(const audiod_sink_config& config, bool capture, audiod_sink_info* info,
+AlsaPcm* open_pcm(const audiod_device_config& config, bool capture, audiod_open_info* info,
                   std::string* error, int* code) {
-    const SinkOptions options(config);
+    const DeviceOptions options(config);
     const char* kind = capture ? "source" : "sink";
     if (const auto key = options.unknown_key({"device", "periods"})) {
         *error = std::string("the alsa ") + kind + " has no option '" + *key +

@@ -28,7 +28,7 @@ struct AlsaPcm {
 // f32le; the configured rate and channels exactly; a period of one quantum
 // where it allows, `periods` of them as the buffer) and fills `info`.
 // Returns the PCM, or nullptr with a message in `error`. Thread: control.
-AlsaPcm* open_pcm(const audiod_sink_config& config, bool capture, audiod_sink_info* info,
+AlsaPcm* open_pcm(const audiod_device_config& config, bool capture, audiod_open_info* info,
                   std::string* error, int* code);
 void close_pcm(AlsaPcm* pcm);
 

@@ -17,14 +17,14 @@
 // this one when the device comes back.
 #include "alsa_module.h"
 #include "alsa_pcm.h"
-#include "sink_options.h"
+#include "device_options.h"
 
 namespace audiod::alsa {
 
 namespace {
 
-int sink_open(const audiod_host*, const audiod_sink_config* config, void** instance,
-              audiod_sink_info* info, char* error, size_t error_size) {
+int sink_open(const audiod_host*, const audiod_device_config* config, void** instance,
+              audiod_open_info* info, char* error, size_t error_size) {
     std::string why;
     int code = 0;
     AlsaPcm* dev = open_pcm(*config, false, info, &why, &code);

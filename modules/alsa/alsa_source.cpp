@@ -15,7 +15,7 @@
 // come back when the device does.
 #include "alsa_module.h"
 #include "alsa_pcm.h"
-#include "sink_options.h"
+#include "device_options.h"
 
 #include <cstring>
 
@@ -23,8 +23,8 @@ namespace audiod::alsa {
 
 namespace {
 
-int source_open(const audiod_host*, const audiod_sink_config* config, void** instance,
-                audiod_sink_info* info, char* error, size_t error_size) {
+int source_open(const audiod_host*, const audiod_device_config* config, void** instance,
+                audiod_open_info* info, char* error, size_t error_size) {
     std::string why;
     int code = 0;
     AlsaPcm* dev = open_pcm(*config, true, info, &why, &code);

@@ -21,7 +21,7 @@
 #include "audiod/module.h"
 #include "common/audio_file.h"
 #include "common/spsc_queue.h"
-#include "sink_options.h"
+#include "device_options.h"
 #include "timer_clock.h"
 
 #include <atomic>
@@ -45,7 +45,7 @@ constexpr auto kFlushInterval = std::chrono::milliseconds(20);
 constexpr uint32_t kQueueSeconds = 4;
 
 struct FileSink {
-    FileSink(const audiod_sink_config& config, audiod::AudioFileWriter&& w, uint32_t frame_bytes,
+    FileSink(const audiod_device_config& config, audiod::AudioFileWriter&& w, uint32_t frame_bytes,
              uint32_t clock_rate)
         : clock(clock_rate, config.quantum, TimerClock::AfterXrun::restart)
         , writer(std::move(w))
@@ -112,9 +112,9 @@ std::optional<SampleFormat> parse_output_format(const std::string& text) {
     return std::nullopt;
 }
 
-int file_open(const audiod_host* host, const audiod_sink_config* config, void** instance,
-              audiod_sink_info* info, char* error, size_t error_size) {
-    const audiod::SinkOptions options(*config);
+int file_open(const audiod_host* host, const audiod_device_config* config, void** instance,
+              audiod_open_info* info, char* error, size_t error_size) {
+    const audiod::DeviceOptions options(*config);
     if (const auto key = options.unknown_key({"path", "format", "container", "clock-rate"})) {
         audiod::set_error(error, error_size,
                           "the file sink has no option '" + *key +

@@ -1,7 +1,7 @@
 #include "jack_link.h"
 
+#include "device_options.h"
 #include "libjack_clients.h"
-#include "sink_options.h"
 
 #include <algorithm>
 #include <bit>
@@ -206,9 +206,10 @@ void silence_libjack() {
     jack_set_info_function(quiet);
 }
 
-std::unique_ptr<JackLink> JackLink::open(const audiod_host* host, const audiod_sink_config& config,
-                                         bool capture, std::string* error, int* code) {
-    const SinkOptions options(config);
+std::unique_ptr<JackLink> JackLink::open(const audiod_host* host,
+                                         const audiod_device_config& config, bool capture,
+                                         std::string* error, int* code) {
+    const DeviceOptions options(config);
     const std::string kind = capture ? "source" : "sink";
     if (const auto key = options.unknown_key({"server", "client-name", "connect", "latency-ms"})) {
         return refuse(error, code,

@@ -67,8 +67,9 @@ public:
     // on a thread of its own, waited for 10 s the first time this process
     // opens the client and 1 s after that (a reopen): a stopped jackd
     // never answers. Thread: control.
-    static std::unique_ptr<JackLink> open(const audiod_host* host, const audiod_sink_config& config,
-                                          bool capture, std::string* error, int* code);
+    static std::unique_ptr<JackLink> open(const audiod_host* host,
+                                          const audiod_device_config& config, bool capture,
+                                          std::string* error, int* code);
     // Leaves the graph and closes the client. libjack talks to the server
     // here, which may be stopped: close_link() is the bounded way. Thread:
     // control, or close_link's own.

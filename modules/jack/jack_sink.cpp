@@ -19,16 +19,16 @@
 // stream can neither be stopped nor closed once its server is gone (see
 // jack_link.h and the README).
 #include "audiod/audiod.h"
+#include "device_options.h"
 #include "jack_link.h"
 #include "jack_module.h"
-#include "sink_options.h"
 
 namespace audiod::jack {
 
 namespace {
 
-int sink_open(const audiod_host* host, const audiod_sink_config* config, void** instance,
-              audiod_sink_info* info, char* error, size_t error_size) {
+int sink_open(const audiod_host* host, const audiod_device_config* config, void** instance,
+              audiod_open_info* info, char* error, size_t error_size) {
     std::string why;
     int code = 0;
     std::unique_ptr<JackLink> opened = JackLink::open(host, *config, false, &why, &code);

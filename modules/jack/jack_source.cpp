@@ -14,16 +14,16 @@
 // (the source's thread fell behind by the ring's length) is dropped and
 // counted as an xrun.
 #include "audiod/audiod.h"
+#include "device_options.h"
 #include "jack_link.h"
 #include "jack_module.h"
-#include "sink_options.h"
 
 namespace audiod::jack {
 
 namespace {
 
-int source_open(const audiod_host* host, const audiod_sink_config* config, void** instance,
-                audiod_sink_info* info, char* error, size_t error_size) {
+int source_open(const audiod_host* host, const audiod_device_config* config, void** instance,
+                audiod_open_info* info, char* error, size_t error_size) {
     std::string why;
     int code = 0;
     std::unique_ptr<JackLink> opened = JackLink::open(host, *config, true, &why, &code);

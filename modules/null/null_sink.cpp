@@ -2,7 +2,7 @@
 // headless default and the reference for measuring the server's own cost.
 #include "audiod/audiod.h"
 #include "audiod/module.h"
-#include "sink_options.h"
+#include "device_options.h"
 #include "timer_clock.h"
 
 #include <cerrno>
@@ -13,14 +13,14 @@ namespace {
 using audiod::TimerClock;
 
 struct NullSink {
-    explicit NullSink(const audiod_sink_config& config)
+    explicit NullSink(const audiod_device_config& config)
         : clock(config.rate, config.quantum, TimerClock::AfterXrun::restart) {}
     TimerClock clock;
 };
 
-int null_open(const audiod_host*, const audiod_sink_config* config, void** instance,
-              audiod_sink_info* info, char* error, size_t error_size) {
-    audiod::SinkOptions options(*config);
+int null_open(const audiod_host*, const audiod_device_config* config, void** instance,
+              audiod_open_info* info, char* error, size_t error_size) {
+    audiod::DeviceOptions options(*config);
     if (const auto key = options.unknown_key({})) {
         audiod::set_error(error, error_size, "the null sink has no option '" + *key + "'");
         return -EINVAL;

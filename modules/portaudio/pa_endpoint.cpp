@@ -1,15 +1,15 @@
 #include "pa_endpoint.h"
 
-#include "sink_options.h"
+#include "device_options.h"
 
 #include <cerrno>
 #include <memory>
 
 namespace audiod::portaudio {
 
-PaEndpoint* open_endpoint(const audiod_host* host, const audiod_sink_config& config, bool capture,
-                          audiod_sink_info* info, std::string* error, int* code) {
-    const SinkOptions options(config);
+PaEndpoint* open_endpoint(const audiod_host* host, const audiod_device_config& config, bool capture,
+                          audiod_open_info* info, std::string* error, int* code) {
+    const DeviceOptions options(config);
     const auto process = options.get("process");
     if (process && *process != "own" && *process != "server") {
         *error = "process = " + *process +

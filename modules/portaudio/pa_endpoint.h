@@ -20,8 +20,8 @@ struct PaEndpoint {
 // Opens the device the options name where `process` says (default: JACK's
 // in a helper, the others here). Returns nullptr with a message in `error`
 // and a negative errno in `code` if it cannot. Thread: control.
-PaEndpoint* open_endpoint(const audiod_host* host, const audiod_sink_config& config, bool capture,
-                          audiod_sink_info* info, std::string* error, int* code);
+PaEndpoint* open_endpoint(const audiod_host* host, const audiod_device_config& config, bool capture,
+                          audiod_open_info* info, std::string* error, int* code);
 // Thread: control.
 void close_endpoint(PaEndpoint* endpoint);
 

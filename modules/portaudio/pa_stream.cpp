@@ -2,7 +2,7 @@
 #include "monotonic_time.h"
 
 #include "audiod/audiod.h"
-#include "sink_options.h"
+#include "device_options.h"
 
 #include <algorithm>
 #include <atomic>
@@ -54,9 +54,9 @@ std::atomic<bool> jack_given_up{false};
 
 } // namespace
 
-PaDevice* open_device(const audiod_host* host, const audiod_sink_config& config, bool capture,
-                      audiod_sink_info* info, std::string* error, int* code, bool jack_here) {
-    const SinkOptions options(config);
+PaDevice* open_device(const audiod_host* host, const audiod_device_config& config, bool capture,
+                      audiod_open_info* info, std::string* error, int* code, bool jack_here) {
+    const DeviceOptions options(config);
     const std::string kind = capture ? "source" : "sink";
     if (const auto key =
             options.unknown_key({"device", "host-api", "latency-ms", "format", "process"})) {

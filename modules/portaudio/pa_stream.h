@@ -41,8 +41,8 @@ constexpr int kOpenInHelper = 1;
 // `process` is remote_device.h's) name for playback or capture and fills
 // `info`. Returns nullptr with a message in `error` and a negative errno in
 // `code` if it cannot. Thread: control (or a helper's only thread).
-PaDevice* open_device(const audiod_host* host, const audiod_sink_config& config, bool capture,
-                      audiod_sink_info* info, std::string* error, int* code, bool jack_here);
+PaDevice* open_device(const audiod_host* host, const audiod_device_config& config, bool capture,
+                      audiod_open_info* info, std::string* error, int* code, bool jack_here);
 // Stops and closes the stream and lets go of PortAudio, on a thread of its
 // own, waiting for it at most 300 ms: PortAudio 19.6 can block for ever
 // there (a JACK stream whose server died waits for JACK to drain it). A

@@ -1,6 +1,6 @@
 #include "portaudio_module.h"
+#include "device_options.h"
 #include "pa_host.h"
-#include "sink_options.h"
 
 #include <cerrno>
 #include <cmath>

@@ -45,10 +45,10 @@
 // sink feeds through a ring (pa_endpoint.h, remote_device.h): the helper
 // then runs this same wait and write against the device, and the sink's
 // own cycle waits for room in the ring.
+#include "device_options.h"
 #include "pa_endpoint.h"
 #include "portaudio_module.h"
 #include "recovery_escape.h"
-#include "sink_options.h"
 
 #include <cerrno>
 
@@ -56,8 +56,8 @@ namespace audiod::portaudio {
 
 namespace {
 
-int sink_open(const audiod_host* host, const audiod_sink_config* config, void** instance,
-              audiod_sink_info* info, char* error, size_t error_size) {
+int sink_open(const audiod_host* host, const audiod_device_config* config, void** instance,
+              audiod_open_info* info, char* error, size_t error_size) {
     std::string why;
     int code = 0;
     PaEndpoint* endpoint = open_endpoint(host, *config, false, info, &why, &code);

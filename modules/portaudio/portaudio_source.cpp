@@ -17,10 +17,10 @@
 // as an xrun; the frames read are still delivered. Any other error fails
 // the source: its record streams move to the default sink's monitor and
 // come back when the server has reopened it.
+#include "device_options.h"
 #include "pa_endpoint.h"
 #include "portaudio_module.h"
 #include "recovery_escape.h"
-#include "sink_options.h"
 
 #include <cerrno>
 #include <cstring>
@@ -29,8 +29,8 @@ namespace audiod::portaudio {
 
 namespace {
 
-int source_open(const audiod_host* host, const audiod_sink_config* config, void** instance,
-                audiod_sink_info* info, char* error, size_t error_size) {
+int source_open(const audiod_host* host, const audiod_device_config* config, void** instance,
+                audiod_open_info* info, char* error, size_t error_size) {
     std::string why;
     int code = 0;
     PaEndpoint* endpoint = open_endpoint(host, *config, true, info, &why, &code);

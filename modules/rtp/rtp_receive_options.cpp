@@ -1,8 +1,8 @@
 #include "rtp_receive_options.h"
 
 #include "audiod/audiod.h"
+#include "device_options.h"
 #include "sdp.h"
-#include "sink_options.h"
 
 #include <algorithm>
 #include <arpa/inet.h>
@@ -61,9 +61,9 @@ bool allowed(const std::vector<AddressPrefix>& allow, const uint8_t* address, bo
     return false;
 }
 
-std::optional<RtpReceiveOptions> parse_receive_options(const audiod_sink_config& config,
+std::optional<RtpReceiveOptions> parse_receive_options(const audiod_device_config& config,
                                                        std::string& error) {
-    const SinkOptions options(config);
+    const DeviceOptions options(config);
     if (const auto key =
             options.unknown_key({"address", "port", "payload", "payload-type", "clock-rate",
                                  "stream-channels", "latency-ms", "allow", "sdp-file"})) {

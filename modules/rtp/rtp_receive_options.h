@@ -34,7 +34,7 @@ struct RtpReceiveOptions {
 // Reads the options; `sdp-file` is read here, and options given beside it
 // override what it says. On error returns nullopt with the option named.
 [[nodiscard]] std::optional<RtpReceiveOptions>
-parse_receive_options(const audiod_sink_config& config, std::string& error);
+parse_receive_options(const audiod_device_config& config, std::string& error);
 
 // "192.168.1.0/24", "10.0.0.7", "fd00::/8".
 [[nodiscard]] std::optional<AddressPrefix> parse_prefix(const std::string& text);

@@ -1,7 +1,7 @@
 #include "rtp_send_options.h"
 
 #include "audiod/audiod.h"
-#include "sink_options.h"
+#include "device_options.h"
 
 #include <algorithm>
 #include <charconv>
@@ -43,9 +43,9 @@ std::string host_name() {
 
 } // namespace
 
-std::optional<RtpSendOptions> parse_send_options(const audiod_sink_config& config,
+std::optional<RtpSendOptions> parse_send_options(const audiod_device_config& config,
                                                  std::string& error) {
-    const SinkOptions options(config);
+    const DeviceOptions options(config);
     if (const auto key = options.unknown_key({"destination", "port", "payload", "payload-type",
                                               "ptime", "bitrate", "fec", "expected-loss", "resend",
                                               "ttl", "mtu", "sdp-file", "announce", "sap-address",

@@ -47,7 +47,7 @@ struct RtpSendOptions {
 
 // Reads and checks the options for a sink of `config`'s rate and channels.
 // On error returns nullopt with a message naming the option.
-[[nodiscard]] std::optional<RtpSendOptions> parse_send_options(const audiod_sink_config& config,
+[[nodiscard]] std::optional<RtpSendOptions> parse_send_options(const audiod_device_config& config,
                                                                std::string& error);
 
 } // namespace audiod::rtp

@@ -14,11 +14,11 @@
 // and sent without blocking the rt thread.
 #include "rtp_sink.h"
 
+#include "device_options.h"
 #include "rtp_send_options.h"
 #include "rtp_sender.h"
 #include "sap_announcer.h"
 #include "sdp.h"
-#include "sink_options.h"
 #include "timer_clock.h"
 
 #include <cerrno>
@@ -35,7 +35,7 @@ namespace audiod::rtp {
 namespace {
 
 struct RtpSink {
-    RtpSink(const audiod_sink_config& config)
+    RtpSink(const audiod_device_config& config)
         : clock(config.rate, config.quantum, TimerClock::AfterXrun::catch_up) {}
 
     TimerClock clock;
@@ -62,7 +62,7 @@ bool write_file_atomically(const std::string& path, const std::string& text, std
     return true;
 }
 
-SdpDescription describe_session(const RtpSink& sink, const audiod_sink_config& config) {
+SdpDescription describe_session(const RtpSink& sink, const audiod_device_config& config) {
     SdpDescription d;
     d.session_name = sink.options.session_name;
     d.origin_address = local_address_for(sink.destination).text;
@@ -81,8 +81,8 @@ SdpDescription describe_session(const RtpSink& sink, const audiod_sink_config& c
     return d;
 }
 
-int rtp_open(const audiod_host*, const audiod_sink_config* config, void** instance,
-             audiod_sink_info* info, char* error, size_t error_size) {
+int rtp_open(const audiod_host*, const audiod_device_config* config, void** instance,
+             audiod_open_info* info, char* error, size_t error_size) {
     std::string message;
     auto options = parse_send_options(*config, message);
     if (!options) {

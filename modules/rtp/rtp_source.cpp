@@ -20,11 +20,11 @@
 #include "rtp_source.h"
 
 #include "audiod/audiod.h"
+#include "device_options.h"
 #include "rtp_receive_options.h"
 #include "rtp_receiver.h"
 #include "sap.h"
 #include "sap_discovery.h"
-#include "sink_options.h"
 #include "timer_clock.h"
 
 #include <algorithm>
@@ -40,7 +40,7 @@ namespace audiod::rtp {
 namespace {
 
 struct RtpSource {
-    explicit RtpSource(const audiod_sink_config& config)
+    explicit RtpSource(const audiod_device_config& config)
         : clock(config.rate, config.quantum, TimerClock::AfterXrun::catch_up)
         , channels(config.channels) {}
     TimerClock clock;
@@ -52,9 +52,9 @@ struct RtpSource {
 
 // A discovering source's options: whether it discovers, and the settings
 // it passes on. nullopt (with *error empty) when it does not discover.
-std::optional<SapDiscovery::Settings> discovery_settings(const audiod_sink_config& config,
+std::optional<SapDiscovery::Settings> discovery_settings(const audiod_device_config& config,
                                                          std::string& error) {
-    const SinkOptions options(config);
+    const DeviceOptions options(config);
     bool discover = false;
     if (const auto v = options.get("discover"); !v || !parse_bool(*v, discover)) {
         if (v) {
@@ -83,7 +83,7 @@ std::optional<SapDiscovery::Settings> discovery_settings(const audiod_sink_confi
     for (const auto& [key, value] : settings.passed_on) {
         checked.push_back({key.c_str(), value.c_str()});
     }
-    audiod_sink_config probe = config;
+    audiod_device_config probe = config;
     probe.options = checked.data();
     probe.option_count = checked.size();
     const auto parsed = parse_receive_options(probe, error);
@@ -94,8 +94,8 @@ std::optional<SapDiscovery::Settings> discovery_settings(const audiod_sink_confi
     return settings;
 }
 
-int source_open(const audiod_host* host, const audiod_sink_config* config, void** instance,
-                audiod_sink_info* info, char* error, size_t error_size) {
+int source_open(const audiod_host* host, const audiod_device_config* config, void** instance,
+                audiod_open_info* info, char* error, size_t error_size) {
     std::string message;
     auto discovering = discovery_settings(*config, message);
     if (!message.empty()) {

@@ -48,7 +48,10 @@ enum audiod_log_level {
     AUDIOD_LOG_DEBUG = 3,
 };
 
-/** One `key = value` option from the sink's configuration table. */
+/**
+ * One `key = value` option from the device's configuration table
+ * ([sinks.NAME] or [sources.NAME]).
+ */
 typedef struct audiod_option {
     const char* key;
     const char* value;
@@ -76,21 +79,25 @@ typedef struct audiod_host {
     void* server;
 } audiod_host;
 
-/** What the server asks of a new sink. */
-typedef struct audiod_sink_config {
-    const char* name;
+/** What the server asks of a new device, sink or source. */
+typedef struct audiod_device_config {
+    const char* name; /**< the device's, from its configuration table */
     uint32_t rate;
     uint32_t channels;
     uint32_t quantum; /**< frames per cycle */
     const audiod_option* options;
     size_t option_count;
-} audiod_sink_config;
+} audiod_device_config;
 
-/** What the sink tells the server once opened. */
-typedef struct audiod_sink_info {
-    int format;              /**< the AUDIOD_FORMAT_* the sink wants written */
-    uint32_t latency_frames; /**< frames between `write` and the listener */
-} audiod_sink_info;
+/**
+ * What a device tells the server once opened. (Not "audiod_device_info":
+ * that name is the device listing's, below.)
+ */
+typedef struct audiod_open_info {
+    int format; /**< the AUDIOD_FORMAT_* a sink wants written, or a source's `read` delivers */
+    /** frames between `write` and the listener, or between capture and `read` */
+    uint32_t latency_frames;
+} audiod_open_info;
 
 typedef struct audiod_sink_ops {
     /**
@@ -98,8 +105,8 @@ typedef struct audiod_sink_ops {
      * `error` (NUL-terminated, at most error_size bytes), not be ignored.
      * Thread: control.
      */
-    int (*open)(const audiod_host* host, const audiod_sink_config* config, void** instance,
-                audiod_sink_info* info, char* error, size_t error_size);
+    int (*open)(const audiod_host* host, const audiod_device_config* config, void** instance,
+                audiod_open_info* info, char* error, size_t error_size);
     /** Called once on the rt thread before the first `wait`. Thread: rt. */
     int (*start)(void* instance);
     /**
@@ -136,14 +143,13 @@ typedef struct audiod_sink_ops {
 
 /**
  * A source: a capture device. The same life cycle as a sink, on its own rt
- * thread, with `read` in place of `write`; audiod_sink_config and
- * audiod_sink_info describe it (info.format is the format `read` delivers,
- * info.latency_frames the device's capture latency).
+ * thread, with `read` in place of `write`; audiod_device_config and
+ * audiod_open_info describe it as they do a sink.
  */
 typedef struct audiod_source_ops {
     /** Opens a source; options as for a sink. Thread: control. */
-    int (*open)(const audiod_host* host, const audiod_sink_config* config, void** instance,
-                audiod_sink_info* info, char* error, size_t error_size);
+    int (*open)(const audiod_host* host, const audiod_device_config* config, void** instance,
+                audiod_open_info* info, char* error, size_t error_size);
     /** Called once on the rt thread before the first `wait`. Thread: rt. */
     int (*start)(void* instance);
     /**

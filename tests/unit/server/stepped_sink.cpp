@@ -19,8 +19,8 @@ namespace {
 SteppedDevice* g_last_device = nullptr;
 std::vector<SteppedDevice*> g_devices;
 
-int stepped_open(const audiod_host*, const audiod_sink_config* config, void** instance,
-                 audiod_sink_info* info, char* error, size_t error_size) {
+int stepped_open(const audiod_host*, const audiod_device_config* config, void** instance,
+                 audiod_open_info* info, char* error, size_t error_size) {
     auto* device = new SteppedDevice;
     info->format = AUDIOD_FORMAT_S16LE;
     info->latency_frames = 0;

@@ -1,5 +1,6 @@
-// Reading a sink's options (the extra keys of its [sinks.NAME] table), with
-// unknown keys reported rather than ignored. Thread: control.
+// Reading a device's options (the extra keys of its [sinks.NAME] or
+// [sources.NAME] table), with unknown keys reported rather than ignored.
+// Thread: control.
 #pragma once
 
 #include "audiod/module.h"
@@ -14,9 +15,9 @@
 
 namespace audiod {
 
-class SinkOptions {
+class DeviceOptions {
 public:
-    explicit SinkOptions(const audiod_sink_config& config) noexcept
+    explicit DeviceOptions(const audiod_device_config& config) noexcept
         : config_(config) {}
 
     [[nodiscard]] std::optional<std::string> get(std::string_view key) const {
@@ -44,7 +45,7 @@ public:
     }
 
 private:
-    const audiod_sink_config& config_;
+    const audiod_device_config& config_;
 };
 
 // An option's value as an unsigned integer no larger than `max` (decimal,
