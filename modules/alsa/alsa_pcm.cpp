@@ -115,10 +115,9 @@ int configure(AlsaPcm& dev, const audiod_device_config& config, unsigned periods
 AlsaPcm* open_pcm(const audiod_device_config& config, bool capture, audiod_open_info* info,
                   std::string* error, int* code) {
     const DeviceOptions options(config);
-    const char* kind = capture ? "source" : "sink";
-    if (const auto key = options.unknown_key({"device", "periods"})) {
-        *error = std::string("the alsa ") + kind + " has no option '" + *key +
-                 "' (it takes device, periods)";
+    if (const auto refusal =
+            options.check_keys(kOptions, capture ? "the alsa source" : "the alsa sink")) {
+        *error = *refusal;
         *code = -EINVAL;
         return nullptr;
     }

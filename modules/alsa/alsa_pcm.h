@@ -8,9 +8,17 @@
 
 #include <atomic>
 #include <cstdint>
+#include <iterator>
 #include <string>
 
 namespace audiod::alsa {
+
+// What the alsa sink and source accept.
+inline constexpr audiod_option_spec kOptions[] = {
+    {"device", "string", "default", "",
+     "the ALSA PCM: \"hw:0,0\", \"default\", a plugin's name (audiod --list-devices)"},
+    {"periods", "integer", "3", "2..16", "the device's buffer, in quanta"},
+};
 
 struct AlsaPcm {
     snd_pcm_t* pcm = nullptr;
@@ -24,7 +32,7 @@ struct AlsaPcm {
 };
 
 // Opens `device` for playback or capture from the sink or source options
-// (device, periods), negotiates it (interleaved; the first of s16le, s32le,
+// (kOptions), negotiates it (interleaved; the first of s16le, s32le,
 // f32le; the configured rate and channels exactly; a period of one quantum
 // where it allows, `periods` of them as the buffer) and fills `info`.
 // Returns the PCM, or nullptr with a message in `error`. Thread: control.

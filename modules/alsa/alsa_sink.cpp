@@ -3,8 +3,7 @@
 //
 //   [sinks.speakers]
 //   type = "alsa"
-//   device = "hw:0,0"     # default: "default"
-//   periods = 3           # device buffer in quanta (2..16; default 3)
+//   device = "hw:0,0"     # alsa_pcm.h's kOptions lists every option
 //
 // Negotiation is alsa_pcm.h's. The device runs non-blocking: `wait` polls
 // until a quantum fits, so `write` never blocks.
@@ -71,8 +70,9 @@ uint64_t sink_xruns(void* instance) {
     return static_cast<AlsaPcm*>(instance)->xruns.load(std::memory_order_relaxed);
 }
 
-constexpr audiod_sink_ops kSinkOps = {sink_open, sink_start, sink_wait,  sink_write,
-                                      sink_stop, sink_close, sink_xruns, nullptr};
+constexpr audiod_sink_ops kSinkOps = {sink_open, sink_start,         sink_wait,  sink_write,
+                                      sink_stop, sink_close,         sink_xruns, nullptr,
+                                      kOptions,  std::size(kOptions)};
 
 } // namespace
 

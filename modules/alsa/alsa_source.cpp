@@ -3,8 +3,7 @@
 //
 //   [sources.mic]
 //   type = "alsa"
-//   device = "hw:0,0"     # default: "default"
-//   periods = 3           # device buffer in quanta (2..16; default 3)
+//   device = "hw:0,0"     # as for the sink (alsa_pcm.h's kOptions)
 //
 // Negotiation is alsa_pcm.h's. The device is started at once and runs
 // non-blocking: `wait` polls until a quantum has been captured and `read`
@@ -84,8 +83,9 @@ uint64_t source_xruns(void* instance) {
     return static_cast<AlsaPcm*>(instance)->xruns.load(std::memory_order_relaxed);
 }
 
-constexpr audiod_source_ops kSourceOps = {source_open, source_start, source_wait,  source_read,
-                                          source_stop, source_close, source_xruns, nullptr};
+constexpr audiod_source_ops kSourceOps = {
+    source_open,  source_start, source_wait, source_read, source_stop,
+    source_close, source_xruns, nullptr,     kOptions,    std::size(kOptions)};
 
 } // namespace
 

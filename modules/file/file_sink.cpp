@@ -3,11 +3,7 @@
 //
 //   [sinks.recorder]
 //   type = "file"
-//   path = "/tmp/mix.flac"  # required
-//   format = "s16le"        # s16le (default), s32le or f32le
-//   container = "flac"      # wav or flac; default: by the path's ending
-//   clock-rate = 48048      # the pace of its timer, frames a second
-//                           # (default: the sink's rate)
+//   path = "/tmp/mix.flac"  # kOptions below lists every option
 //
 // `clock-rate` makes the sink stand in for a sound card whose crystal is
 // off: it takes frames at that pace while the file says the sink's rate
@@ -29,6 +25,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <iterator>
 #include <memory>
 #include <new>
 #include <string>
@@ -103,6 +100,16 @@ struct FileSink {
     }
 };
 
+constexpr audiod_option_spec kOptions[] = {
+    {"path", "string", nullptr, "", "the file to write (required)"},
+    {"format", "enum", "s16le", "s16le|s32le|f32le", "the file's sample format"},
+    {"container", "enum", nullptr, "wav|flac",
+     "the file's kind; default: flac if the path ends in .flac, else wav"},
+    {"clock-rate", "integer", nullptr, "",
+     "frames a second the sink's timer takes, within 1 % of the sink's rate (a card whose "
+     "clock is off); default: the sink's rate"},
+};
+
 std::optional<SampleFormat> parse_output_format(const std::string& text) {
     const auto format = audiod::parse_format(text);
     if (format == SampleFormat::s16le || format == SampleFormat::s32le ||
@@ -115,10 +122,8 @@ std::optional<SampleFormat> parse_output_format(const std::string& text) {
 int file_open(const audiod_host* host, const audiod_device_config* config, void** instance,
               audiod_open_info* info, char* error, size_t error_size) {
     const audiod::DeviceOptions options(*config);
-    if (const auto key = options.unknown_key({"path", "format", "container", "clock-rate"})) {
-        audiod::set_error(error, error_size,
-                          "the file sink has no option '" + *key +
-                              "' (it takes path, format, container and clock-rate)");
+    if (const auto refusal = options.check_keys(kOptions, "the file sink")) {
+        audiod::set_error(error, error_size, *refusal);
         return -EINVAL;
     }
     uint64_t clock_rate = config->rate;
@@ -223,8 +228,9 @@ uint64_t file_xruns(void* instance) {
     return sink->clock.xruns() + sink->overflows.load(std::memory_order_relaxed);
 }
 
-constexpr audiod_sink_ops kOps = {file_open, file_start, file_wait,  file_write,
-                                  file_stop, file_close, file_xruns, nullptr};
+constexpr audiod_sink_ops kOps = {file_open, file_start,         file_wait,  file_write,
+                                  file_stop, file_close,         file_xruns, nullptr,
+                                  kOptions,  std::size(kOptions)};
 constexpr audiod_module kModule = {AUDIOD_MODULE_ABI_VERSION, "file",
                                    "writes the mix to a WAV or FLAC file, paced by a timer", &kOps,
                                    nullptr};

@@ -210,12 +210,9 @@ std::unique_ptr<JackLink> JackLink::open(const audiod_host* host,
                                          const audiod_device_config& config, bool capture,
                                          std::string* error, int* code) {
     const DeviceOptions options(config);
-    const std::string kind = capture ? "source" : "sink";
-    if (const auto key = options.unknown_key({"server", "client-name", "connect", "latency-ms"})) {
-        return refuse(error, code,
-                      "the jack " + kind + " has no option '" + *key +
-                          "' (it takes server, client-name, connect, latency-ms)",
-                      -EINVAL);
+    if (const auto refusal =
+            options.check_keys(kOptions, capture ? "the jack source" : "the jack sink")) {
+        return refuse(error, code, *refusal, -EINVAL);
     }
     JoinRequest request;
     request.name = config.name;

@@ -33,6 +33,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <future>
+#include <iterator>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -40,6 +41,22 @@
 #include <vector>
 
 namespace audiod::jack {
+
+// What the jack sink and source accept.
+inline constexpr audiod_option_spec kOptions[] = {
+    {"server", "string", nullptr, "",
+     "the JACK server's name, never started by audiod; default: $JACK_DEFAULT_SERVER, else "
+     "\"default\""},
+    {"client-name", "string", nullptr, "",
+     "the JACK client's name, 1 to JACK's limit of characters; default: \"audiod-\" and the "
+     "device's name"},
+    {"connect", "string", "physical", "",
+     "the ports to connect to, in order: \"physical\" (the graph's physical playback or "
+     "capture ports), \"none\", a client's name, or a regular expression on port names"},
+    {"latency-ms", "integer", nullptr, "1..2000",
+     "what a sink keeps queued (a source holds what JACK delivers); default: JACK's period and "
+     "a quantum"},
+};
 
 // What an open asks of JACK, its options read.
 struct JoinRequest {
@@ -56,8 +73,7 @@ struct JoinRequest {
 
 class JackLink {
 public:
-    // Joins the JACK server the options name (`server`, `client-name`,
-    // `connect`, `latency-ms`) with `config.channels` ports, playback
+    // Joins the JACK server the options (kOptions) name with `config.channels` ports, playback
     // (`capture` false) or capture, activates the client and connects its
     // ports. nullptr with a message in `error` and a negative errno in
     // `code` if it cannot: -ENODEV when no JACK server answers, -EINVAL for

@@ -20,9 +20,9 @@ struct NullSink {
 
 int null_open(const audiod_host*, const audiod_device_config* config, void** instance,
               audiod_open_info* info, char* error, size_t error_size) {
-    audiod::DeviceOptions options(*config);
-    if (const auto key = options.unknown_key({})) {
-        audiod::set_error(error, error_size, "the null sink has no option '" + *key + "'");
+    const audiod::DeviceOptions options(*config);
+    if (const auto refusal = options.check_keys({}, "the null sink")) {
+        audiod::set_error(error, error_size, *refusal);
         return -EINVAL;
     }
     auto* sink = new (std::nothrow) NullSink(*config);
@@ -58,8 +58,8 @@ uint64_t null_xruns(void* instance) {
     return static_cast<NullSink*>(instance)->clock.xruns();
 }
 
-constexpr audiod_sink_ops kOps = {null_open, null_start, null_wait,  null_write,
-                                  null_stop, null_close, null_xruns, nullptr};
+constexpr audiod_sink_ops kOps = {null_open,  null_start, null_wait, null_write, null_stop,
+                                  null_close, null_xruns, nullptr,   nullptr,    0};
 constexpr audiod_module kModule = {AUDIOD_MODULE_ABI_VERSION, "null",
                                    "discards audio, paced by a timer", &kOps, nullptr};
 

@@ -57,13 +57,9 @@ std::atomic<bool> jack_given_up{false};
 PaDevice* open_device(const audiod_host* host, const audiod_device_config& config, bool capture,
                       audiod_open_info* info, std::string* error, int* code, bool jack_here) {
     const DeviceOptions options(config);
-    const std::string kind = capture ? "source" : "sink";
-    if (const auto key =
-            options.unknown_key({"device", "host-api", "latency-ms", "format", "process"})) {
-        return refuse(error, code,
-                      "the portaudio " + kind + " has no option '" + *key +
-                          "' (it takes device, host-api, latency-ms, format, process)",
-                      -EINVAL);
+    if (const auto refusal =
+            options.check_keys(kOptions, capture ? "the portaudio source" : "the portaudio sink")) {
+        return refuse(error, code, *refusal, -EINVAL);
     }
     const std::string format_name = options.get("format").value_or("s32");
     const Format* format = nullptr;

@@ -112,8 +112,9 @@ size_t sink_describe(void* instance, char* text, size_t size) {
     return describe_endpoint(*static_cast<const PaEndpoint*>(instance), text, size);
 }
 
-constexpr audiod_sink_ops kSinkOps = {sink_open, sink_start, sink_wait,  sink_write,
-                                      sink_stop, sink_close, sink_xruns, sink_describe};
+constexpr audiod_sink_ops kSinkOps = {sink_open, sink_start,         sink_wait,  sink_write,
+                                      sink_stop, sink_close,         sink_xruns, sink_describe,
+                                      kOptions,  std::size(kOptions)};
 
 } // namespace
 

@@ -90,8 +90,9 @@ size_t source_describe(void* instance, char* text, size_t size) {
     return describe_endpoint(*static_cast<const PaEndpoint*>(instance), text, size);
 }
 
-constexpr audiod_source_ops kSourceOps = {source_open, source_start, source_wait,  source_read,
-                                          source_stop, source_close, source_xruns, source_describe};
+constexpr audiod_source_ops kSourceOps = {
+    source_open,  source_start, source_wait,     source_read, source_stop,
+    source_close, source_xruns, source_describe, kOptions,    std::size(kOptions)};
 
 } // namespace
 

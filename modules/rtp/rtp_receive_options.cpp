@@ -64,10 +64,8 @@ bool allowed(const std::vector<AddressPrefix>& allow, const uint8_t* address, bo
 std::optional<RtpReceiveOptions> parse_receive_options(const audiod_device_config& config,
                                                        std::string& error) {
     const DeviceOptions options(config);
-    if (const auto key =
-            options.unknown_key({"address", "port", "payload", "payload-type", "clock-rate",
-                                 "stream-channels", "latency-ms", "allow", "sdp-file"})) {
-        error = "the rtp source has no option '" + *key + "'";
+    if (auto refusal = options.check_keys(kSourceOptions, "the rtp source")) {
+        error = std::move(*refusal);
         return std::nullopt;
     }
     RtpReceiveOptions o;

@@ -46,11 +46,8 @@ std::string host_name() {
 std::optional<RtpSendOptions> parse_send_options(const audiod_device_config& config,
                                                  std::string& error) {
     const DeviceOptions options(config);
-    if (const auto key = options.unknown_key({"destination", "port", "payload", "payload-type",
-                                              "ptime", "bitrate", "fec", "expected-loss", "resend",
-                                              "ttl", "mtu", "sdp-file", "announce", "sap-address",
-                                              "session-name", "suppress-silence"})) {
-        error = "the rtp sink has no option '" + *key + "'";
+    if (auto refusal = options.check_keys(kSinkOptions, "the rtp sink")) {
+        error = std::move(*refusal);
         return std::nullopt;
     }
     RtpSendOptions o;

@@ -175,8 +175,9 @@ size_t rtp_describe(void* instance, char* text, size_t size) {
     return n < 0 ? 0 : std::min(static_cast<size_t>(n), size > 0 ? size - 1 : 0);
 }
 
-constexpr audiod_sink_ops kSinkOps = {rtp_open, rtp_start, rtp_wait,  rtp_write,
-                                      rtp_stop, rtp_close, rtp_xruns, rtp_describe};
+constexpr audiod_sink_ops kSinkOps = {
+    rtp_open,  rtp_start, rtp_wait,     rtp_write,    rtp_stop,
+    rtp_close, rtp_xruns, rtp_describe, kSinkOptions, std::size(kSinkOptions)};
 
 } // namespace
 

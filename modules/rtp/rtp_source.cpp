@@ -65,17 +65,23 @@ std::optional<SapDiscovery::Settings> discovery_settings(const audiod_device_con
     if (!discover) {
         return std::nullopt;
     }
-    if (const auto key = options.unknown_key({"discover", "latency-ms", "allow"})) {
-        error = "rtp source option " + *key +
-                ": a discovering source takes only latency-ms and allow (the sessions it finds "
-                "say the rest)";
-        return std::nullopt;
+    // What it passes on; the sessions it finds say the rest.
+    constexpr std::string_view kPassedOn[] = {"latency-ms", "allow"};
+    for (size_t i = 0; i < config.option_count; ++i) {
+        const std::string_view key = config.options[i].key;
+        if (key != "discover" &&
+            std::find(std::begin(kPassedOn), std::end(kPassedOn), key) == std::end(kPassedOn)) {
+            error = "rtp source option " + std::string(key) +
+                    ": a discovering source takes only latency-ms and allow (the sessions it "
+                    "finds say the rest)";
+            return std::nullopt;
+        }
     }
     SapDiscovery::Settings settings;
     settings.requester = config.name;
     // Checked here as the sources found will check them.
     std::vector<audiod_option> checked;
-    for (const char* key : {"latency-ms", "allow"}) {
+    for (const std::string_view key : kPassedOn) {
         if (const auto v = options.get(key)) {
             settings.passed_on.emplace_back(key, *v);
         }
@@ -202,8 +208,9 @@ size_t source_describe(void* instance, char* text, size_t size) {
     return n < 0 ? 0 : std::min(static_cast<size_t>(n), size > 0 ? size - 1 : 0);
 }
 
-constexpr audiod_source_ops kSourceOps = {source_open, source_start, source_wait,  source_read,
-                                          source_stop, source_close, source_xruns, source_describe};
+constexpr audiod_source_ops kSourceOps = {
+    source_open,  source_start, source_wait,     source_read,    source_stop,
+    source_close, source_xruns, source_describe, kSourceOptions, std::size(kSourceOptions)};
 
 } // namespace
 

@@ -8,12 +8,20 @@
 #include <charconv>
 #include <cstdint>
 #include <cstdio>
-#include <initializer_list>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 
 namespace audiod {
+
+// A sink's or source's option table (audiod/module.h): the one list of the
+// keys it accepts, which its `open` checks the configuration against and
+// its ops table publishes.
+using OptionSpecs = std::span<const audiod_option_spec>;
+
+// The table's keys in its order, "a, b, c" ("none" if it has none).
+[[nodiscard]] std::string option_keys(OptionSpecs specs);
 
 class DeviceOptions {
 public:
@@ -29,20 +37,11 @@ public:
         return std::nullopt;
     }
 
-    // The first option whose key is not in `known`, if any.
-    [[nodiscard]] std::optional<std::string>
-    unknown_key(std::initializer_list<std::string_view> known) const {
-        for (size_t i = 0; i < config_.option_count; ++i) {
-            bool found = false;
-            for (const auto k : known) {
-                found = found || k == config_.options[i].key;
-            }
-            if (!found) {
-                return std::string(config_.options[i].key);
-            }
-        }
-        return std::nullopt;
-    }
+    // Why the options cannot open `device` ("the alsa sink"), if a key is
+    // not in `specs`: "the alsa sink has no option 'colour' (known:
+    // device, periods)", naming the first such key.
+    [[nodiscard]] std::optional<std::string> check_keys(OptionSpecs specs,
+                                                        std::string_view device) const;
 
 private:
     const audiod_device_config& config_;

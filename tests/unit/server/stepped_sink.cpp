@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <cstring>
+#include <iterator>
 #include <string>
 #include <sys/eventfd.h>
 #include <thread>
@@ -18,6 +19,12 @@ namespace {
 // The last device opened; tests open one sink at a time.
 SteppedDevice* g_last_device = nullptr;
 std::vector<SteppedDevice*> g_devices;
+
+// What stepped_open reads.
+constexpr audiod_option_spec kOptions[] = {
+    {"format", "enum", "s16le", "s16le|s32le|f32le", "the format it asks for"},
+    {"latency", "integer", "0", "", "the latency it reports, in frames"},
+};
 
 int stepped_open(const audiod_host*, const audiod_device_config* config, void** instance,
                  audiod_open_info* info, char* error, size_t error_size) {
@@ -92,10 +99,12 @@ uint64_t stepped_xruns(void*) {
     return 0;
 }
 
-const audiod_sink_ops kOps = {stepped_open, stepped_start, stepped_wait,  stepped_write,
-                              stepped_stop, stepped_close, stepped_xruns, nullptr};
-const audiod_source_ops kSourceOps = {stepped_open, stepped_start, stepped_wait,  stepped_read,
-                                      stepped_stop, stepped_close, stepped_xruns, nullptr};
+const audiod_sink_ops kOps = {stepped_open, stepped_start,      stepped_wait,  stepped_write,
+                              stepped_stop, stepped_close,      stepped_xruns, nullptr,
+                              kOptions,     std::size(kOptions)};
+const audiod_source_ops kSourceOps = {stepped_open, stepped_start,      stepped_wait,  stepped_read,
+                                      stepped_stop, stepped_close,      stepped_xruns, nullptr,
+                                      kOptions,     std::size(kOptions)};
 const audiod_module kModule = {AUDIOD_MODULE_ABI_VERSION, "stepped", "test device", &kOps,
                                &kSourceOps};
 
