@@ -76,12 +76,6 @@ std::shared_future<void> end_of_this_thread() {
 // on until it has (see ~JackLink).
 constexpr auto kTellerEndWait = std::chrono::seconds(3);
 
-std::unique_ptr<JackLink> refuse(std::string* error, int* code, std::string message, int value) {
-    *error = std::move(message);
-    *code = value;
-    return nullptr;
-}
-
 timespec monotonic_after(int64_t ns) {
     timespec t{};
     clock_gettime(CLOCK_MONOTONIC, &t);

@@ -33,7 +33,6 @@
 #include <condition_variable>
 #include <cstdint>
 #include <future>
-#include <iterator>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -237,11 +236,6 @@ private:
     std::atomic<uint64_t> unreported_skip_{0};
     std::atomic<uint64_t> unmatched_report_{0};
 };
-
-// The link behind a sink's or source's instance pointer.
-inline JackLink& link_of(void* instance) {
-    return *static_cast<JackLink*>(instance);
-}
 
 // libjack prints to standard error whenever a client cannot reach a server,
 // which the once-a-second reopen of a sink whose JACK is gone would repeat

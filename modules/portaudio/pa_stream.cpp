@@ -31,12 +31,6 @@ constexpr Format kFormats[] = {{"s16", paInt16, AUDIOD_FORMAT_S16LE, 2},
                                {"s32", paInt32, AUDIOD_FORMAT_S32LE, 4},
                                {"f32", paFloat32, AUDIOD_FORMAT_F32LE, 4}};
 
-PaDevice* refuse(std::string* error, int* code, std::string message, int value) {
-    *error = std::move(message);
-    *code = value;
-    return nullptr;
-}
-
 void sleep_for_frames(uint64_t frames, uint32_t rate) {
     // At least 0.25 ms: a device whose position moves by whole periods
     // must not make this spin.

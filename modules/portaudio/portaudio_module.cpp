@@ -1,5 +1,8 @@
-#include "portaudio_module.h"
+// The portaudio module: a sink and a source on any device PortAudio
+// reaches (pa_endpoint.h), and the devices they can open.
 #include "device_options.h"
+#include "module_ops.h"
+#include "pa_endpoint.h"
 #include "pa_host.h"
 
 #include <cerrno>
@@ -8,11 +11,14 @@
 
 namespace {
 
-const audiod_module kModule = {
+using audiod::portaudio::kOptions;
+using audiod::portaudio::PaEndpoint;
+
+constexpr audiod_module kModule = {
     AUDIOD_MODULE_ABI_VERSION, "portaudio",
     "plays on and records from devices PortAudio reaches (ALSA, JACK, OSS), driven by the "
     "device's clock",
-    audiod::portaudio::sink_ops(), audiod::portaudio::source_ops()};
+    &audiod::sink_table<PaEndpoint, kOptions>, &audiod::source_table<PaEndpoint, kOptions>};
 
 } // namespace
 

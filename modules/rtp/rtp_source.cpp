@@ -21,6 +21,7 @@
 
 #include "audiod/audiod.h"
 #include "device_options.h"
+#include "module_ops.h"
 #include "rtp_receive_options.h"
 #include "rtp_receiver.h"
 #include "sap.h"
@@ -32,22 +33,36 @@
 #include <cstdio>
 #include <cstring>
 #include <memory>
-#include <new>
 #include <optional>
 
 namespace audiod::rtp {
 
 namespace {
 
-struct RtpSource {
+class RtpSource : public TimerPaced {
+public:
     explicit RtpSource(const audiod_device_config& config)
-        : clock(config.rate, config.quantum, TimerClock::AfterXrun::catch_up)
-        , channels(config.channels) {}
-    TimerClock clock;
-    uint32_t channels;
-    RtpReceiveOptions options;
-    std::unique_ptr<RtpReceiver> receiver;   // or, discovering:
-    std::unique_ptr<SapDiscovery> discovery; // silence, and sources found
+        : TimerPaced(config.rate, config.quantum, TimerClock::AfterXrun::catch_up)
+        , channels_(config.channels) {}
+
+    // Thread: control.
+    static std::unique_ptr<RtpSource> open(const OpenRequest& request, audiod_open_info* info,
+                                           std::string* error, int* code);
+
+    // Thread: rt.
+    int read_rt(void* frames, uint32_t frame_count) noexcept;
+    void stop_rt() noexcept {}
+
+    // Thread: any.
+    size_t describe(char* text, size_t size) const;
+
+private:
+    size_t describe_discovery(char* text, size_t size) const;
+
+    uint32_t channels_;
+    RtpReceiveOptions options_;
+    std::unique_ptr<RtpReceiver> receiver_;   // or, discovering:
+    std::unique_ptr<SapDiscovery> discovery_; // silence, and sources found
 };
 
 // A discovering source's options: whether it discovers, and the settings
@@ -100,94 +115,63 @@ std::optional<SapDiscovery::Settings> discovery_settings(const audiod_device_con
     return settings;
 }
 
-int source_open(const audiod_host* host, const audiod_device_config* config, void** instance,
-                audiod_open_info* info, char* error, size_t error_size) {
+std::unique_ptr<RtpSource> RtpSource::open(const OpenRequest& request, audiod_open_info* info,
+                                           std::string* error, int* code) {
+    const audiod_device_config& config = request.config;
     std::string message;
-    auto discovering = discovery_settings(*config, message);
+    auto discovering = discovery_settings(config, message);
     if (!message.empty()) {
-        set_error(error, error_size, message);
-        return -EINVAL;
+        return refuse(error, code, message, -EINVAL);
     }
+    auto source = std::make_unique<RtpSource>(config);
     if (discovering) {
-        auto source = std::unique_ptr<RtpSource>(new (std::nothrow) RtpSource(*config));
-        if (source == nullptr) {
-            return -ENOMEM;
-        }
-        source->discovery = SapDiscovery::create(host, std::move(*discovering), message);
-        if (source->discovery == nullptr) {
-            set_error(error, error_size, message);
-            return -EIO;
+        source->discovery_ = SapDiscovery::create(request.host, std::move(*discovering), message);
+        if (source->discovery_ == nullptr) {
+            return refuse(error, code, message, -EIO);
         }
         info->format = AUDIOD_FORMAT_F32LE;
         info->latency_frames = 0;
-        *instance = source.release();
-        return 0;
+        return source;
     }
-    const auto options = parse_receive_options(*config, message);
+    const auto options = parse_receive_options(config, message);
     if (!options) {
-        set_error(error, error_size, message);
-        return -EINVAL;
+        return refuse(error, code, message, -EINVAL);
     }
-    auto source = std::unique_ptr<RtpSource>(new (std::nothrow) RtpSource(*config));
-    if (source == nullptr) {
-        return -ENOMEM;
-    }
-    source->options = *options;
-    source->receiver = RtpReceiver::create(*options, config->rate, config->quantum, message);
-    if (source->receiver == nullptr) {
-        set_error(error, error_size, message);
-        return -EIO;
+    source->options_ = *options;
+    source->receiver_ = RtpReceiver::create(*options, config.rate, config.quantum, message);
+    if (source->receiver_ == nullptr) {
+        return refuse(error, code, message, -EIO);
     }
     info->format = AUDIOD_FORMAT_F32LE;
-    info->latency_frames = config->rate / 1000 * options->latency_ms;
-    *instance = source.release();
-    return 0;
+    info->latency_frames = config.rate / 1000 * options->latency_ms;
+    return source;
 }
 
-int source_start(void* instance) {
-    static_cast<RtpSource*>(instance)->clock.start();
-    return 0;
-}
-
-int source_wait(void* instance) {
-    return static_cast<RtpSource*>(instance)->clock.wait();
-}
-
-int source_read(void* instance, void* frames, uint32_t frame_count) {
-    auto* source = static_cast<RtpSource*>(instance);
-    if (source->receiver == nullptr) {
-        std::memset(frames, 0, size_t{frame_count} * source->channels * sizeof(float));
+int RtpSource::read_rt(void* frames, uint32_t frame_count) noexcept {
+    if (receiver_ == nullptr) {
+        std::memset(frames, 0, size_t{frame_count} * channels_ * sizeof(float));
         return 0;
     }
-    source->receiver->buffer().read_rt(static_cast<float*>(frames), source->channels, frame_count);
+    receiver_->buffer().read_rt(static_cast<float*>(frames), channels_, frame_count);
     return 0;
 }
 
-void source_stop(void*) {}
-
-void source_close(void* instance) {
-    delete static_cast<RtpSource*>(instance);
+size_t RtpSource::describe_discovery(char* text, size_t size) const {
+    const SapDiscovery::Stats d = discovery_->stats();
+    const int n = std::snprintf(
+        text, size, "discover=%s:%u\nannouncements=%llu\ndeletions=%llu\nignored=%llu\nfound=%s\n",
+        kSapGroupIpv4, kSapPort, static_cast<unsigned long long>(d.announcements),
+        static_cast<unsigned long long>(d.deletions), static_cast<unsigned long long>(d.ignored),
+        d.sessions.empty() ? "none" : d.sessions.c_str());
+    return n < 0 ? 0 : std::min(static_cast<size_t>(n), size > 0 ? size - 1 : 0);
 }
 
-uint64_t source_xruns(void* instance) {
-    return static_cast<RtpSource*>(instance)->clock.xruns();
-}
-
-size_t source_describe(void* instance, char* text, size_t size) {
-    const auto* source = static_cast<const RtpSource*>(instance);
-    if (source->discovery != nullptr) {
-        const SapDiscovery::Stats d = source->discovery->stats();
-        const int n = std::snprintf(
-            text, size,
-            "discover=%s:%u\nannouncements=%llu\ndeletions=%llu\nignored=%llu\nfound=%s\n",
-            kSapGroupIpv4, kSapPort, static_cast<unsigned long long>(d.announcements),
-            static_cast<unsigned long long>(d.deletions),
-            static_cast<unsigned long long>(d.ignored),
-            d.sessions.empty() ? "none" : d.sessions.c_str());
-        return n < 0 ? 0 : std::min(static_cast<size_t>(n), size > 0 ? size - 1 : 0);
+size_t RtpSource::describe(char* text, size_t size) const {
+    if (discovery_ != nullptr) {
+        return describe_discovery(text, size);
     }
-    const ReceiverStats s = source->receiver->stats();
-    const UdpEndpoint& local = source->receiver->local();
+    const ReceiverStats s = receiver_->stats();
+    const UdpEndpoint& local = receiver_->local();
     const bool v6 = local.ipv6;
     const int n = std::snprintf(
         text, size,
@@ -196,7 +180,7 @@ size_t source_describe(void* instance, char* text, size_t size) {
         "refused=%llu\nforeign=%llu\nsessions=%llu\nresyncs=%llu\njitter-ms=%.2f\nlatency-ms=%.2f\n"
         "target-ms=%u\ndrift-ppm=%.1f\n",
         v6 ? "[" : "", local.host.c_str(), v6 ? "]" : "", local.port,
-        encoding_name(source->options.encoding), s.idle ? "idle" : "receiving",
+        encoding_name(options_.encoding), s.idle ? "idle" : "receiving",
         s.sender.empty() ? "none" : s.sender.c_str(), s.ssrc,
         static_cast<unsigned long long>(s.received), static_cast<unsigned long long>(s.lost),
         static_cast<unsigned long long>(s.recovered), static_cast<unsigned long long>(s.late),
@@ -204,18 +188,14 @@ size_t source_describe(void* instance, char* text, size_t size) {
         static_cast<unsigned long long>(s.malformed), static_cast<unsigned long long>(s.wrong_type),
         static_cast<unsigned long long>(s.refused), static_cast<unsigned long long>(s.foreign),
         static_cast<unsigned long long>(s.sessions), static_cast<unsigned long long>(s.resyncs),
-        s.jitter_ms, s.latency_ms, source->options.latency_ms, s.drift_ppm);
+        s.jitter_ms, s.latency_ms, options_.latency_ms, s.drift_ppm);
     return n < 0 ? 0 : std::min(static_cast<size_t>(n), size > 0 ? size - 1 : 0);
 }
-
-constexpr audiod_source_ops kSourceOps = {
-    source_open,  source_start, source_wait,     source_read,    source_stop,
-    source_close, source_xruns, source_describe, kSourceOptions, std::size(kSourceOptions)};
 
 } // namespace
 
 const audiod_source_ops* source_ops() {
-    return &kSourceOps;
+    return &source_table<RtpSource, kSourceOptions>;
 }
 
 } // namespace audiod::rtp

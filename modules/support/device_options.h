@@ -6,6 +6,7 @@
 #include "audiod/module.h"
 
 #include <charconv>
+#include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <optional>
@@ -65,6 +66,14 @@ inline bool parse_bool(const std::string& text, bool& value) {
         return true;
     }
     return false;
+}
+
+// An open's refusal: the message into *error and the negative errno into
+// *code; nullptr, for the open to return.
+inline std::nullptr_t refuse(std::string* error, int* code, std::string message, int value) {
+    *error = std::move(message);
+    *code = value;
+    return nullptr;
 }
 
 // Writes a message into a module's error buffer.
