@@ -8,10 +8,8 @@ namespace {
 using audiod::alsa::AlsaPcm;
 using audiod::alsa::kOptions;
 
-constexpr audiod_module kModule = {
-    AUDIOD_MODULE_ABI_VERSION, "alsa",
-    "plays on and records from ALSA PCMs, driven by the device's clock",
-    &audiod::sink_table<AlsaPcm, kOptions>, &audiod::source_table<AlsaPcm, kOptions>};
+constexpr audiod_module kModule = audiod::make_module<AlsaPcm, kOptions>(
+    "alsa", "plays on and records from ALSA PCMs, driven by the device's clock");
 
 } // namespace
 

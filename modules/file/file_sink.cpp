@@ -217,9 +217,8 @@ void FileSink::run_writer() {
     }
 }
 
-constexpr audiod_module kModule = {AUDIOD_MODULE_ABI_VERSION, "file",
-                                   "writes the mix to a WAV or FLAC file, paced by a timer",
-                                   &audiod::sink_table<FileSink, kOptions>, nullptr};
+constexpr audiod_module kModule = audiod::make_module<FileSink, kOptions>(
+    "file", "writes the mix to a WAV or FLAC file, paced by a timer");
 
 } // namespace
 

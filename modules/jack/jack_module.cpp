@@ -15,10 +15,8 @@ namespace {
 using audiod::jack::JackDevice;
 using audiod::jack::kOptions;
 
-constexpr audiod_module kModule = {
-    AUDIOD_MODULE_ABI_VERSION, "jack",
-    "plays into and records from a JACK graph, driven by JACK's clock",
-    &audiod::sink_table<JackDevice, kOptions>, &audiod::source_table<JackDevice, kOptions>};
+constexpr audiod_module kModule = audiod::make_module<JackDevice, kOptions>(
+    "jack", "plays into and records from a JACK graph, driven by JACK's clock");
 
 struct PortCounts {
     uint32_t inputs = 0;  // ports a sink can play into

@@ -34,9 +34,8 @@ public:
     void stop_rt() noexcept {}
 };
 
-constexpr audiod_module kModule = {AUDIOD_MODULE_ABI_VERSION, "null",
-                                   "discards audio, paced by a timer",
-                                   &audiod::sink_table<NullSink, audiod::kNoOptions>, nullptr};
+constexpr audiod_module kModule =
+    audiod::make_module<NullSink, audiod::kNoOptions>("null", "discards audio, paced by a timer");
 
 } // namespace
 

@@ -14,11 +14,10 @@ namespace {
 using audiod::portaudio::kOptions;
 using audiod::portaudio::PaEndpoint;
 
-constexpr audiod_module kModule = {
-    AUDIOD_MODULE_ABI_VERSION, "portaudio",
+constexpr audiod_module kModule = audiod::make_module<PaEndpoint, kOptions>(
+    "portaudio",
     "plays on and records from devices PortAudio reaches (ALSA, JACK, OSS), driven by the "
-    "device's clock",
-    &audiod::sink_table<PaEndpoint, kOptions>, &audiod::source_table<PaEndpoint, kOptions>};
+    "device's clock");
 
 } // namespace
 

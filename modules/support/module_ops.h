@@ -3,10 +3,10 @@
 // functions that turn the server's calls into its methods: each module
 // writes a class, and
 //
-//   constexpr audiod_module kModule = {..., &sink_table<AlsaPcm, kOptions>,
-//                                      &source_table<AlsaPcm, kOptions>};
+//   constexpr audiod_module kModule = make_module<AlsaPcm, kOptions>("alsa", "...");
 //
-// points at its tables. The class says what it does on each call:
+// makes its descriptor, which points at its tables (sink_table and
+// source_table below). The class says what it does on each call:
 //
 //   // Opens one: nullptr with a message in *error and a negative errno in
 //   // *code if it cannot. Thread: control.
@@ -203,5 +203,21 @@ inline constexpr audiod_sink_ops sink_table = make_sink_ops<T>(options);
 template <ModuleSource T, const auto& options>
 inline constexpr audiod_source_ops source_table = make_source_ops<T>(options);
 inline constexpr OptionSpecs kNoOptions{};
+
+// The descriptor of a module whose devices are T's: its sink, its source,
+// or both, each taking `options`.
+template <class T, const auto& options>
+requires ModuleSink<T> || ModuleSource<T>
+constexpr audiod_module make_module(const char* name, const char* description) noexcept {
+    const audiod_sink_ops* sink = nullptr;
+    const audiod_source_ops* source = nullptr;
+    if constexpr (ModuleSink<T>) {
+        sink = &sink_table<T, options>;
+    }
+    if constexpr (ModuleSource<T>) {
+        source = &source_table<T, options>;
+    }
+    return {AUDIOD_MODULE_ABI_VERSION, name, description, sink, source};
+}
 
 } // namespace audiod
