@@ -22,6 +22,7 @@
 #include "audiod/audiod.h"
 #include "device_options.h"
 #include "module_ops.h"
+#include "rtp_option_reader.h"
 #include "rtp_receive_options.h"
 #include "rtp_receiver.h"
 #include "sap.h"
@@ -69,15 +70,9 @@ private:
 // it passes on. nullopt (with *error empty) when it does not discover.
 std::optional<SapDiscovery::Settings> discovery_settings(const audiod_device_config& config,
                                                          std::string& error) {
-    const DeviceOptions options(config);
+    OptionReader read(config, "rtp source", error);
     bool discover = false;
-    if (const auto v = options.get("discover"); !v || !parse_bool(*v, discover)) {
-        if (v) {
-            error = "rtp source option discover: '" + *v + "' is not true or false";
-        }
-        return std::nullopt;
-    }
-    if (!discover) {
+    if (!read.boolean("discover", discover) || !discover) {
         return std::nullopt;
     }
     // What it passes on; the sessions it finds say the rest.
@@ -86,10 +81,8 @@ std::optional<SapDiscovery::Settings> discovery_settings(const audiod_device_con
         const std::string_view key = config.options[i].key;
         if (key != "discover" &&
             std::find(std::begin(kPassedOn), std::end(kPassedOn), key) == std::end(kPassedOn)) {
-            error = "rtp source option " + std::string(key) +
-                    ": a discovering source takes only latency-ms and allow (the sessions it "
-                    "finds say the rest)";
-            return std::nullopt;
+            return read.refuse(key, "a discovering source takes only latency-ms and allow (the "
+                                    "sessions it finds say the rest)");
         }
     }
     SapDiscovery::Settings settings;
@@ -97,7 +90,7 @@ std::optional<SapDiscovery::Settings> discovery_settings(const audiod_device_con
     // Checked here as the sources found will check them.
     std::vector<audiod_option> checked;
     for (const std::string_view key : kPassedOn) {
-        if (const auto v = options.get(key)) {
+        if (const auto v = read.get(key)) {
             settings.passed_on.emplace_back(key, *v);
         }
     }
