@@ -5,7 +5,7 @@
 // never its channels or rates: knowing those means opening the device,
 // which can take a busy card away from another program, so this does not.
 #include "audiod/module.h"
-#include "sink_options.h"
+#include "device_options.h"
 
 #include <alsa/asoundlib.h>
 

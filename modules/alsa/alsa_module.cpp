@@ -1,10 +1,15 @@
-#include "alsa_module.h"
+// The alsa module: a sink and a source on ALSA PCMs (alsa_pcm.h), and the
+// PCMs they can open (alsa_devices.cpp).
+#include "alsa_pcm.h"
+#include "module_ops.h"
 
 namespace {
 
-const audiod_module kModule = {AUDIOD_MODULE_ABI_VERSION, "alsa",
-                               "plays on and records from ALSA PCMs, driven by the device's clock",
-                               audiod::alsa::sink_ops(), audiod::alsa::source_ops()};
+using audiod::alsa::AlsaPcm;
+using audiod::alsa::kOptions;
+
+constexpr audiod_module kModule = audiod::make_module<AlsaPcm, kOptions>(
+    "alsa", "plays on and records from ALSA PCMs, driven by the device's clock");
 
 } // namespace
 

@@ -1,11 +1,11 @@
 #include "alsa_pcm.h"
 
 #include "audiod/audiod.h"
-#include "sink_options.h"
+#include "device_options.h"
 
 #include <cerrno>
 #include <cstdlib>
-#include <new>
+#include <cstring>
 #include <time.h>
 
 namespace audiod::alsa {
@@ -30,12 +30,13 @@ void sleep_ns(long ns) {
     }
 }
 
-// Negotiates the hardware parameters. Returns 0, or -errno with a message.
-int configure(AlsaPcm& dev, const audiod_sink_config& config, unsigned periods,
-              audiod_sink_info* info, std::string* error) {
+} // namespace
+
+int AlsaPcm::configure(const audiod_device_config& config, unsigned periods, audiod_open_info* info,
+                       std::string* error) {
     snd_pcm_hw_params_t* hw = nullptr;
     snd_pcm_hw_params_alloca(&hw);
-    snd_pcm_t* pcm = dev.pcm;
+    snd_pcm_t* pcm = pcm_;
     int err = snd_pcm_hw_params_any(pcm, hw);
     if (err < 0) {
         *error = std::string("cannot read its capabilities: ") + snd_strerror(err);
@@ -91,95 +92,151 @@ int configure(AlsaPcm& dev, const audiod_sink_config& config, unsigned periods,
     snd_pcm_sw_params_current(pcm, sw);
     // Playback starts once the buffer is full; capture is started
     // explicitly. Either way wake us when a quantum is ready.
-    snd_pcm_sw_params_set_start_threshold(pcm, sw,
-                                          dev.capture ? 1 : buffer - buffer % config.quantum);
+    snd_pcm_sw_params_set_start_threshold(pcm, sw, capture_ ? 1 : buffer - buffer % config.quantum);
     snd_pcm_sw_params_set_avail_min(pcm, sw, config.quantum);
     if ((err = snd_pcm_sw_params(pcm, sw)) < 0) {
         *error = std::string("cannot apply its software parameters: ") + snd_strerror(err);
         return err;
     }
-    dev.quantum = config.quantum;
-    dev.buffer = buffer;
-    dev.rate = config.rate;
-    dev.frame_bytes = chosen->bytes * config.channels;
+    quantum_ = config.quantum;
+    buffer_ = buffer;
+    rate_ = config.rate;
+    frame_bytes_ = chosen->bytes * config.channels;
     // Two quanta without progress is a stalled device; `wait` returns to let
     // the server's loop see its stop flag either way.
-    dev.wait_ms = static_cast<int>(2 * uint64_t{config.quantum} * 1000 / config.rate) + 10;
+    wait_ms_ = static_cast<int>(2 * uint64_t{config.quantum} * 1000 / config.rate) + 10;
     info->format = chosen->audiod;
-    info->latency_frames = static_cast<uint32_t>(dev.capture ? config.quantum : buffer);
+    info->latency_frames = static_cast<uint32_t>(capture_ ? config.quantum : buffer);
     return 0;
 }
 
-} // namespace
-
-AlsaPcm* open_pcm(const audiod_sink_config& config, bool capture, audiod_sink_info* info,
-                  std::string* error, int* code) {
-    const SinkOptions options(config);
-    const char* kind = capture ? "source" : "sink";
-    if (const auto key = options.unknown_key({"device", "periods"})) {
-        *error = std::string("the alsa ") + kind + " has no option '" + *key +
-                 "' (it takes device, periods)";
-        *code = -EINVAL;
-        return nullptr;
+std::unique_ptr<AlsaPcm> AlsaPcm::open(const OpenRequest& request, audiod_open_info* info,
+                                       std::string* error, int* code) {
+    const audiod_device_config& config = request.config;
+    const bool capture = request.capture;
+    const DeviceOptions options(config);
+    if (auto refusal =
+            options.check_keys(kOptions, capture ? "the alsa source" : "the alsa sink")) {
+        return refuse(error, code, std::move(*refusal), -EINVAL);
     }
     const std::string device = options.get("device").value_or("default");
     const std::string periods_text = options.get("periods").value_or("3");
     char* end = nullptr;
     const unsigned long periods = std::strtoul(periods_text.c_str(), &end, 10);
     if (*end != '\0' || periods < 2 || periods > 16) {
-        *error = "periods = " + periods_text + " is not in 2..16";
-        *code = -EINVAL;
-        return nullptr;
+        return refuse(error, code, "periods = " + periods_text + " is not in 2..16", -EINVAL);
     }
-    auto* dev = new (std::nothrow) AlsaPcm;
-    if (dev == nullptr) {
-        *code = -ENOMEM;
-        return nullptr;
-    }
-    dev->capture = capture;
+    std::unique_ptr<AlsaPcm> dev(new AlsaPcm);
+    dev->capture_ = capture;
     int err =
-        snd_pcm_open(&dev->pcm, device.c_str(),
+        snd_pcm_open(&dev->pcm_, device.c_str(),
                      capture ? SND_PCM_STREAM_CAPTURE : SND_PCM_STREAM_PLAYBACK, SND_PCM_NONBLOCK);
     if (err < 0) {
-        *error = "cannot open ALSA device '" + device + "': " + snd_strerror(err);
-        *code = err;
-        delete dev;
-        return nullptr;
+        return refuse(error, code, "cannot open ALSA device '" + device + "': " + snd_strerror(err),
+                      err);
     }
     std::string why;
-    if ((err = configure(*dev, config, static_cast<unsigned>(periods), info, &why)) < 0) {
-        *error = "ALSA device '" + device + "': " + why;
-        *code = err;
-        snd_pcm_close(dev->pcm);
-        delete dev;
-        return nullptr;
+    if ((err = dev->configure(config, static_cast<unsigned>(periods), info, &why)) < 0) {
+        return refuse(error, code, "ALSA device '" + device + "': " + why, err);
     }
     return dev;
 }
 
-void close_pcm(AlsaPcm* pcm) {
-    snd_pcm_close(pcm->pcm);
-    delete pcm;
+AlsaPcm::~AlsaPcm() {
+    if (pcm_ != nullptr) {
+        snd_pcm_close(pcm_);
+    }
 }
 
-int recover(AlsaPcm& dev, int err) {
+int AlsaPcm::start_rt() noexcept {
+    int err = snd_pcm_prepare(pcm_);
+    if (err == 0 && capture_) {
+        err = snd_pcm_start(pcm_);
+    }
+    return err < 0 ? err : 0;
+}
+
+int AlsaPcm::wait_rt() noexcept {
+    for (int attempt = 0; attempt < 3; ++attempt) {
+        const snd_pcm_sframes_t avail = snd_pcm_avail_update(pcm_);
+        if (avail < 0) {
+            if (const int err = recover_rt(static_cast<int>(avail)); err < 0) {
+                return err;
+            }
+            continue;
+        }
+        if (static_cast<snd_pcm_uframes_t>(avail) >= quantum_) {
+            return 0;
+        }
+        const int ready = snd_pcm_wait(pcm_, wait_ms_);
+        if (ready < 0) {
+            if (const int err = recover_rt(ready); err < 0) {
+                return err;
+            }
+        } else if (ready == 0) {
+            return 0; // a silent device: the transfer finds out what is wrong
+        }
+    }
+    return 0;
+}
+
+int AlsaPcm::write_rt(const void* frames, uint32_t count) noexcept {
+    for (int attempt = 0; attempt < 2; ++attempt) {
+        const snd_pcm_sframes_t n = snd_pcm_writei(pcm_, frames, count);
+        if (n >= 0 || n == -EAGAIN) {
+            return 0; // a full device drops this quantum rather than block us
+        }
+        if (const int err = recover_rt(static_cast<int>(n)); err < 0) {
+            return err;
+        }
+    }
+    return 0;
+}
+
+int AlsaPcm::read_rt(void* frames, uint32_t count) noexcept {
+    auto* out = static_cast<uint8_t*>(frames);
+    uint32_t got = 0;
+    for (int attempt = 0; attempt < 2 && got < count; ++attempt) {
+        const snd_pcm_sframes_t n =
+            snd_pcm_readi(pcm_, out + size_t{got} * frame_bytes_, count - got);
+        if (n >= 0) {
+            got += static_cast<uint32_t>(n);
+            continue;
+        }
+        if (n == -EAGAIN) {
+            break; // not captured yet: the rest of the quantum is silence
+        }
+        if (const int err = recover_rt(static_cast<int>(n)); err < 0) {
+            return err;
+        }
+    }
+    // Silence is all-zero bytes in every format the device may use.
+    std::memset(out + size_t{got} * frame_bytes_, 0, size_t{count - got} * frame_bytes_);
+    return 0;
+}
+
+void AlsaPcm::stop_rt() noexcept {
+    snd_pcm_drop(pcm_);
+}
+
+int AlsaPcm::recover_rt(int err) noexcept {
     if (err == -EPIPE) {
-        dev.xruns.fetch_add(1, std::memory_order_relaxed);
-        int rc = snd_pcm_prepare(dev.pcm);
-        if (rc == 0 && dev.capture) {
-            rc = snd_pcm_start(dev.pcm);
+        xruns_.fetch_add(1, std::memory_order_relaxed);
+        int rc = snd_pcm_prepare(pcm_);
+        if (rc == 0 && capture_) {
+            rc = snd_pcm_start(pcm_);
         }
         return rc;
     }
     if (err == -ESTRPIPE) {
-        dev.xruns.fetch_add(1, std::memory_order_relaxed);
-        int rc = snd_pcm_resume(dev.pcm);
-        const snd_pcm_state_t state = snd_pcm_state(dev.pcm);
+        xruns_.fetch_add(1, std::memory_order_relaxed);
+        int rc = snd_pcm_resume(pcm_);
+        const snd_pcm_state_t state = snd_pcm_state(pcm_);
         if (rc == -EAGAIN || (rc == 0 && state == SND_PCM_STATE_SUSPENDED)) {
             // Still asleep (a plugin device says so by staying suspended,
             // since ioplug drops its resume result): try again in a
             // quantum (the device is our clock).
-            sleep_ns(static_cast<long>(uint64_t{dev.quantum} * 1'000'000'000 / dev.rate));
+            sleep_ns(static_cast<long>(uint64_t{quantum_} * 1'000'000'000 / rate_));
             return 0;
         }
         if (rc == 0 && state == SND_PCM_STATE_RUNNING) {
@@ -188,38 +245,14 @@ int recover(AlsaPcm& dev, int err) {
         // No resume support (-ENOSYS, many USB devices) or a failed one:
         // start afresh.
         if (rc < 0 || state != SND_PCM_STATE_PREPARED) {
-            rc = snd_pcm_prepare(dev.pcm);
+            rc = snd_pcm_prepare(pcm_);
         }
-        if (rc == 0 && dev.capture && snd_pcm_state(dev.pcm) == SND_PCM_STATE_PREPARED) {
-            rc = snd_pcm_start(dev.pcm);
+        if (rc == 0 && capture_ && snd_pcm_state(pcm_) == SND_PCM_STATE_PREPARED) {
+            rc = snd_pcm_start(pcm_);
         }
         return rc;
     }
     return err;
-}
-
-int wait_for_quantum(AlsaPcm& dev) {
-    for (int attempt = 0; attempt < 3; ++attempt) {
-        const snd_pcm_sframes_t avail = snd_pcm_avail_update(dev.pcm);
-        if (avail < 0) {
-            if (const int err = recover(dev, static_cast<int>(avail)); err < 0) {
-                return err;
-            }
-            continue;
-        }
-        if (static_cast<snd_pcm_uframes_t>(avail) >= dev.quantum) {
-            return 0;
-        }
-        const int ready = snd_pcm_wait(dev.pcm, dev.wait_ms);
-        if (ready < 0) {
-            if (const int err = recover(dev, ready); err < 0) {
-                return err;
-            }
-        } else if (ready == 0) {
-            return 0; // a silent device: the transfer finds out what is wrong
-        }
-    }
-    return 0;
 }
 
 } // namespace audiod::alsa

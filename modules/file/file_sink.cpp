@@ -3,11 +3,7 @@
 //
 //   [sinks.recorder]
 //   type = "file"
-//   path = "/tmp/mix.flac"  # required
-//   format = "s16le"        # s16le (default), s32le or f32le
-//   container = "flac"      # wav or flac; default: by the path's ending
-//   clock-rate = 48048      # the pace of its timer, frames a second
-//                           # (default: the sink's rate)
+//   path = "/tmp/mix.flac"  # kOptions below lists every option
 //
 // `clock-rate` makes the sink stand in for a sound card whose crystal is
 // off: it takes frames at that pace while the file says the sink's rate
@@ -21,7 +17,8 @@
 #include "audiod/module.h"
 #include "common/audio_file.h"
 #include "common/spsc_queue.h"
-#include "sink_options.h"
+#include "device_options.h"
+#include "module_ops.h"
 #include "timer_clock.h"
 
 #include <atomic>
@@ -30,13 +27,13 @@
 #include <cmath>
 #include <cstring>
 #include <memory>
-#include <new>
 #include <string>
 #include <thread>
 #include <vector>
 
 namespace {
 
+using audiod::refuse;
 using audiod::SampleFormat;
 using audiod::TimerClock;
 
@@ -44,63 +41,14 @@ constexpr auto kFlushInterval = std::chrono::milliseconds(20);
 // The queue absorbs disk stalls of up to this long before frames are dropped.
 constexpr uint32_t kQueueSeconds = 4;
 
-struct FileSink {
-    FileSink(const audiod_sink_config& config, audiod::AudioFileWriter&& w, uint32_t frame_bytes,
-             uint32_t clock_rate)
-        : clock(clock_rate, config.quantum, TimerClock::AfterXrun::restart)
-        , writer(std::move(w))
-        , queue(size_t{config.rate} * kQueueSeconds * frame_bytes)
-        , frame_bytes(frame_bytes)
-        , name(config.name) {}
-
-    TimerClock clock;
-    audiod::AudioFileWriter writer;
-    audiod::SpscQueue<uint8_t> queue;
-    uint32_t frame_bytes;
-    std::string name;
-    const audiod_host* host = nullptr;
-    std::thread thread;
-    std::atomic<bool> stopping{false};
-    std::atomic<uint64_t> dropped_frames{0};
-    std::atomic<uint64_t> overflows{0};
-
-    void log(int level, const std::string& message) const {
-        if (host != nullptr && host->log != nullptr) {
-            host->log(level, "file-sink", (name + ": " + message).c_str());
-        }
-    }
-
-    // Thread: the writer thread.
-    void run_writer() {
-        // Whole frames only: the writer takes nothing else.
-        std::vector<uint8_t> chunk(size_t{frame_bytes} * (64 * 1024 / frame_bytes + 1));
-        bool failed = false;
-        for (;;) {
-            const bool last = stopping.load(std::memory_order_acquire);
-            size_t moved = 0;
-            while (const size_t n = queue.try_pop_n(chunk.data(), chunk.size())) {
-                moved += n;
-                if (!failed) {
-                    if (const int rc = writer.append(chunk.data(), n); rc != 0) {
-                        failed = true;
-                        log(AUDIOD_LOG_ERROR,
-                            std::string("writing stopped: ") + std::strerror(-rc));
-                    }
-                }
-            }
-            if (moved > 0 && !failed) {
-                if (const int rc = writer.flush_header(); rc != 0) {
-                    failed = true;
-                    log(AUDIOD_LOG_ERROR,
-                        std::string("header update failed: ") + std::strerror(-rc));
-                }
-            }
-            if (last) {
-                return;
-            }
-            std::this_thread::sleep_for(kFlushInterval);
-        }
-    }
+constexpr audiod_option_spec kOptions[] = {
+    {"path", "string", nullptr, "", "the file to write (required)"},
+    {"format", "enum", "s16le", "s16le|s32le|f32le", "the file's sample format"},
+    {"container", "enum", nullptr, "wav|flac",
+     "the file's kind; default: flac if the path ends in .flac, else wav"},
+    {"clock-rate", "integer", nullptr, "",
+     "frames a second the sink's timer takes, within 1 % of the sink's rate (a card whose "
+     "clock is off); default: the sink's rate"},
 };
 
 std::optional<SampleFormat> parse_output_format(const std::string& text) {
@@ -112,122 +60,165 @@ std::optional<SampleFormat> parse_output_format(const std::string& text) {
     return std::nullopt;
 }
 
-int file_open(const audiod_host* host, const audiod_sink_config* config, void** instance,
-              audiod_sink_info* info, char* error, size_t error_size) {
-    const audiod::SinkOptions options(*config);
-    if (const auto key = options.unknown_key({"path", "format", "container", "clock-rate"})) {
-        audiod::set_error(error, error_size,
-                          "the file sink has no option '" + *key +
-                              "' (it takes path, format, container and clock-rate)");
-        return -EINVAL;
+class FileSink : public audiod::TimerPaced {
+public:
+    FileSink(const audiod_host* host, const audiod_device_config& config,
+             audiod::AudioFileWriter&& writer, uint32_t frame_bytes, uint32_t clock_rate)
+        : TimerPaced(clock_rate, config.quantum, TimerClock::AfterXrun::restart)
+        , writer_(std::move(writer))
+        , queue_(size_t{config.rate} * kQueueSeconds * frame_bytes)
+        , frame_bytes_(frame_bytes)
+        , name_(config.name)
+        , host_(host) {}
+    // Stops the writer thread once it has written everything, and closes
+    // the file. Thread: control.
+    ~FileSink();
+    FileSink(const FileSink&) = delete;
+    FileSink& operator=(const FileSink&) = delete;
+
+    // Thread: control.
+    static std::unique_ptr<FileSink> open(const audiod::OpenRequest& request,
+                                          audiod_open_info* info, std::string* error, int* code);
+
+    // Thread: rt.
+    int write_rt(const void* frames, uint32_t count) noexcept;
+    void stop_rt() noexcept {}
+
+    // Thread: any.
+    [[nodiscard]] uint64_t xruns() const noexcept {
+        return TimerPaced::xruns() + overflows_.load(std::memory_order_relaxed);
     }
-    uint64_t clock_rate = config->rate;
+
+private:
+    void log(int level, const std::string& message) const {
+        if (host_ != nullptr && host_->log != nullptr) {
+            host_->log(level, "file-sink", (name_ + ": " + message).c_str());
+        }
+    }
+    // Thread: the writer thread.
+    void run_writer();
+
+    audiod::AudioFileWriter writer_;
+    audiod::SpscQueue<uint8_t> queue_;
+    uint32_t frame_bytes_;
+    std::string name_;
+    const audiod_host* host_;
+    std::thread thread_;
+    std::atomic<bool> stopping_{false};
+    std::atomic<uint64_t> dropped_frames_{0};
+    std::atomic<uint64_t> overflows_{0};
+};
+
+std::unique_ptr<FileSink> FileSink::open(const audiod::OpenRequest& request, audiod_open_info* info,
+                                         std::string* error, int* code) {
+    const audiod_device_config& config = request.config;
+    const audiod::DeviceOptions options(config);
+    if (auto refusal = options.check_keys(kOptions, "the file sink")) {
+        return refuse(error, code, std::move(*refusal), -EINVAL);
+    }
+    uint64_t clock_rate = config.rate;
     if (const auto v = options.get("clock-rate")) {
         if (!audiod::parse_uint(*v, AUDIOD_MAX_RATE, clock_rate) ||
-            std::abs(static_cast<double>(clock_rate) / config->rate - 1) > 0.01) {
-            audiod::set_error(error, error_size,
-                              "clock-rate '" + *v + "' is not within 1 % of the sink's rate " +
-                                  std::to_string(config->rate));
-            return -EINVAL;
+            std::abs(static_cast<double>(clock_rate) / config.rate - 1) > 0.01) {
+            return refuse(error, code,
+                          "clock-rate '" + *v + "' is not within 1 % of the sink's rate " +
+                              std::to_string(config.rate),
+                          -EINVAL);
         }
     }
     const auto path = options.get("path");
     if (!path || path->empty()) {
-        audiod::set_error(error, error_size, "the file sink needs path = \"FILE.wav\"");
-        return -EINVAL;
+        return refuse(error, code, "the file sink needs path = \"FILE.wav\"", -EINVAL);
     }
     const auto container_name = options.get("container");
     const auto container =
         container_name ? audiod::parse_container(*container_name) : audiod::container_for(*path);
     if (!container) {
-        audiod::set_error(error, error_size,
-                          "container '" + *container_name + "' is not one of wav, flac");
-        return -EINVAL;
+        return refuse(error, code, "container '" + *container_name + "' is not one of wav, flac",
+                      -EINVAL);
     }
     const auto format = parse_output_format(options.get("format").value_or("s16le"));
     if (!format) {
-        audiod::set_error(error, error_size,
-                          "format '" + options.get("format").value_or("") +
-                              "' is not one of s16le, s32le, f32le");
-        return -EINVAL;
+        return refuse(error, code,
+                      "format '" + options.get("format").value_or("") +
+                          "' is not one of s16le, s32le, f32le",
+                      -EINVAL);
     }
     auto created = audiod::AudioFileWriter::create(
-        *path, audiod::AudioFormat{*format, config->rate, config->channels}, *container);
+        *path, audiod::AudioFormat{*format, config.rate, config.channels}, *container);
     if (auto* message = std::get_if<std::string>(&created)) {
-        audiod::set_error(error, error_size, *path + ": " + *message);
-        return -EIO;
+        return refuse(error, code, *path + ": " + *message, -EIO);
     }
-    const uint32_t frame_bytes = audiod::sample_bytes(*format) * config->channels;
-    auto* sink =
-        new (std::nothrow) FileSink(*config, std::move(std::get<audiod::AudioFileWriter>(created)),
-                                    frame_bytes, static_cast<uint32_t>(clock_rate));
-    if (sink == nullptr) {
-        return -ENOMEM;
-    }
-    sink->host = host;
+    auto sink = std::make_unique<FileSink>(
+        request.host, config, std::move(std::get<audiod::AudioFileWriter>(created)),
+        audiod::sample_bytes(*format) * config.channels, static_cast<uint32_t>(clock_rate));
     try {
-        sink->thread = std::thread([sink] { sink->run_writer(); });
+        sink->thread_ = std::thread([s = sink.get()] { s->run_writer(); });
     } catch (const std::system_error&) {
-        delete sink;
-        audiod::set_error(error, error_size, "cannot start the writer thread");
-        return -EAGAIN;
+        return refuse(error, code, "cannot start the writer thread", -EAGAIN);
     }
-    *instance = sink;
     info->format = static_cast<int>(*format);
     info->latency_frames = 0;
-    return 0;
+    return sink;
 }
 
-int file_start(void* instance) {
-    static_cast<FileSink*>(instance)->clock.start();
-    return 0;
+FileSink::~FileSink() {
+    stopping_.store(true, std::memory_order_release);
+    if (thread_.joinable()) {
+        thread_.join();
+    }
+    if (const int rc = writer_.finish(); rc != 0) {
+        log(AUDIOD_LOG_ERROR, std::string("closing the file: ") + std::strerror(-rc));
+    }
+    if (const uint64_t dropped = dropped_frames_.load()) {
+        log(AUDIOD_LOG_WARNING,
+            "the disk fell behind; dropped " + std::to_string(dropped) + " frames");
+    }
 }
 
-int file_wait(void* instance) {
-    return static_cast<FileSink*>(instance)->clock.wait();
-}
-
-int file_write(void* instance, const void* frames, uint32_t count) {
-    auto* sink = static_cast<FileSink*>(instance);
-    const size_t bytes = size_t{count} * sink->frame_bytes;
+int FileSink::write_rt(const void* frames, uint32_t count) noexcept {
+    const size_t bytes = size_t{count} * frame_bytes_;
     // Whole frames or nothing, so the file never tears a frame in half.
-    if (sink->queue.capacity() - sink->queue.size_approx() < bytes) {
-        sink->dropped_frames.fetch_add(count, std::memory_order_relaxed);
-        sink->overflows.fetch_add(1, std::memory_order_relaxed);
+    if (queue_.capacity() - queue_.size_approx() < bytes) {
+        dropped_frames_.fetch_add(count, std::memory_order_relaxed);
+        overflows_.fetch_add(1, std::memory_order_relaxed);
         return 0;
     }
-    sink->queue.try_push_n(static_cast<const uint8_t*>(frames), bytes);
+    queue_.try_push_n(static_cast<const uint8_t*>(frames), bytes);
     return 0;
 }
 
-void file_stop(void*) {}
-
-void file_close(void* instance) {
-    auto* sink = static_cast<FileSink*>(instance);
-    sink->stopping.store(true, std::memory_order_release);
-    if (sink->thread.joinable()) {
-        sink->thread.join();
+void FileSink::run_writer() {
+    // Whole frames only: the writer takes nothing else.
+    std::vector<uint8_t> chunk(size_t{frame_bytes_} * (64 * 1024 / frame_bytes_ + 1));
+    bool failed = false;
+    for (;;) {
+        const bool last = stopping_.load(std::memory_order_acquire);
+        size_t moved = 0;
+        while (const size_t n = queue_.try_pop_n(chunk.data(), chunk.size())) {
+            moved += n;
+            if (!failed) {
+                if (const int rc = writer_.append(chunk.data(), n); rc != 0) {
+                    failed = true;
+                    log(AUDIOD_LOG_ERROR, std::string("writing stopped: ") + std::strerror(-rc));
+                }
+            }
+        }
+        if (moved > 0 && !failed) {
+            if (const int rc = writer_.flush_header(); rc != 0) {
+                failed = true;
+                log(AUDIOD_LOG_ERROR, std::string("header update failed: ") + std::strerror(-rc));
+            }
+        }
+        if (last) {
+            return;
+        }
+        std::this_thread::sleep_for(kFlushInterval);
     }
-    if (const int rc = sink->writer.finish(); rc != 0) {
-        sink->log(AUDIOD_LOG_ERROR, std::string("closing the file: ") + std::strerror(-rc));
-    }
-    if (const uint64_t dropped = sink->dropped_frames.load()) {
-        sink->log(AUDIOD_LOG_WARNING,
-                  "the disk fell behind; dropped " + std::to_string(dropped) + " frames");
-    }
-    delete sink;
 }
 
-uint64_t file_xruns(void* instance) {
-    const auto* sink = static_cast<FileSink*>(instance);
-    return sink->clock.xruns() + sink->overflows.load(std::memory_order_relaxed);
-}
-
-constexpr audiod_sink_ops kOps = {file_open, file_start, file_wait,  file_write,
-                                  file_stop, file_close, file_xruns, nullptr};
-constexpr audiod_module kModule = {AUDIOD_MODULE_ABI_VERSION, "file",
-                                   "writes the mix to a WAV or FLAC file, paced by a timer", &kOps,
-                                   nullptr};
+constexpr audiod_module kModule = audiod::make_module<FileSink, kOptions>(
+    "file", "writes the mix to a WAV or FLAC file, paced by a timer");
 
 } // namespace
 

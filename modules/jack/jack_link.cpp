@@ -1,7 +1,7 @@
 #include "jack_link.h"
 
+#include "device_options.h"
 #include "libjack_clients.h"
-#include "sink_options.h"
 
 #include <algorithm>
 #include <bit>
@@ -75,12 +75,6 @@ std::shared_future<void> end_of_this_thread() {
 // end: jackd tells its clients before it closes them, and that thread reads
 // on until it has (see ~JackLink).
 constexpr auto kTellerEndWait = std::chrono::seconds(3);
-
-std::unique_ptr<JackLink> refuse(std::string* error, int* code, std::string message, int value) {
-    *error = std::move(message);
-    *code = value;
-    return nullptr;
-}
 
 timespec monotonic_after(int64_t ns) {
     timespec t{};
@@ -206,15 +200,13 @@ void silence_libjack() {
     jack_set_info_function(quiet);
 }
 
-std::unique_ptr<JackLink> JackLink::open(const audiod_host* host, const audiod_sink_config& config,
-                                         bool capture, std::string* error, int* code) {
-    const SinkOptions options(config);
-    const std::string kind = capture ? "source" : "sink";
-    if (const auto key = options.unknown_key({"server", "client-name", "connect", "latency-ms"})) {
-        return refuse(error, code,
-                      "the jack " + kind + " has no option '" + *key +
-                          "' (it takes server, client-name, connect, latency-ms)",
-                      -EINVAL);
+std::unique_ptr<JackLink> JackLink::open(const audiod_host* host,
+                                         const audiod_device_config& config, bool capture,
+                                         std::string* error, int* code) {
+    const DeviceOptions options(config);
+    if (const auto refusal =
+            options.check_keys(kOptions, capture ? "the jack source" : "the jack sink")) {
+        return refuse(error, code, *refusal, -EINVAL);
     }
     JoinRequest request;
     request.name = config.name;

@@ -41,6 +41,22 @@
 
 namespace audiod::jack {
 
+// What the jack sink and source accept.
+inline constexpr audiod_option_spec kOptions[] = {
+    {"server", "string", nullptr, "",
+     "the JACK server's name, never started by audiod; default: $JACK_DEFAULT_SERVER, else "
+     "\"default\""},
+    {"client-name", "string", nullptr, "",
+     "the JACK client's name, 1 to JACK's limit of characters; default: \"audiod-\" and the "
+     "device's name"},
+    {"connect", "string", "physical", "",
+     "the ports to connect to, in order: \"physical\" (the graph's physical playback or "
+     "capture ports), \"none\", a client's name, or a regular expression on port names"},
+    {"latency-ms", "integer", nullptr, "1..2000",
+     "what a sink keeps queued (a source holds what JACK delivers); default: JACK's period and "
+     "a quantum"},
+};
+
 // What an open asks of JACK, its options read.
 struct JoinRequest {
     std::string name; // the sink's or source's
@@ -56,8 +72,7 @@ struct JoinRequest {
 
 class JackLink {
 public:
-    // Joins the JACK server the options name (`server`, `client-name`,
-    // `connect`, `latency-ms`) with `config.channels` ports, playback
+    // Joins the JACK server the options (kOptions) name with `config.channels` ports, playback
     // (`capture` false) or capture, activates the client and connects its
     // ports. nullptr with a message in `error` and a negative errno in
     // `code` if it cannot: -ENODEV when no JACK server answers, -EINVAL for
@@ -67,8 +82,9 @@ public:
     // on a thread of its own, waited for 10 s the first time this process
     // opens the client and 1 s after that (a reopen): a stopped jackd
     // never answers. Thread: control.
-    static std::unique_ptr<JackLink> open(const audiod_host* host, const audiod_sink_config& config,
-                                          bool capture, std::string* error, int* code);
+    static std::unique_ptr<JackLink> open(const audiod_host* host,
+                                          const audiod_device_config& config, bool capture,
+                                          std::string* error, int* code);
     // Leaves the graph and closes the client. libjack talks to the server
     // here, which may be stopped: close_link() is the bounded way. Thread:
     // control, or close_link's own.
@@ -220,11 +236,6 @@ private:
     std::atomic<uint64_t> unreported_skip_{0};
     std::atomic<uint64_t> unmatched_report_{0};
 };
-
-// The link behind a sink's or source's instance pointer.
-inline JackLink& link_of(void* instance) {
-    return *static_cast<JackLink*>(instance);
-}
 
 // libjack prints to standard error whenever a client cannot reach a server,
 // which the once-a-second reopen of a sink whose JACK is gone would repeat

@@ -1,5 +1,8 @@
-#include "jack_module.h"
+// The jack module: a sink and a source in a JACK graph (jack_device.h), and
+// the JACK clients they can connect to.
+#include "jack_device.h"
 #include "jack_link.h"
+#include "module_ops.h"
 
 #include <jack/jack.h>
 
@@ -9,9 +12,11 @@
 
 namespace {
 
-const audiod_module kModule = {AUDIOD_MODULE_ABI_VERSION, "jack",
-                               "plays into and records from a JACK graph, driven by JACK's clock",
-                               audiod::jack::sink_ops(), audiod::jack::source_ops()};
+using audiod::jack::JackDevice;
+using audiod::jack::kOptions;
+
+constexpr audiod_module kModule = audiod::make_module<JackDevice, kOptions>(
+    "jack", "plays into and records from a JACK graph, driven by JACK's clock");
 
 struct PortCounts {
     uint32_t inputs = 0;  // ports a sink can play into

@@ -2,66 +2,40 @@
 // headless default and the reference for measuring the server's own cost.
 #include "audiod/audiod.h"
 #include "audiod/module.h"
-#include "sink_options.h"
+#include "device_options.h"
+#include "module_ops.h"
 #include "timer_clock.h"
 
-#include <cerrno>
-#include <new>
+#include <memory>
+#include <string>
 
 namespace {
 
 using audiod::TimerClock;
 
-struct NullSink {
-    explicit NullSink(const audiod_sink_config& config)
-        : clock(config.rate, config.quantum, TimerClock::AfterXrun::restart) {}
-    TimerClock clock;
+class NullSink : public audiod::TimerPaced {
+public:
+    explicit NullSink(const audiod_device_config& config)
+        : TimerPaced(config.rate, config.quantum, TimerClock::AfterXrun::restart) {}
+
+    // Thread: control.
+    static std::unique_ptr<NullSink> open(const audiod::OpenRequest& request,
+                                          audiod_open_info* info, std::string* error, int* code) {
+        if (auto refusal = audiod::DeviceOptions(request.config).check_keys({}, "the null sink")) {
+            return audiod::refuse(error, code, std::move(*refusal), -EINVAL);
+        }
+        info->format = AUDIOD_FORMAT_S16LE;
+        info->latency_frames = 0;
+        return std::make_unique<NullSink>(request.config);
+    }
+
+    // Thread: rt.
+    int write_rt(const void*, uint32_t) noexcept { return 0; }
+    void stop_rt() noexcept {}
 };
 
-int null_open(const audiod_host*, const audiod_sink_config* config, void** instance,
-              audiod_sink_info* info, char* error, size_t error_size) {
-    audiod::SinkOptions options(*config);
-    if (const auto key = options.unknown_key({})) {
-        audiod::set_error(error, error_size, "the null sink has no option '" + *key + "'");
-        return -EINVAL;
-    }
-    auto* sink = new (std::nothrow) NullSink(*config);
-    if (sink == nullptr) {
-        return -ENOMEM;
-    }
-    *instance = sink;
-    info->format = AUDIOD_FORMAT_S16LE;
-    info->latency_frames = 0;
-    return 0;
-}
-
-int null_start(void* instance) {
-    static_cast<NullSink*>(instance)->clock.start();
-    return 0;
-}
-
-int null_wait(void* instance) {
-    return static_cast<NullSink*>(instance)->clock.wait();
-}
-
-int null_write(void*, const void*, uint32_t) {
-    return 0;
-}
-
-void null_stop(void*) {}
-
-void null_close(void* instance) {
-    delete static_cast<NullSink*>(instance);
-}
-
-uint64_t null_xruns(void* instance) {
-    return static_cast<NullSink*>(instance)->clock.xruns();
-}
-
-constexpr audiod_sink_ops kOps = {null_open, null_start, null_wait,  null_write,
-                                  null_stop, null_close, null_xruns, nullptr};
-constexpr audiod_module kModule = {AUDIOD_MODULE_ABI_VERSION, "null",
-                                   "discards audio, paced by a timer", &kOps, nullptr};
+constexpr audiod_module kModule =
+    audiod::make_module<NullSink, audiod::kNoOptions>("null", "discards audio, paced by a timer");
 
 } // namespace
 

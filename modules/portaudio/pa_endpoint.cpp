@@ -1,68 +1,111 @@
 #include "pa_endpoint.h"
 
-#include "sink_options.h"
+#include "device_options.h"
+#include "recovery_escape.h"
 
 #include <cerrno>
-#include <memory>
+#include <cstring>
 
 namespace audiod::portaudio {
 
-PaEndpoint* open_endpoint(const audiod_host* host, const audiod_sink_config& config, bool capture,
-                          audiod_sink_info* info, std::string* error, int* code) {
-    const SinkOptions options(config);
+namespace {
+
+// One blocking transfer on a stream in the server: `call`, marked as
+// under way (in_call: close_device leaves a JACK stream given up inside
+// one open). The xrun PortAudio reports as `xrun` is counted; any other
+// error fails the device. Thread: rt.
+template <class Call>
+int transfer_rt(PaDevice& device, PaError xrun, Call call) noexcept {
+    if (const int gone = check_present(device); gone != 0) {
+        return gone;
+    }
+    device.in_call.store(true, std::memory_order_relaxed);
+    const PaError err = call(device.stream);
+    device.in_call.store(false, std::memory_order_relaxed);
+    if (err == xrun) {
+        device.xruns.fetch_add(1, std::memory_order_relaxed);
+        return 0;
+    }
+    return err == paNoError ? 0 : failing(device, error_code(err));
+}
+
+} // namespace
+
+std::unique_ptr<PaEndpoint> PaEndpoint::open(const OpenRequest& request, audiod_open_info* info,
+                                             std::string* error, int* code) {
+    const auto& [host, config, capture] = request;
+    const DeviceOptions options(config);
     const auto process = options.get("process");
     if (process && *process != "own" && *process != "server") {
-        *error = "process = " + *process +
-                 " is not \"own\" (a helper process) or \"server\" (the server's)";
-        *code = -EINVAL;
-        return nullptr;
+        return refuse(error, code,
+                      "process = " + *process +
+                          " is not \"own\" (a helper process) or \"server\" (the server's)",
+                      -EINVAL);
     }
     auto endpoint = std::make_unique<PaEndpoint>();
     // With host-api = "jack" the server's PortAudio is not even started
     // (starting it opens a JACK client here too).
     const bool own = process ? *process == "own" : options.get("host-api") == "jack";
     if (!own) {
-        endpoint->local =
+        endpoint->local_ =
             open_device(host, config, capture, info, error, code, process.has_value());
-        if (endpoint->local != nullptr) {
-            return endpoint.release();
+        if (endpoint->local_ != nullptr) {
+            return endpoint;
         }
         if (*code != kOpenInHelper) {
             return nullptr;
         }
     }
-    endpoint->remote = open_remote(host, config, capture, info, error, code);
-    return endpoint->remote != nullptr ? endpoint.release() : nullptr;
+    endpoint->remote_ = open_remote(host, config, capture, info, error, code);
+    return endpoint->remote_ != nullptr ? std::move(endpoint) : nullptr;
 }
 
-void close_endpoint(PaEndpoint* endpoint) {
-    if (endpoint->local != nullptr) {
-        close_device(endpoint->local);
+PaEndpoint::~PaEndpoint() {
+    if (local_ != nullptr) {
+        close_device(local_);
     }
-    if (endpoint->remote != nullptr) {
-        close_remote(endpoint->remote);
+    if (remote_ != nullptr) {
+        close_remote(remote_);
     }
-    delete endpoint;
 }
 
-int start_endpoint(PaEndpoint& endpoint) {
-    return endpoint.remote != nullptr ? start_remote(*endpoint.remote)
-                                      : start_device(*endpoint.local);
+int PaEndpoint::start_rt() noexcept {
+    return remote_ != nullptr ? start_remote(*remote_) : start_device(*local_);
 }
 
-int wait_endpoint(PaEndpoint& endpoint) {
-    return endpoint.remote != nullptr ? wait_remote(*endpoint.remote)
-                                      : wait_for_quantum(*endpoint.local);
+int PaEndpoint::wait_rt() noexcept {
+    return remote_ != nullptr ? wait_remote(*remote_) : wait_for_quantum(*local_);
 }
 
-uint64_t endpoint_xruns(const PaEndpoint& endpoint) {
-    return endpoint.remote != nullptr ? remote_xruns(*endpoint.remote)
-                                      : endpoint.local->xruns.load(std::memory_order_relaxed);
+int PaEndpoint::write_rt(const void* frames, uint32_t count) noexcept {
+    if (remote_ != nullptr) {
+        return write_remote(*remote_, frames, count);
+    }
+    return transfer_rt(*local_, paOutputUnderflowed,
+                       [&](PaStream* stream) { return write_stream(stream, frames, count); });
 }
 
-size_t describe_endpoint(const PaEndpoint& endpoint, char* text, size_t size) {
-    return endpoint.remote != nullptr ? describe_remote(*endpoint.remote, text, size)
-                                      : describe_device(*endpoint.local, text, size);
+int PaEndpoint::read_rt(void* frames, uint32_t count) noexcept {
+    if (remote_ != nullptr) {
+        return read_remote(*remote_, frames, count);
+    }
+    const int rc = transfer_rt(*local_, paInputOverflowed, [&](PaStream* stream) {
+        return read_stream(stream, frames, count);
+    });
+    if (rc != 0) {
+        std::memset(frames, 0, size_t{count} * local_->frame_bytes);
+    }
+    return rc;
+}
+
+uint64_t PaEndpoint::xruns() const noexcept {
+    return remote_ != nullptr ? remote_xruns(*remote_)
+                              : local_->xruns.load(std::memory_order_relaxed);
+}
+
+size_t PaEndpoint::describe(char* text, size_t size) const {
+    return remote_ != nullptr ? describe_remote(*remote_, text, size)
+                              : describe_device(*local_, text, size);
 }
 
 } // namespace audiod::portaudio

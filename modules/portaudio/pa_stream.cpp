@@ -2,7 +2,7 @@
 #include "monotonic_time.h"
 
 #include "audiod/audiod.h"
-#include "sink_options.h"
+#include "device_options.h"
 
 #include <algorithm>
 #include <atomic>
@@ -31,12 +31,6 @@ constexpr Format kFormats[] = {{"s16", paInt16, AUDIOD_FORMAT_S16LE, 2},
                                {"s32", paInt32, AUDIOD_FORMAT_S32LE, 4},
                                {"f32", paFloat32, AUDIOD_FORMAT_F32LE, 4}};
 
-PaDevice* refuse(std::string* error, int* code, std::string message, int value) {
-    *error = std::move(message);
-    *code = value;
-    return nullptr;
-}
-
 void sleep_for_frames(uint64_t frames, uint32_t rate) {
     // At least 0.25 ms: a device whose position moves by whole periods
     // must not make this spin.
@@ -54,16 +48,12 @@ std::atomic<bool> jack_given_up{false};
 
 } // namespace
 
-PaDevice* open_device(const audiod_host* host, const audiod_sink_config& config, bool capture,
-                      audiod_sink_info* info, std::string* error, int* code, bool jack_here) {
-    const SinkOptions options(config);
-    const std::string kind = capture ? "source" : "sink";
-    if (const auto key =
-            options.unknown_key({"device", "host-api", "latency-ms", "format", "process"})) {
-        return refuse(error, code,
-                      "the portaudio " + kind + " has no option '" + *key +
-                          "' (it takes device, host-api, latency-ms, format, process)",
-                      -EINVAL);
+PaDevice* open_device(const audiod_host* host, const audiod_device_config& config, bool capture,
+                      audiod_open_info* info, std::string* error, int* code, bool jack_here) {
+    const DeviceOptions options(config);
+    if (const auto refusal =
+            options.check_keys(kOptions, capture ? "the portaudio source" : "the portaudio sink")) {
+        return refuse(error, code, *refusal, -EINVAL);
     }
     const std::string format_name = options.get("format").value_or("s32");
     const Format* format = nullptr;

@@ -9,10 +9,25 @@
 
 #include <atomic>
 #include <cstdint>
+#include <iterator>
 #include <memory>
 #include <string>
 
 namespace audiod::portaudio {
+
+// What the portaudio sink and source accept (`process` is pa_endpoint.h's).
+inline constexpr audiod_option_spec kOptions[] = {
+    {"device", "string", nullptr, "",
+     "a device's name, exactly or a unique part of it, or its index (audiod --list-devices); "
+     "default: PortAudio's default device"},
+    {"host-api", "string", nullptr, "", "only this host API's devices: alsa, jack, oss ..."},
+    {"latency-ms", "integer", nullptr, "1..2000",
+     "PortAudio's suggested latency, and what a sink keeps queued; default: three quanta"},
+    {"format", "enum", "s32", "s16|s32|f32", "the samples PortAudio is given or delivers"},
+    {"process", "enum", nullptr, "own|server",
+     "where the stream runs: own, a helper process; server, the server's; default: own for "
+     "JACK's devices, server for the others"},
+};
 
 struct PaDevice {
     const audiod_host* host = nullptr; // for a warning from close_device
@@ -37,12 +52,12 @@ struct PaDevice {
 // in a helper process (remote_device.h).
 constexpr int kOpenInHelper = 1;
 
-// Opens the device the options (device, host-api, latency-ms, format;
-// `process` is remote_device.h's) name for playback or capture and fills
+// Opens the device the options (kOptions; `process` is
+// remote_device.h's) name for playback or capture and fills
 // `info`. Returns nullptr with a message in `error` and a negative errno in
 // `code` if it cannot. Thread: control (or a helper's only thread).
-PaDevice* open_device(const audiod_host* host, const audiod_sink_config& config, bool capture,
-                      audiod_sink_info* info, std::string* error, int* code, bool jack_here);
+PaDevice* open_device(const audiod_host* host, const audiod_device_config& config, bool capture,
+                      audiod_open_info* info, std::string* error, int* code, bool jack_here);
 // Stops and closes the stream and lets go of PortAudio, on a thread of its
 // own, waiting for it at most 300 ms: PortAudio 19.6 can block for ever
 // there (a JACK stream whose server died waits for JACK to drain it). A

@@ -15,10 +15,10 @@
 // closing the stream: PortAudio 19.6 can wait for ever, or abort, closing a
 // JACK stream whose server died (pa_stream.h), and ending the process is
 // what lets PortAudio and libjack start afresh next time.
+#include "device_options.h"
 #include "helper_ring.h"
 #include "pa_stream.h"
 #include "recovery_escape.h"
-#include "sink_options.h"
 
 #include <jack/jack.h>
 #include <pa_jack.h>
@@ -270,12 +270,12 @@ int main(int argc, char** argv) {
     // business: PortAudio's own error, or its missing device, says it.
     jack_set_error_function(quiet);
     jack_set_info_function(quiet);
-    const audiod_sink_config config{g_name.c_str(),
-                                    static_cast<uint32_t>(numbers[0]),
-                                    static_cast<uint32_t>(numbers[1]),
-                                    static_cast<uint32_t>(numbers[2]),
-                                    options.data(),
-                                    options.size()};
+    const audiod_device_config config{g_name.c_str(),
+                                      static_cast<uint32_t>(numbers[0]),
+                                      static_cast<uint32_t>(numbers[1]),
+                                      static_cast<uint32_t>(numbers[2]),
+                                      options.data(),
+                                      options.size()};
     audiod_host host{};
     host.abi_version = AUDIOD_MODULE_ABI_VERSION;
     host.log = log_to_stderr;
@@ -283,7 +283,7 @@ int main(int argc, char** argv) {
     // not PortAudio's one "PortAudio" for every process.
     const std::string client_name = "audiod-" + g_name;
     PaJack_SetClientName(client_name.c_str());
-    audiod_sink_info info{};
+    audiod_open_info info{};
     std::string why;
     int code = 0;
     helper.device = open_device(&host, config, capture, &info, &why, &code, true);

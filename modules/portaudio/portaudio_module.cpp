@@ -1,6 +1,9 @@
-#include "portaudio_module.h"
+// The portaudio module: a sink and a source on any device PortAudio
+// reaches (pa_endpoint.h), and the devices they can open.
+#include "device_options.h"
+#include "module_ops.h"
+#include "pa_endpoint.h"
 #include "pa_host.h"
-#include "sink_options.h"
 
 #include <cerrno>
 #include <cmath>
@@ -8,11 +11,13 @@
 
 namespace {
 
-const audiod_module kModule = {
-    AUDIOD_MODULE_ABI_VERSION, "portaudio",
+using audiod::portaudio::kOptions;
+using audiod::portaudio::PaEndpoint;
+
+constexpr audiod_module kModule = audiod::make_module<PaEndpoint, kOptions>(
+    "portaudio",
     "plays on and records from devices PortAudio reaches (ALSA, JACK, OSS), driven by the "
-    "device's clock",
-    audiod::portaudio::sink_ops(), audiod::portaudio::source_ops()};
+    "device's clock");
 
 } // namespace
 

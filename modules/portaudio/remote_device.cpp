@@ -1,8 +1,8 @@
 #include "remote_device.h"
 
+#include "device_options.h"
 #include "helper_ring.h"
 #include "monotonic_time.h"
-#include "sink_options.h"
 
 #include <dlfcn.h>
 #include <fcntl.h>
@@ -208,7 +208,7 @@ int set_up_ring(RemoteDevice& device, uint32_t channels) {
 
 // Starts the helper with the ring, the two eventfds and the answer's pipe
 // as its only descriptors besides standard input, output and error.
-int spawn_helper(RemoteDevice& device, const audiod_sink_config& config, std::string* error) {
+int spawn_helper(RemoteDevice& device, const audiod_device_config& config, std::string* error) {
     const int ring_fd = set_up_ring(device, config.channels);
     if (ring_fd < 0) {
         *error = std::string("cannot make the PortAudio helper's ring: ") + std::strerror(-ring_fd);
@@ -371,8 +371,8 @@ RemoteDevice::~RemoteDevice() {
     }
 }
 
-RemoteDevice* open_remote(const audiod_host* host, const audiod_sink_config& config, bool capture,
-                          audiod_sink_info* info, std::string* error, int* code) {
+RemoteDevice* open_remote(const audiod_host* host, const audiod_device_config& config, bool capture,
+                          audiod_open_info* info, std::string* error, int* code) {
     const std::string key = std::string(capture ? "source " : "sink ") + config.name;
     std::unique_ptr<RemoteDevice> device;
     bool reopen = false;

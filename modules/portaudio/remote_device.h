@@ -47,8 +47,8 @@ struct RemoteDevice;
 // Starts a helper that opens the device the options name, and waits for its
 // answer. Returns nullptr with a message in `error` and a negative errno in
 // `code` if the device cannot be opened. Thread: control.
-RemoteDevice* open_remote(const audiod_host* host, const audiod_sink_config& config, bool capture,
-                          audiod_sink_info* info, std::string* error, int* code);
+RemoteDevice* open_remote(const audiod_host* host, const audiod_device_config& config, bool capture,
+                          audiod_open_info* info, std::string* error, int* code);
 // Asks the helper to quit, kills it if it has not within 500 ms, and lets
 // go of everything. Thread: control.
 void close_remote(RemoteDevice* device);

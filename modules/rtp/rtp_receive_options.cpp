@@ -1,8 +1,9 @@
 #include "rtp_receive_options.h"
 
 #include "audiod/audiod.h"
+#include "device_options.h"
+#include "rtp_option_reader.h"
 #include "sdp.h"
-#include "sink_options.h"
 
 #include <algorithm>
 #include <arpa/inet.h>
@@ -61,25 +62,17 @@ bool allowed(const std::vector<AddressPrefix>& allow, const uint8_t* address, bo
     return false;
 }
 
-std::optional<RtpReceiveOptions> parse_receive_options(const audiod_sink_config& config,
+std::optional<RtpReceiveOptions> parse_receive_options(const audiod_device_config& config,
                                                        std::string& error) {
-    const SinkOptions options(config);
-    if (const auto key =
-            options.unknown_key({"address", "port", "payload", "payload-type", "clock-rate",
-                                 "stream-channels", "latency-ms", "allow", "sdp-file"})) {
-        error = "the rtp source has no option '" + *key + "'";
+    OptionReader read(config, "rtp source", error);
+    if (!read.keys_known(kSourceOptions)) {
         return std::nullopt;
     }
     RtpReceiveOptions o;
-    uint64_t number = 0;
-    const auto bad = [&](const char* key, const std::string& why) {
-        error = std::string("rtp source option ") + key + ": " + why;
-        return std::nullopt;
-    };
-    if (const auto path = options.get("sdp-file")) {
+    if (const auto path = read.get("sdp-file")) {
         std::ifstream in(*path);
         if (!in) {
-            return bad("sdp-file", "cannot read " + *path + ": " + std::strerror(errno));
+            return read.refuse("sdp-file", "cannot read " + *path + ": " + std::strerror(errno));
         }
         std::string text(kMaxSdpSize + 1, '\0'); // one byte more than allowed: too big is refused
         in.read(text.data(), static_cast<std::streamsize>(text.size()));
@@ -87,7 +80,7 @@ std::optional<RtpReceiveOptions> parse_receive_options(const audiod_sink_config&
         std::string why;
         const auto sdp = parse_sdp(text, why);
         if (!sdp) {
-            return bad("sdp-file", *path + ": " + why);
+            return read.refuse("sdp-file", *path + ": " + why);
         }
         o.address = sdp->address;
         o.port = sdp->port;
@@ -96,55 +89,26 @@ std::optional<RtpReceiveOptions> parse_receive_options(const audiod_sink_config&
         o.clock_rate = sdp->rate;
         o.channels = sdp->channels;
     }
-    if (const auto v = options.get("address")) {
-        o.address = *v;
-    }
-    if (const auto v = options.get("port")) {
-        if (!parse_uint(*v, 65535, number) || number == 0) {
-            return bad("port", "'" + *v + "' is not a port number");
-        }
-        o.port = static_cast<uint16_t>(number);
-    }
-    if (const auto v = options.get("payload")) {
-        const auto encoding = parse_encoding(*v);
-        if (!encoding) {
-            return bad("payload", "'" + *v + "' is not opus, l16 or l24");
-        }
-        o.encoding = *encoding;
-    }
-    if (const auto v = options.get("payload-type")) {
-        if (!parse_uint(*v, 127, number)) {
-            return bad("payload-type", "'" + *v + "' is not 0-127");
-        }
-        o.payload_type = static_cast<uint8_t>(number);
-    }
-    if (const auto v = options.get("clock-rate")) {
-        if (!parse_uint(*v, AUDIOD_MAX_RATE, number) || number < AUDIOD_MIN_RATE) {
-            return bad("clock-rate", "'" + *v + "' is not a rate in Hz");
-        }
-        o.clock_rate = static_cast<uint32_t>(number);
-    }
-    if (const auto v = options.get("stream-channels")) {
-        if (!parse_uint(*v, AUDIOD_MAX_CHANNELS, number) || number == 0) {
-            return bad("stream-channels", "'" + *v + "' is not 1-8");
-        }
-        o.channels = static_cast<uint32_t>(number);
+    o.address = read.get("address").value_or(o.address);
+    if (!read.number("port", 1, 65535, "a port number", o.port) || !read.payload(o.encoding) ||
+        !read.number("payload-type", 0, 127, "0-127", o.payload_type) ||
+        !read.number("clock-rate", AUDIOD_MIN_RATE, AUDIOD_MAX_RATE, "a rate in Hz",
+                     o.clock_rate) ||
+        !read.number("stream-channels", 1, AUDIOD_MAX_CHANNELS, "1-8", o.channels)) {
+        return std::nullopt;
     }
     if (o.encoding == Encoding::opus) {
         if (o.clock_rate != 48000) {
-            return bad("clock-rate", "Opus's RTP clock is always 48000 Hz");
+            return read.refuse("clock-rate", "Opus's RTP clock is always 48000 Hz");
         }
         if (o.channels > 2) {
-            return bad("stream-channels", "Opus carries 1 or 2 channels here");
+            return read.refuse("stream-channels", "Opus carries 1 or 2 channels here");
         }
     }
-    if (const auto v = options.get("latency-ms")) {
-        if (!parse_uint(*v, 2000, number) || number == 0) {
-            return bad("latency-ms", "'" + *v + "' is not 1-2000 ms");
-        }
-        o.latency_ms = static_cast<uint32_t>(number);
+    if (!read.number("latency-ms", 1, 2000, "1-2000 ms", o.latency_ms)) {
+        return std::nullopt;
     }
-    if (const auto v = options.get("allow")) {
+    if (const auto v = read.get("allow")) {
         size_t at = 0;
         while (at <= v->size()) {
             const size_t end = std::min(v->find(',', at), v->size());
@@ -153,7 +117,7 @@ std::optional<RtpReceiveOptions> parse_receive_options(const audiod_sink_config&
             item.erase(item.find_last_not_of(' ') + 1);
             const auto prefix = parse_prefix(item);
             if (!prefix) {
-                return bad("allow", "'" + item + "' is not an address or address/prefix");
+                return read.refuse("allow", "'" + item + "' is not an address or address/prefix");
             }
             o.allow.push_back(*prefix);
             at = end + 1;

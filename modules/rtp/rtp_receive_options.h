@@ -7,6 +7,7 @@
 #include "payload.h"
 
 #include <cstdint>
+#include <iterator>
 #include <optional>
 #include <string>
 #include <vector>
@@ -18,6 +19,28 @@ struct AddressPrefix {
     uint8_t bytes[16]{};
     bool ipv6 = false;
     uint32_t bits = 0;
+};
+
+// What an RTP source accepts; RtpReceiveOptions holds them read (but
+// `discover`, rtp_source.cpp's).
+inline constexpr audiod_option_spec kSourceOptions[] = {
+    {"address", "string", "0.0.0.0", "",
+     "where to listen: a local address, or a multicast group to join; IPv4 or IPv6"},
+    {"port", "integer", "46000", "1..65535", "the RTP port"},
+    {"payload", "enum", "opus", "opus|l16|l24", "the stream's encoding"},
+    {"payload-type", "integer", "96", "0..127", "the RTP payload type it takes"},
+    {"clock-rate", "integer", "48000", "8000..192000", "the stream's rate (Opus: always 48000)"},
+    {"stream-channels", "integer", "2", "1..8", "the stream's channels (Opus: 1 or 2)"},
+    {"latency-ms", "integer", "40", "1..2000",
+     "how far behind the sender it plays: the jitter buffer's target"},
+    {"allow", "string", nullptr, "",
+     "the senders it takes, addresses or address/prefix joined by commas (\"192.168.1.0/24, "
+     "fd00::/8\"); default: any"},
+    {"sdp-file", "string", nullptr, "",
+     "an SDP file that describes the stream; the options beside it override what it says"},
+    {"discover", "boolean", "false", "",
+     "opens a source for each session that SAP announces instead, passing on latency-ms and "
+     "allow (it then takes no other option)"},
 };
 
 struct RtpReceiveOptions {
@@ -34,7 +57,7 @@ struct RtpReceiveOptions {
 // Reads the options; `sdp-file` is read here, and options given beside it
 // override what it says. On error returns nullopt with the option named.
 [[nodiscard]] std::optional<RtpReceiveOptions>
-parse_receive_options(const audiod_sink_config& config, std::string& error);
+parse_receive_options(const audiod_device_config& config, std::string& error);
 
 // "192.168.1.0/24", "10.0.0.7", "fd00::/8".
 [[nodiscard]] std::optional<AddressPrefix> parse_prefix(const std::string& text);

@@ -6,6 +6,7 @@
 #include "payload.h"
 
 #include <cstdint>
+#include <iterator>
 #include <optional>
 #include <string>
 
@@ -17,6 +18,38 @@ inline constexpr const char* kDefaultDestination = "224.0.0.56";
 inline constexpr uint16_t kDefaultPort = 46000;
 // Keeps a packet inside the smallest IPv6 MTU with room for tunnels.
 inline constexpr uint32_t kDefaultMtu = 1280;
+
+// What an RTP sink accepts; RtpSendOptions holds them read.
+inline constexpr audiod_option_spec kSinkOptions[] = {
+    {"destination", "string", kDefaultDestination, "",
+     "where to send: a unicast address, a multicast group or a host name; IPv4 or IPv6"},
+    {"port", "integer", "46000", "1..65534", "the RTP port; RTCP takes the next one"},
+    {"payload", "enum", "opus", "opus|l16|l24", "the encoding"},
+    {"payload-type", "integer", "96", "96..127", "the RTP payload type (a dynamic one)"},
+    {"ptime", "number", nullptr, "",
+     "milliseconds of audio a packet, above 0 and up to 100 (Opus: 2.5, 5, 10 or 20); default: "
+     "10 for Opus, for L16 and L24 the longest of 20, 10, 5, 4, 2.5, 2 and 1 that fits mtu"},
+    {"bitrate", "integer", nullptr, "6000..510000",
+     "Opus's bits a second (\"96k\" is 96000); default: 64000 for one channel, else 128000"},
+    {"fec", "boolean", "false", "", "Opus's in-band forward error correction"},
+    {"expected-loss", "integer", "10", "0..100",
+     "the packet loss, in percent, that Opus's FEC is tuned for"},
+    {"resend", "boolean", "false", "", "sends each packet a second time, a ptime later"},
+    {"ttl", "integer", "1", "0..255", "the multicast time to live, in hops"},
+    {"mtu", "integer", "1280", "256..65507", "the largest packet, in bytes"},
+    {"sdp-file", "string", nullptr, "",
+     "where to write the session's SDP description, removed when the sink closes; default: "
+     "nowhere"},
+    {"announce", "boolean", "false", "", "announces the session by SAP"},
+    {"sap-address", "string", nullptr, "",
+     "where the announcements go (with announce = true); default: SAP's group for the "
+     "destination's address family"},
+    {"session-name", "string", nullptr, "",
+     "the session's name in SDP and SAP, one line of at most 200 bytes; default: \"audiod NAME "
+     "on HOST\""},
+    {"suppress-silence", "boolean", "true", "",
+     "sends nothing after a second of digital silence, until there is sound again"},
+};
 
 struct RtpSendOptions {
     std::string destination = kDefaultDestination;
@@ -47,7 +80,7 @@ struct RtpSendOptions {
 
 // Reads and checks the options for a sink of `config`'s rate and channels.
 // On error returns nullopt with a message naming the option.
-[[nodiscard]] std::optional<RtpSendOptions> parse_send_options(const audiod_sink_config& config,
+[[nodiscard]] std::optional<RtpSendOptions> parse_send_options(const audiod_device_config& config,
                                                                std::string& error);
 
 } // namespace audiod::rtp

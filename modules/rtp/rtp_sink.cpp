@@ -14,11 +14,12 @@
 // and sent without blocking the rt thread.
 #include "rtp_sink.h"
 
+#include "device_options.h"
+#include "module_ops.h"
 #include "rtp_send_options.h"
 #include "rtp_sender.h"
 #include "sap_announcer.h"
 #include "sdp.h"
-#include "sink_options.h"
 #include "timer_clock.h"
 
 #include <cerrno>
@@ -26,7 +27,6 @@
 #include <cstring>
 #include <ctime>
 #include <memory>
-#include <new>
 #include <string>
 #include <unistd.h>
 
@@ -34,15 +34,38 @@ namespace audiod::rtp {
 
 namespace {
 
-struct RtpSink {
-    RtpSink(const audiod_sink_config& config)
-        : clock(config.rate, config.quantum, TimerClock::AfterXrun::catch_up) {}
+class RtpSink : public TimerPaced {
+public:
+    explicit RtpSink(const audiod_device_config& config)
+        : TimerPaced(config.rate, config.quantum, TimerClock::AfterXrun::catch_up) {}
+    // Sends the SAP deletion and removes the SDP file it wrote: the session
+    // no longer exists. Thread: control.
+    ~RtpSink();
+    RtpSink(const RtpSink&) = delete;
+    RtpSink& operator=(const RtpSink&) = delete;
 
-    TimerClock clock;
-    RtpSendOptions options;
-    UdpEndpoint destination;
-    std::unique_ptr<RtpSender> sender;
-    std::unique_ptr<SapAnnouncer> announcer;
+    // Thread: control.
+    static std::unique_ptr<RtpSink> open(const OpenRequest& request, audiod_open_info* info,
+                                         std::string* error, int* code);
+
+    // Thread: rt.
+    int write_rt(const void* frames, uint32_t frame_count) noexcept {
+        sender_->write_rt(frames, frame_count);
+        return 0;
+    }
+    void stop_rt() noexcept { sender_->stop_rt(); }
+
+    // Thread: any.
+    size_t describe(char* text, size_t size) const;
+
+private:
+    [[nodiscard]] SdpDescription session(const audiod_device_config& config) const;
+
+    RtpSendOptions options_;
+    UdpEndpoint destination_;
+    std::unique_ptr<RtpSender> sender_;
+    std::unique_ptr<SapAnnouncer> announcer_;
+    bool wrote_sdp_file_ = false;
 };
 
 // Writes the file whole or not at all: a receiver never reads half of it.
@@ -62,126 +85,93 @@ bool write_file_atomically(const std::string& path, const std::string& text, std
     return true;
 }
 
-SdpDescription describe_session(const RtpSink& sink, const audiod_sink_config& config) {
+SdpDescription RtpSink::session(const audiod_device_config& config) const {
     SdpDescription d;
-    d.session_name = sink.options.session_name;
-    d.origin_address = local_address_for(sink.destination).text;
-    d.session_id = static_cast<uint64_t>(time(nullptr)) ^ sink.sender->ssrc();
+    d.session_name = options_.session_name;
+    d.origin_address = local_address_for(destination_).text;
+    d.session_id = static_cast<uint64_t>(time(nullptr)) ^ sender_->ssrc();
     d.session_version = static_cast<uint64_t>(time(nullptr));
-    d.address = sink.destination.host;
-    d.ipv6 = sink.destination.ipv6;
-    d.ttl = static_cast<uint8_t>(sink.options.ttl);
-    d.port = sink.destination.port;
-    d.payload_type = sink.options.payload_type;
-    d.encoding = sink.options.encoding;
-    d.rate = sink.options.clock_rate;
+    d.address = destination_.host;
+    d.ipv6 = destination_.ipv6;
+    d.ttl = static_cast<uint8_t>(options_.ttl);
+    d.port = destination_.port;
+    d.payload_type = options_.payload_type;
+    d.encoding = options_.encoding;
+    d.rate = options_.clock_rate;
     d.channels = config.channels;
-    d.ptime_ms = 1000.0 * sink.options.packet_frames / sink.options.clock_rate;
-    d.fec = sink.options.fec;
+    d.ptime_ms = 1000.0 * options_.packet_frames / options_.clock_rate;
+    d.fec = options_.fec;
     return d;
 }
 
-int rtp_open(const audiod_host*, const audiod_sink_config* config, void** instance,
-             audiod_sink_info* info, char* error, size_t error_size) {
+std::unique_ptr<RtpSink> RtpSink::open(const OpenRequest& request, audiod_open_info* info,
+                                       std::string* error, int* code) {
+    const audiod_device_config& config = request.config;
     std::string message;
-    auto options = parse_send_options(*config, message);
+    auto options = parse_send_options(config, message);
     if (!options) {
-        set_error(error, error_size, message);
-        return -EINVAL;
+        return refuse(error, code, message, -EINVAL);
     }
-    auto sink = std::unique_ptr<RtpSink>(new (std::nothrow) RtpSink(*config));
-    if (sink == nullptr) {
-        return -ENOMEM;
-    }
-    sink->options = *options;
+    auto sink = std::make_unique<RtpSink>(config);
+    sink->options_ = *options;
     auto destination = resolve_endpoint(options->destination, options->port, message);
     if (!destination) {
-        set_error(error, error_size, "rtp sink option destination: " + message);
-        return -EINVAL;
+        return refuse(error, code, "rtp sink option destination: " + message, -EINVAL);
     }
-    sink->destination = *destination;
-    sink->sender =
-        RtpSender::create(*options, config->rate, config->channels, *destination, message);
-    if (sink->sender == nullptr) {
-        set_error(error, error_size, message);
-        return -EIO;
+    sink->destination_ = *destination;
+    sink->sender_ =
+        RtpSender::create(*options, config.rate, config.channels, *destination, message);
+    if (sink->sender_ == nullptr) {
+        return refuse(error, code, message, -EIO);
     }
-    const std::string sdp = write_sdp(describe_session(*sink, *config));
-    if (!options->sdp_file.empty() && !write_file_atomically(options->sdp_file, sdp, message)) {
-        set_error(error, error_size, message);
-        return -EIO;
+    const std::string sdp = write_sdp(sink->session(config));
+    if (!options->sdp_file.empty()) {
+        if (!write_file_atomically(options->sdp_file, sdp, message)) {
+            return refuse(error, code, message, -EIO);
+        }
+        sink->wrote_sdp_file_ = true;
     }
     if (options->announce) {
-        sink->announcer =
+        sink->announcer_ =
             SapAnnouncer::start(*destination, options->sap_address, options->ttl, sdp, message);
-        if (sink->announcer == nullptr) {
-            set_error(error, error_size, "cannot announce by SAP: " + message);
-            return -EIO;
+        if (sink->announcer_ == nullptr) {
+            return refuse(error, code, "cannot announce by SAP: " + message, -EIO);
         }
     }
-    info->format = sink->sender->sample_format();
-    info->latency_frames = sink->sender->latency_frames();
-    *instance = sink.release();
-    return 0;
+    info->format = sink->sender_->sample_format();
+    info->latency_frames = sink->sender_->latency_frames();
+    return sink;
 }
 
-int rtp_start(void* instance) {
-    static_cast<RtpSink*>(instance)->clock.start();
-    return 0;
-}
-
-int rtp_wait(void* instance) {
-    return static_cast<RtpSink*>(instance)->clock.wait();
-}
-
-int rtp_write(void* instance, const void* frames, uint32_t frame_count) {
-    static_cast<RtpSink*>(instance)->sender->write_rt(frames, frame_count);
-    return 0;
-}
-
-void rtp_stop(void* instance) {
-    static_cast<RtpSink*>(instance)->sender->stop_rt();
-}
-
-void rtp_close(void* instance) {
-    auto* sink = static_cast<RtpSink*>(instance);
-    sink->announcer.reset(); // sends the SAP deletion
-    if (!sink->options.sdp_file.empty()) {
-        unlink(sink->options.sdp_file.c_str()); // the session no longer exists
+RtpSink::~RtpSink() {
+    announcer_.reset(); // sends the SAP deletion
+    if (wrote_sdp_file_) {
+        unlink(options_.sdp_file.c_str()); // the session no longer exists
     }
-    delete sink;
 }
 
-uint64_t rtp_xruns(void* instance) {
-    return static_cast<RtpSink*>(instance)->clock.xruns();
-}
-
-size_t rtp_describe(void* instance, char* text, size_t size) {
-    const auto* sink = static_cast<const RtpSink*>(instance);
-    const SenderStats s = sink->sender->stats();
-    const bool v6 = sink->destination.ipv6;
+size_t RtpSink::describe(char* text, size_t size) const {
+    const SenderStats s = sender_->stats();
+    const bool v6 = destination_.ipv6;
     const int n = std::snprintf(
         text, size,
         "destination=%s%s%s:%u\npayload=%s\nptime-ms=%g\nssrc=%u\npackets=%llu\noctets=%llu\n"
         "dropped=%llu\nrefused=%llu\nresent=%llu\nencode-errors=%llu\nlast-error=%s\nsending=%s\n"
         "announced=%llu\n",
-        v6 ? "[" : "", sink->destination.host.c_str(), v6 ? "]" : "", sink->destination.port,
-        encoding_name(sink->options.encoding), sink->options.ptime_ms, sink->sender->ssrc(),
+        v6 ? "[" : "", destination_.host.c_str(), v6 ? "]" : "", destination_.port,
+        encoding_name(options_.encoding), options_.ptime_ms, sender_->ssrc(),
         static_cast<unsigned long long>(s.packets), static_cast<unsigned long long>(s.octets),
         static_cast<unsigned long long>(s.dropped), static_cast<unsigned long long>(s.refused),
         static_cast<unsigned long long>(s.resent), static_cast<unsigned long long>(s.encode_errors),
         s.last_error != 0 ? strerrorname_np(s.last_error) : "none", s.silent ? "no" : "yes",
-        static_cast<unsigned long long>(sink->announcer ? sink->announcer->announcements() : 0));
+        static_cast<unsigned long long>(announcer_ ? announcer_->announcements() : 0));
     return n < 0 ? 0 : std::min(static_cast<size_t>(n), size > 0 ? size - 1 : 0);
 }
-
-constexpr audiod_sink_ops kSinkOps = {rtp_open, rtp_start, rtp_wait,  rtp_write,
-                                      rtp_stop, rtp_close, rtp_xruns, rtp_describe};
 
 } // namespace
 
 const audiod_sink_ops* sink_ops() {
-    return &kSinkOps;
+    return &sink_table<RtpSink, kSinkOptions>;
 }
 
 } // namespace audiod::rtp

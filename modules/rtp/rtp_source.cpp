@@ -20,11 +20,13 @@
 #include "rtp_source.h"
 
 #include "audiod/audiod.h"
+#include "device_options.h"
+#include "module_ops.h"
+#include "rtp_option_reader.h"
 #include "rtp_receive_options.h"
 #include "rtp_receiver.h"
 #include "sap.h"
 #include "sap_discovery.h"
-#include "sink_options.h"
 #include "timer_clock.h"
 
 #include <algorithm>
@@ -32,58 +34,70 @@
 #include <cstdio>
 #include <cstring>
 #include <memory>
-#include <new>
 #include <optional>
 
 namespace audiod::rtp {
 
 namespace {
 
-struct RtpSource {
-    explicit RtpSource(const audiod_sink_config& config)
-        : clock(config.rate, config.quantum, TimerClock::AfterXrun::catch_up)
-        , channels(config.channels) {}
-    TimerClock clock;
-    uint32_t channels;
-    RtpReceiveOptions options;
-    std::unique_ptr<RtpReceiver> receiver;   // or, discovering:
-    std::unique_ptr<SapDiscovery> discovery; // silence, and sources found
+class RtpSource : public TimerPaced {
+public:
+    explicit RtpSource(const audiod_device_config& config)
+        : TimerPaced(config.rate, config.quantum, TimerClock::AfterXrun::catch_up)
+        , channels_(config.channels) {}
+
+    // Thread: control.
+    static std::unique_ptr<RtpSource> open(const OpenRequest& request, audiod_open_info* info,
+                                           std::string* error, int* code);
+
+    // Thread: rt.
+    int read_rt(void* frames, uint32_t frame_count) noexcept;
+    void stop_rt() noexcept {}
+
+    // Thread: any.
+    size_t describe(char* text, size_t size) const;
+
+private:
+    size_t describe_discovery(char* text, size_t size) const;
+
+    uint32_t channels_;
+    RtpReceiveOptions options_;
+    std::unique_ptr<RtpReceiver> receiver_;   // or, discovering:
+    std::unique_ptr<SapDiscovery> discovery_; // silence, and sources found
 };
 
 // A discovering source's options: whether it discovers, and the settings
 // it passes on. nullopt (with *error empty) when it does not discover.
-std::optional<SapDiscovery::Settings> discovery_settings(const audiod_sink_config& config,
+std::optional<SapDiscovery::Settings> discovery_settings(const audiod_device_config& config,
                                                          std::string& error) {
-    const SinkOptions options(config);
+    OptionReader read(config, "rtp source", error);
     bool discover = false;
-    if (const auto v = options.get("discover"); !v || !parse_bool(*v, discover)) {
-        if (v) {
-            error = "rtp source option discover: '" + *v + "' is not true or false";
+    if (!read.boolean("discover", discover) || !discover) {
+        return std::nullopt;
+    }
+    // What it passes on; the sessions it finds say the rest.
+    constexpr std::string_view kPassedOn[] = {"latency-ms", "allow"};
+    for (size_t i = 0; i < config.option_count; ++i) {
+        const std::string_view key = config.options[i].key;
+        if (key != "discover" &&
+            std::find(std::begin(kPassedOn), std::end(kPassedOn), key) == std::end(kPassedOn)) {
+            return read.refuse(key, "a discovering source takes only latency-ms and allow (the "
+                                    "sessions it finds say the rest)");
         }
-        return std::nullopt;
-    }
-    if (!discover) {
-        return std::nullopt;
-    }
-    if (const auto key = options.unknown_key({"discover", "latency-ms", "allow"})) {
-        error = "rtp source option " + *key +
-                ": a discovering source takes only latency-ms and allow (the sessions it finds "
-                "say the rest)";
-        return std::nullopt;
     }
     SapDiscovery::Settings settings;
     settings.requester = config.name;
     // Checked here as the sources found will check them.
     std::vector<audiod_option> checked;
-    for (const char* key : {"latency-ms", "allow"}) {
-        if (const auto v = options.get(key)) {
+    for (const std::string_view key : kPassedOn) {
+        if (const auto v = read.get(key)) {
             settings.passed_on.emplace_back(key, *v);
         }
     }
     for (const auto& [key, value] : settings.passed_on) {
         checked.push_back({key.c_str(), value.c_str()});
     }
-    audiod_sink_config probe = config;
+    audiod_device_config probe = config;
     probe.options = checked.data();
     probe.option_count = checked.size();
     const auto parsed = parse_receive_options(probe, error);
@@ -94,94 +108,63 @@ std::optional<SapDiscovery::Settings> discovery_settings(const audiod_sink_confi
     return settings;
 }
 
-int source_open(const audiod_host* host, const audiod_sink_config* config, void** instance,
-                audiod_sink_info* info, char* error, size_t error_size) {
+std::unique_ptr<RtpSource> RtpSource::open(const OpenRequest& request, audiod_open_info* info,
+                                           std::string* error, int* code) {
+    const audiod_device_config& config = request.config;
     std::string message;
-    auto discovering = discovery_settings(*config, message);
+    auto discovering = discovery_settings(config, message);
     if (!message.empty()) {
-        set_error(error, error_size, message);
-        return -EINVAL;
+        return refuse(error, code, message, -EINVAL);
     }
+    auto source = std::make_unique<RtpSource>(config);
     if (discovering) {
-        auto source = std::unique_ptr<RtpSource>(new (std::nothrow) RtpSource(*config));
-        if (source == nullptr) {
-            return -ENOMEM;
-        }
-        source->discovery = SapDiscovery::create(host, std::move(*discovering), message);
-        if (source->discovery == nullptr) {
-            set_error(error, error_size, message);
-            return -EIO;
+        source->discovery_ = SapDiscovery::create(request.host, std::move(*discovering), message);
+        if (source->discovery_ == nullptr) {
+            return refuse(error, code, message, -EIO);
         }
         info->format = AUDIOD_FORMAT_F32LE;
         info->latency_frames = 0;
-        *instance = source.release();
-        return 0;
+        return source;
     }
-    const auto options = parse_receive_options(*config, message);
+    const auto options = parse_receive_options(config, message);
     if (!options) {
-        set_error(error, error_size, message);
-        return -EINVAL;
+        return refuse(error, code, message, -EINVAL);
     }
-    auto source = std::unique_ptr<RtpSource>(new (std::nothrow) RtpSource(*config));
-    if (source == nullptr) {
-        return -ENOMEM;
-    }
-    source->options = *options;
-    source->receiver = RtpReceiver::create(*options, config->rate, config->quantum, message);
-    if (source->receiver == nullptr) {
-        set_error(error, error_size, message);
-        return -EIO;
+    source->options_ = *options;
+    source->receiver_ = RtpReceiver::create(*options, config.rate, config.quantum, message);
+    if (source->receiver_ == nullptr) {
+        return refuse(error, code, message, -EIO);
     }
     info->format = AUDIOD_FORMAT_F32LE;
-    info->latency_frames = config->rate / 1000 * options->latency_ms;
-    *instance = source.release();
-    return 0;
+    info->latency_frames = config.rate / 1000 * options->latency_ms;
+    return source;
 }
 
-int source_start(void* instance) {
-    static_cast<RtpSource*>(instance)->clock.start();
-    return 0;
-}
-
-int source_wait(void* instance) {
-    return static_cast<RtpSource*>(instance)->clock.wait();
-}
-
-int source_read(void* instance, void* frames, uint32_t frame_count) {
-    auto* source = static_cast<RtpSource*>(instance);
-    if (source->receiver == nullptr) {
-        std::memset(frames, 0, size_t{frame_count} * source->channels * sizeof(float));
+int RtpSource::read_rt(void* frames, uint32_t frame_count) noexcept {
+    if (receiver_ == nullptr) {
+        std::memset(frames, 0, size_t{frame_count} * channels_ * sizeof(float));
         return 0;
     }
-    source->receiver->buffer().read_rt(static_cast<float*>(frames), source->channels, frame_count);
+    receiver_->buffer().read_rt(static_cast<float*>(frames), channels_, frame_count);
     return 0;
 }
 
-void source_stop(void*) {}
-
-void source_close(void* instance) {
-    delete static_cast<RtpSource*>(instance);
+size_t RtpSource::describe_discovery(char* text, size_t size) const {
+    const SapDiscovery::Stats d = discovery_->stats();
+    const int n = std::snprintf(
+        text, size, "discover=%s:%u\nannouncements=%llu\ndeletions=%llu\nignored=%llu\nfound=%s\n",
+        kSapGroupIpv4, kSapPort, static_cast<unsigned long long>(d.announcements),
+        static_cast<unsigned long long>(d.deletions), static_cast<unsigned long long>(d.ignored),
+        d.sessions.empty() ? "none" : d.sessions.c_str());
+    return n < 0 ? 0 : std::min(static_cast<size_t>(n), size > 0 ? size - 1 : 0);
 }
 
-uint64_t source_xruns(void* instance) {
-    return static_cast<RtpSource*>(instance)->clock.xruns();
-}
-
-size_t source_describe(void* instance, char* text, size_t size) {
-    const auto* source = static_cast<const RtpSource*>(instance);
-    if (source->discovery != nullptr) {
-        const SapDiscovery::Stats d = source->discovery->stats();
-        const int n = std::snprintf(
-            text, size,
-            "discover=%s:%u\nannouncements=%llu\ndeletions=%llu\nignored=%llu\nfound=%s\n",
-            kSapGroupIpv4, kSapPort, static_cast<unsigned long long>(d.announcements),
-            static_cast<unsigned long long>(d.deletions),
-            static_cast<unsigned long long>(d.ignored),
-            d.sessions.empty() ? "none" : d.sessions.c_str());
-        return n < 0 ? 0 : std::min(static_cast<size_t>(n), size > 0 ? size - 1 : 0);
+size_t RtpSource::describe(char* text, size_t size) const {
+    if (discovery_ != nullptr) {
+        return describe_discovery(text, size);
     }
-    const ReceiverStats s = source->receiver->stats();
-    const UdpEndpoint& local = source->receiver->local();
+    const ReceiverStats s = receiver_->stats();
+    const UdpEndpoint& local = receiver_->local();
     const bool v6 = local.ipv6;
     const int n = std::snprintf(
         text, size,
@@ -190,7 +173,7 @@ size_t source_describe(void* instance, char* text, size_t size) {
         "refused=%llu\nforeign=%llu\nsessions=%llu\nresyncs=%llu\njitter-ms=%.2f\nlatency-ms=%.2f\n"
         "target-ms=%u\ndrift-ppm=%.1f\n",
         v6 ? "[" : "", local.host.c_str(), v6 ? "]" : "", local.port,
-        encoding_name(source->options.encoding), s.idle ? "idle" : "receiving",
+        encoding_name(options_.encoding), s.idle ? "idle" : "receiving",
         s.sender.empty() ? "none" : s.sender.c_str(), s.ssrc,
         static_cast<unsigned long long>(s.received), static_cast<unsigned long long>(s.lost),
         static_cast<unsigned long long>(s.recovered), static_cast<unsigned long long>(s.late),
@@ -198,17 +181,14 @@ size_t source_describe(void* instance, char* text, size_t size) {
         static_cast<unsigned long long>(s.malformed), static_cast<unsigned long long>(s.wrong_type),
         static_cast<unsigned long long>(s.refused), static_cast<unsigned long long>(s.foreign),
         static_cast<unsigned long long>(s.sessions), static_cast<unsigned long long>(s.resyncs),
-        s.jitter_ms, s.latency_ms, source->options.latency_ms, s.drift_ppm);
+        s.jitter_ms, s.latency_ms, options_.latency_ms, s.drift_ppm);
     return n < 0 ? 0 : std::min(static_cast<size_t>(n), size > 0 ? size - 1 : 0);
 }
-
-constexpr audiod_source_ops kSourceOps = {source_open, source_start, source_wait,  source_read,
-                                          source_stop, source_close, source_xruns, source_describe};
 
 } // namespace
 
 const audiod_source_ops* source_ops() {
-    return &kSourceOps;
+    return &source_table<RtpSource, kSourceOptions>;
 }
 
 } // namespace audiod::rtp

@@ -58,4 +58,26 @@ private:
     std::atomic<uint64_t> xruns_{0};
 };
 
+// The clock calls of a device that a TimerClock paces (null, file and the
+// network's): it derives from this, and module_ops.h finds its start_rt,
+// wait_rt and xruns here.
+class TimerPaced {
+public:
+    TimerPaced(uint32_t rate, uint32_t quantum, TimerClock::AfterXrun after_xrun) noexcept
+        : clock_(rate, quantum, after_xrun) {}
+
+    // Thread: rt.
+    int start_rt() noexcept {
+        clock_.start();
+        return 0;
+    }
+    int wait_rt() noexcept { return clock_.wait(); }
+
+    // Thread: any.
+    [[nodiscard]] uint64_t xruns() const noexcept { return clock_.xruns(); }
+
+private:
+    TimerClock clock_;
+};
+
 } // namespace audiod

@@ -45,8 +45,8 @@ Device::open(const audiod_module& module, const audiod_host& host, DeviceRequest
     for (const auto& [key, value] : req.options) {
         options.push_back({key.c_str(), value.c_str()});
     }
-    const audiod_sink_config config{req.name.c_str(),   req.format.rate, req.format.channels,
-                                    req.format.quantum, options.data(),  options.size()};
+    const audiod_device_config config{req.name.c_str(),   req.format.rate, req.format.channels,
+                                      req.format.quantum, options.data(),  options.size()};
     char error[512] = {};
     if (req.kind == DeviceKind::source ? module.source == nullptr : module.sink == nullptr) {
         return std::string("module '") + module.name + "' provides no " +

@@ -208,7 +208,7 @@ private:
     void* instance_ = nullptr;
     uint64_t released_xruns_ = 0;  // what xruns() said when the instance was closed
     std::string released_details_; // and details()
-    audiod_sink_info info_{};
+    audiod_open_info info_{};
     SampleFormat sample_format_ = SampleFormat::invalid;
     uint32_t ramp_frames_ = 0;
 

@@ -2,7 +2,7 @@
 
 #include "config/config_keys.h"
 
-#include "sink_options.h"
+#include "device_options.h"
 
 #include <algorithm>
 #include <cstdlib>

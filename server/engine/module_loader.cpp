@@ -44,8 +44,10 @@ std::string descriptor_problem(const audiod_module* module, const std::string& t
         return "returned no descriptor from " AUDIOD_MODULE_ENTRY_SYMBOL "()";
     }
     if (module->abi_version != AUDIOD_MODULE_ABI_VERSION) {
-        return "was built for module ABI " + std::to_string(module->abi_version) + ", not " +
-               std::to_string(AUDIOD_MODULE_ABI_VERSION);
+        // Nothing past abi_version is read: the layout is another ABI's.
+        return "was built for module ABI " + std::to_string(module->abi_version) +
+               "; this audiod loads ABI " + std::to_string(AUDIOD_MODULE_ABI_VERSION) +
+               " modules: rebuild it against this audiod's audiod/module.h";
     }
     if (module->name == nullptr || type != module->name) {
         return "names itself '" + std::string(module->name ? module->name : "") + "'";

@@ -26,7 +26,12 @@ BOOST_AUTO_TEST_CASE(broken_modules_are_refused_at_load_and_the_server_plays_on)
     const std::vector<std::pair<std::string, std::string>> cases = {
         {"no-entry", "has no audiod_module_entry()"},
         {"no-descriptor", "returned no descriptor from audiod_module_entry()"},
-        {"old-abi", "was built for module ABI 1, not " + std::to_string(AUDIOD_MODULE_ABI_VERSION)},
+        {"old-abi", "was built for module ABI " + std::to_string(AUDIOD_MODULE_ABI_VERSION - 1) +
+                        "; this audiod loads ABI " + std::to_string(AUDIOD_MODULE_ABI_VERSION) +
+                        " modules: rebuild it against this audiod's audiod/module.h"},
+        {"new-abi", "was built for module ABI " + std::to_string(AUDIOD_MODULE_ABI_VERSION + 1) +
+                        "; this audiod loads ABI " + std::to_string(AUDIOD_MODULE_ABI_VERSION) +
+                        " modules"},
         {"misnamed", "names itself 'something-else'"},
         {"empty", "provides neither a sink nor a source"},
         {"sink-no-write", "has no sink 'write' function (required)"},

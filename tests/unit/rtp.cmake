@@ -1,7 +1,7 @@
 audiod_add_test(test_rtp
   SOURCES unit/rtp/test_main.cpp unit/rtp/test_rtp_packets.cpp unit/rtp/test_sdp.cpp
           unit/rtp/test_payload.cpp unit/rtp/test_send_options.cpp
-          unit/rtp/test_sap_discovery.cpp
+          unit/rtp/test_sap_discovery.cpp unit/rtp/test_option_specs.cpp
   LIBS audiod_rtp audiod_rtp_io)
 
 # Replaces malloc and pthread_mutex_lock, which the sanitizers also replace.

@@ -1,5 +1,6 @@
 // audioctl: inspects and controls a running audiod from the shell.
 #include "audiod/audiod.h"
+#include "command_line.h"
 #include "commands.h"
 #include "protocol/socket_path.h"
 #include "protocol/version.h"
@@ -123,54 +124,46 @@ Examples:
 
 int main(int argc, char** argv) {
     using namespace audiod::ctl;
-    const option long_options[] = {
-        {"json", no_argument, nullptr, 'j'},          {"socket", required_argument, nullptr, 's'},
-        {"timeout", required_argument, nullptr, 't'}, {"help", no_argument, nullptr, 'h'},
-        {"version", no_argument, nullptr, 'V'},       {nullptr, 0, nullptr, 0},
+    static constexpr audiod::cli::Option kOptions[] = {
+        {"json", no_argument, 'j'},
+        {"socket", required_argument, 's'},
+        {"timeout", required_argument, 't'},
     };
+    const audiod::cli::Tool tool{.name = "audioctl",
+                                 .usage = kUsage,
+                                 .version = AUDIOD_VERSION_STRING,
+                                 .short_version = true,
+                                 .options_first = true};
     Session session;
     std::string socket_path;
-    // '+': stop at the command, so that "-6dB" after it is an argument.
-    for (;;) {
-        const int c = getopt_long(argc, argv, "+js:t:hV", long_options, nullptr);
-        if (c == -1) {
-            break;
-        }
-        switch (c) {
-        case 'j':
-            session.json = true;
-            break;
-        case 's':
-            socket_path = optarg;
-            break;
-        case 't': {
-            char* end = nullptr;
-            const long ms = std::strtol(optarg, &end, 10);
-            if (*end != '\0' || ms < 1 || ms > 600000) {
-                std::fprintf(stderr, "audioctl: invalid timeout '%s'\n", optarg);
-                return 2;
+    const int first =
+        audiod::cli::parse_command_line(argc, argv, tool, kOptions, [&](int c, const char* arg) {
+            switch (c) {
+            case 'j':
+                session.json = true;
+                break;
+            case 's':
+                socket_path = arg;
+                break;
+            case 't': {
+                char* end = nullptr;
+                const long ms = std::strtol(arg, &end, 10);
+                if (*end != '\0' || ms < 1 || ms > 600000) {
+                    std::fprintf(stderr, "audioctl: invalid timeout '%s'\n", arg);
+                    std::exit(2);
+                }
+                session.timeout_ms = static_cast<int>(ms);
+                break;
             }
-            session.timeout_ms = static_cast<int>(ms);
-            break;
-        }
-        case 'h':
-            std::fputs(kUsage, stdout);
-            return 0;
-        case 'V':
-            std::printf("audioctl %s\n", AUDIOD_VERSION_STRING);
-            return 0;
-        default:
-            std::fputs("Try 'audioctl --help' for more information.\n", stderr);
-            return 2;
-        }
-    }
-    if (optind >= argc) {
+            }
+        });
+    if (first >= argc) {
         std::fputs("audioctl: no command given\nTry 'audioctl --help' for more information.\n",
                    stderr);
         return 2;
     }
-    const std::string command = argv[optind];
-    std::vector<std::string> args(argv + optind + 1, argv + argc);
+    const std::string command = argv[first];
+    std::vector<std::string> args(argv + first + 1, argv + argc);
     // Options may also follow the command (audioctl list --json).
     std::erase_if(args, [&](const std::string& a) {
         if (a == "--json" || a == "-j") {

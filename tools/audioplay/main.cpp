@@ -1,19 +1,21 @@
 // audioplay: plays an audio file, raw audio or a test tone through audiod.
 #include "audiod/audiod.h"
 #include "cli.h"
+#include "command_line.h"
 #include "common/audio_file.h"
 #include "common/volume_level.h"
+#include "interrupt.h"
 #include "realtime.h"
+#include "stream_options.h"
 #include "tone.h"
 
-#include <atomic>
 #include <cerrno>
-#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
 #include <getopt.h>
+#include <iterator>
 #include <memory>
 #include <optional>
 #include <string>
@@ -59,16 +61,9 @@ Exit status: 0 when everything was played, 1 on an error (no server, a bad
 file, a refused format), 2 on a usage error, 130 when interrupted.
 )";
 
-std::atomic<bool> g_interrupted{false};
-
-void on_signal(int) {
-    g_interrupted.store(true);
-}
-
 struct Options {
+    audiod::cli::StreamOptions stream{"audioplay", 100};
     std::string sink;
-    std::string app = "audioplay";
-    uint32_t latency_ms = 100;
     float volume = 1.0f;
     bool raw = false;
     std::string raw_format;
@@ -76,116 +71,86 @@ struct Options {
     uint32_t raw_channels = 0;
     std::optional<double> tone_hz;
     double duration_s = 2.0;
-    bool quiet = false;
-    std::optional<int> realtime; // --realtime: the priority, 0 = the default
     std::string input;
 };
+
+const audiod::cli::Tool& tool() {
+    static const audiod::cli::Tool kTool{.name = "audioplay",
+                                         .usage = kUsage.c_str(),
+                                         .version = audiod_version(),
+                                         .short_version = false,
+                                         .options_first = false};
+    return kTool;
+}
 
 [[noreturn]] void usage_error(const std::string& message) {
     audiod::cli::usage_error("audioplay", message);
 }
 
-uint32_t parse_uint(const char* text, const char* what, uint32_t min, uint32_t max) {
-    return audiod::cli::parse_uint("audioplay", text, what, min, max);
-}
-
-double parse_double(const char* text, const char* what, double min, double max) {
-    return audiod::cli::parse_double("audioplay", text, what, min, max);
-}
-
 Options parse_options(int argc, char** argv) {
-    enum { kRaw = 1000, kFormat, kRate, kChannels, kVersion };
-    const option long_options[] = {
-        {"sink", required_argument, nullptr, 's'},
-        {"app", required_argument, nullptr, 'a'},
-        {"latency-ms", required_argument, nullptr, 'l'},
-        {"volume", required_argument, nullptr, 'v'},
-        {"raw", no_argument, nullptr, kRaw},
-        {"format", required_argument, nullptr, kFormat},
-        {"rate", required_argument, nullptr, kRate},
-        {"channels", required_argument, nullptr, kChannels},
-        {"tone", required_argument, nullptr, 't'},
-        {"duration", required_argument, nullptr, 'd'},
-        {"realtime", optional_argument, nullptr, 'r'},
-        {"quiet", no_argument, nullptr, 'q'},
-        {"help", no_argument, nullptr, 'h'},
-        {"version", no_argument, nullptr, kVersion},
-        {nullptr, 0, nullptr, 0},
+    using audiod::cli::Option;
+    enum { kRaw = 1000, kFormat, kRate, kChannels };
+    static const Option kOwn[] = {
+        {"sink", required_argument, 's'},   {"volume", required_argument, 'v'},
+        {"raw", no_argument, kRaw},         {"format", required_argument, kFormat},
+        {"rate", required_argument, kRate}, {"channels", required_argument, kChannels},
+        {"tone", required_argument, 't'},   {"duration", required_argument, 'd'},
     };
+    std::vector<Option> options(std::begin(kOwn), std::end(kOwn));
+    options.insert(options.end(), std::begin(audiod::cli::kStreamOptions),
+                   std::end(audiod::cli::kStreamOptions));
     Options o;
-    for (;;) {
-        const int c = getopt_long(argc, argv, "s:a:l:v:t:d:r::qh", long_options, nullptr);
-        if (c == -1) {
-            break;
-        }
-        switch (c) {
-        case 's':
-            o.sink = optarg;
-            break;
-        case 'a':
-            o.app = optarg;
-            break;
-        case 'l':
-            o.latency_ms = parse_uint(optarg, "latency", 1, AUDIOD_MAX_LATENCY_MS);
-            break;
-        case 'v': {
-            const auto level = audiod::parse_volume_level(optarg);
-            if (const auto* error = std::get_if<std::string>(&level)) {
-                usage_error(*error);
+    const int first =
+        audiod::cli::parse_command_line(argc, argv, tool(), options, [&](int c, const char* arg) {
+            if (audiod::cli::take_stream_option(tool(), c, arg, o.stream)) {
+                return;
             }
-            const auto& parsed = std::get<audiod::VolumeLevel>(level);
-            if (parsed.mode != audiod::LevelMode::absolute) {
-                usage_error("--volume takes an absolute level such as 50%, 0.5 or -6dB");
+            switch (c) {
+            case 's':
+                o.sink = arg;
+                break;
+            case 'v': {
+                const auto level = audiod::parse_volume_level(arg);
+                if (const auto* error = std::get_if<std::string>(&level)) {
+                    usage_error(*error);
+                }
+                const auto& parsed = std::get<audiod::VolumeLevel>(level);
+                if (parsed.mode != audiod::LevelMode::absolute) {
+                    usage_error("--volume takes an absolute level such as 50%, 0.5 or -6dB");
+                }
+                o.volume = static_cast<float>(parsed.value);
+                break;
             }
-            o.volume = static_cast<float>(parsed.value);
-            break;
-        }
-        case kRaw:
-            o.raw = true;
-            break;
-        case kFormat:
-            o.raw_format = optarg;
-            break;
-        case kRate:
-            o.raw_rate = parse_uint(optarg, "rate", 1, 768000);
-            break;
-        case kChannels:
-            o.raw_channels = parse_uint(optarg, "channel count", 1, 32);
-            break;
-        case 't':
-            o.tone_hz = parse_double(optarg, "tone frequency", 1.0, 96000.0);
-            break;
-        case 'd':
-            o.duration_s = parse_double(optarg, "duration", 0.0, 86400.0);
-            break;
-        case 'r':
-            o.realtime = audiod::cli::parse_realtime_priority("audioplay", optarg);
-            break;
-        case 'q':
-            o.quiet = true;
-            break;
-        case 'h':
-            std::fputs(kUsage.c_str(), stdout);
-            std::exit(0);
-        case kVersion:
-            std::printf("audioplay %s\n", audiod_version());
-            std::exit(0);
-        default:
-            std::fputs("Try 'audioplay --help' for more information.\n", stderr);
-            std::exit(2);
-        }
-    }
+            case kRaw:
+                o.raw = true;
+                break;
+            case kFormat:
+                o.raw_format = arg;
+                break;
+            case kRate:
+                o.raw_rate = audiod::cli::parse_uint("audioplay", arg, "rate", 1, 768000);
+                break;
+            case kChannels:
+                o.raw_channels = audiod::cli::parse_uint("audioplay", arg, "channel count", 1, 32);
+                break;
+            case 't':
+                o.tone_hz =
+                    audiod::cli::parse_double("audioplay", arg, "tone frequency", 1.0, 96000.0);
+                break;
+            case 'd':
+                o.duration_s =
+                    audiod::cli::parse_double("audioplay", arg, "duration", 0.0, 86400.0);
+                break;
+            }
+        });
     if (o.tone_hz) {
-        if (optind < argc) {
+        if (first < argc) {
             usage_error("--tone takes no FILE");
         }
         return o;
     }
-    if (optind + 1 != argc) {
-        usage_error(optind >= argc ? "no FILE given (use - for standard input)"
-                                   : "more than one FILE given");
-    }
-    o.input = argv[optind];
+    o.input = audiod::cli::only_operand(tool(), argc, argv, first,
+                                        "no FILE given (use - for standard input)");
     if (o.raw && (o.raw_format.empty() || o.raw_rate == 0 || o.raw_channels == 0)) {
         usage_error("--raw needs --format, --rate and --channels");
     }
@@ -193,11 +158,6 @@ Options parse_options(int argc, char** argv) {
         usage_error("--format, --rate and --channels go with --raw");
     }
     return o;
-}
-
-[[noreturn]] void fail(const std::string& message) {
-    std::fprintf(stderr, "audioplay: %s\n", message.c_str());
-    std::exit(1);
 }
 
 // Where frames come from: a WAV reader, a raw fd, or the tone generator.
@@ -240,7 +200,7 @@ public:
                 break;
             }
             if (n < 0) {
-                if (errno == EINTR && !g_interrupted.load()) {
+                if (errno == EINTR && !audiod::cli::interrupted()) {
                     continue;
                 }
                 return got >= frame_bytes_ ? static_cast<long>(got / frame_bytes_) : -errno;
@@ -288,14 +248,12 @@ private:
 int main(int argc, char** argv) {
     const Options options = parse_options(argc, argv);
 
-    struct sigaction action {};
-    action.sa_handler = on_signal;
-    sigaction(SIGINT, &action, nullptr);
-    sigaction(SIGTERM, &action, nullptr);
+    audiod::cli::stop_on_interrupt();
 
     audiod_context* ctx = nullptr;
-    if (const int rc = audiod_connect(options.app.c_str(), -1, &ctx); rc != 0) {
-        fail(std::string("cannot connect to audiod: ") + audiod_strerror(rc));
+    if (const int rc = audiod_connect(options.stream.app.c_str(), -1, &ctx); rc != 0) {
+        audiod::cli::fail("audioplay",
+                          std::string("cannot connect to audiod: ") + audiod_strerror(rc));
     }
 
     std::unique_ptr<Source> source;
@@ -310,7 +268,7 @@ int main(int argc, char** argv) {
             input_fd = options.input == "-" ? STDIN_FILENO
                                             : ::open(options.input.c_str(), O_RDONLY | O_CLOEXEC);
             if (input_fd < 0) {
-                fail(options.input + ": " + std::strerror(errno));
+                audiod::cli::fail("audioplay", options.input + ": " + std::strerror(errno));
             }
             const auto format = audiod::parse_format(options.raw_format);
             if (!format) {
@@ -321,7 +279,7 @@ int main(int argc, char** argv) {
         } else {
             auto reader = audiod::AudioFileReader::open(options.input);
             if (const auto* error = std::get_if<std::string>(&reader)) {
-                fail(options.input + ": " + *error);
+                audiod::cli::fail("audioplay", options.input + ": " + *error);
             }
             source =
                 std::make_unique<FileSource>(std::move(std::get<audiod::AudioFileReader>(reader)));
@@ -330,35 +288,30 @@ int main(int argc, char** argv) {
 
     // The server converts any format, rate and channel count itself.
     const audiod::AudioFormat in = source->format();
-    audiod_stream_params params;
-    audiod_stream_params_init(&params);
-    params.format = static_cast<int>(in.format);
-    params.rate = in.rate;
-    params.channels = in.channels;
-    params.latency_ms = options.latency_ms;
-    params.sink = options.sink.empty() ? nullptr : options.sink.c_str();
+    audiod_stream_params params = audiod::cli::stream_params(
+        static_cast<int>(in.format), in.rate, in.channels, options.stream, options.sink);
     params.volume = options.volume;
 
     audiod_stream* stream = nullptr;
     if (const int rc = audiod_stream_create(ctx, &params, &stream); rc != 0) {
         const std::string detail = audiod_last_error(ctx);
-        fail(std::string("cannot create a stream: ") +
-             (detail.empty() ? audiod_strerror(rc) : detail));
+        audiod::cli::fail("audioplay", std::string("cannot create a stream: ") +
+                                           (detail.empty() ? audiod_strerror(rc) : detail));
     }
-    if (!options.quiet) {
+    if (!options.stream.quiet) {
         std::fprintf(stderr, "audioplay: stream %u: %s %u Hz %u ch%s\n", audiod_stream_id(stream),
                      std::string(audiod::format_name(in.format)).c_str(), in.rate, in.channels,
                      options.sink.empty() ? "" : (" on " + options.sink).c_str());
     }
 
-    if (options.realtime) {
-        audiod::cli::make_realtime("audioplay", *options.realtime, options.quiet);
+    if (options.stream.realtime) {
+        audiod::cli::make_realtime("audioplay", *options.stream.realtime, options.stream.quiet);
     }
     constexpr size_t kChunkFrames = 4096;
     const size_t in_frame_bytes = audiod::sample_bytes(in.format) * in.channels;
     std::vector<uint8_t> buffer(kChunkFrames * in_frame_bytes);
     int status = 0;
-    while (!g_interrupted.load()) {
+    while (!audiod::cli::interrupted()) {
         const long frames = source->read(buffer.data(), kChunkFrames);
         if (frames < 0) {
             std::fprintf(stderr, "audioplay: read error: %s\n",
@@ -370,7 +323,7 @@ int main(int argc, char** argv) {
             break;
         }
         size_t done = 0;
-        while (done < static_cast<size_t>(frames) && !g_interrupted.load()) {
+        while (done < static_cast<size_t>(frames) && !audiod::cli::interrupted()) {
             const long n = audiod_stream_write(stream, buffer.data() + done * in_frame_bytes,
                                                static_cast<size_t>(frames) - done, -1);
             if (n < 0) {
@@ -384,7 +337,7 @@ int main(int argc, char** argv) {
             break;
         }
     }
-    if (status == 0 && !g_interrupted.load()) {
+    if (status == 0 && !audiod::cli::interrupted()) {
         if (const int rc = audiod_stream_drain(stream, -1); rc != 0) {
             std::fprintf(stderr, "audioplay: drain: %s\n", audiod_strerror(rc));
             status = 1;
@@ -395,5 +348,5 @@ int main(int argc, char** argv) {
     if (input_fd > STDERR_FILENO) {
         ::close(input_fd);
     }
-    return g_interrupted.load() ? 130 : status;
+    return audiod::cli::interrupted() ? 130 : status;
 }

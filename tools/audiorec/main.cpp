@@ -2,17 +2,20 @@
 // on standard output) until a duration has passed or it is interrupted.
 #include "audiod/audiod.h"
 #include "cli.h"
+#include "command_line.h"
 #include "common/audio_file.h"
+#include "interrupt.h"
 #include "protocol/sample_format.h"
 #include "realtime.h"
+#include "stream_options.h"
 
-#include <atomic>
 #include <cerrno>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <getopt.h>
+#include <iterator>
 #include <optional>
 #include <string>
 #include <unistd.h>
@@ -56,104 +59,64 @@ an error (no server, no such source, the file cannot be written), 2 on a
 usage error.
 )";
 
-std::atomic<bool> g_interrupted{false};
-
-void on_signal(int) {
-    g_interrupted.store(true);
-}
-
 struct Options {
+    audiod::cli::StreamOptions stream{"audiorec", 200};
     std::string source;
-    std::string app = "audiorec";
     std::string format = "s16le";
     uint32_t rate = 0;
     uint32_t channels = 0;
     std::optional<double> duration_s;
-    uint32_t latency_ms = 200;
-    bool quiet = false;
-    std::optional<int> realtime; // --realtime: the priority, 0 = the default
     std::string output;
 };
 
 Options parse_options(int argc, char** argv) {
-    enum { kFormat = 1000, kRate, kChannels, kVersion };
-    const option long_options[] = {
-        {"source", required_argument, nullptr, 's'},
-        {"format", required_argument, nullptr, kFormat},
-        {"rate", required_argument, nullptr, kRate},
-        {"channels", required_argument, nullptr, kChannels},
-        {"duration", required_argument, nullptr, 'd'},
-        {"app", required_argument, nullptr, 'a'},
-        {"latency-ms", required_argument, nullptr, 'l'},
-        {"realtime", optional_argument, nullptr, 'r'},
-        {"quiet", no_argument, nullptr, 'q'},
-        {"help", no_argument, nullptr, 'h'},
-        {"version", no_argument, nullptr, kVersion},
-        {nullptr, 0, nullptr, 0},
+    using audiod::cli::Option;
+    enum { kFormat = 1000, kRate, kChannels };
+    static const Option kOwn[] = {
+        {"source", required_argument, 's'},   {"format", required_argument, kFormat},
+        {"rate", required_argument, kRate},   {"channels", required_argument, kChannels},
+        {"duration", required_argument, 'd'},
     };
+    std::vector<Option> options(std::begin(kOwn), std::end(kOwn));
+    options.insert(options.end(), std::begin(audiod::cli::kStreamOptions),
+                   std::end(audiod::cli::kStreamOptions));
+    const audiod::cli::Tool tool{.name = kProgram,
+                                 .usage = kUsage.c_str(),
+                                 .version = audiod_version(),
+                                 .short_version = false,
+                                 .options_first = false};
     Options o;
-    for (;;) {
-        const int c = getopt_long(argc, argv, "s:d:a:l:r::qh", long_options, nullptr);
-        if (c == -1) {
-            break;
-        }
-        switch (c) {
-        case 's':
-            o.source = optarg;
-            break;
-        case kFormat:
-            if (!audiod::parse_format(optarg)) {
-                audiod::cli::usage_error(kProgram, std::string("unknown format '") + optarg + "'");
+    const int first =
+        audiod::cli::parse_command_line(argc, argv, tool, options, [&](int c, const char* arg) {
+            if (audiod::cli::take_stream_option(tool, c, arg, o.stream)) {
+                return;
             }
-            o.format = optarg;
-            break;
-        case kRate:
-            o.rate =
-                audiod::cli::parse_uint(kProgram, optarg, "rate", AUDIOD_MIN_RATE, AUDIOD_MAX_RATE);
-            break;
-        case kChannels:
-            o.channels =
-                audiod::cli::parse_uint(kProgram, optarg, "channel count", 1, AUDIOD_MAX_CHANNELS);
-            break;
-        case 'd':
-            o.duration_s = audiod::cli::parse_double(kProgram, optarg, "duration", 0.0, 1e7);
-            break;
-        case 'a':
-            o.app = optarg;
-            break;
-        case 'l':
-            o.latency_ms =
-                audiod::cli::parse_uint(kProgram, optarg, "latency", 1, AUDIOD_MAX_LATENCY_MS);
-            break;
-        case 'r':
-            o.realtime = audiod::cli::parse_realtime_priority(kProgram, optarg);
-            break;
-        case 'q':
-            o.quiet = true;
-            break;
-        case 'h':
-            std::fputs(kUsage.c_str(), stdout);
-            std::exit(0);
-        case kVersion:
-            std::printf("audiorec %s\n", audiod_version());
-            std::exit(0);
-        default:
-            std::fputs("Try 'audiorec --help' for more information.\n", stderr);
-            std::exit(2);
-        }
-    }
-    if (optind + 1 != argc) {
-        audiod::cli::usage_error(kProgram, optind >= argc
-                                               ? "no FILE given (use - for standard output)"
-                                               : "more than one FILE given");
-    }
-    o.output = argv[optind];
+            switch (c) {
+            case 's':
+                o.source = arg;
+                break;
+            case kFormat:
+                if (!audiod::parse_format(arg)) {
+                    audiod::cli::usage_error(kProgram, std::string("unknown format '") + arg + "'");
+                }
+                o.format = arg;
+                break;
+            case kRate:
+                o.rate = audiod::cli::parse_uint(kProgram, arg, "rate", AUDIOD_MIN_RATE,
+                                                 AUDIOD_MAX_RATE);
+                break;
+            case kChannels:
+                o.channels =
+                    audiod::cli::parse_uint(kProgram, arg, "channel count", 1, AUDIOD_MAX_CHANNELS);
+                break;
+            case 'd':
+                o.duration_s = audiod::cli::parse_double(kProgram, arg, "duration", 0.0, 1e7);
+                break;
+            }
+        });
+    o.output = audiod::cli::only_operand(tool, argc, argv, first,
+                                         "no FILE given (use - for standard output)");
     return o;
-}
-
-[[noreturn]] void fail(const std::string& message) {
-    std::fprintf(stderr, "audiorec: %s\n", message.c_str());
-    std::exit(1);
 }
 
 bool write_all(int fd, const uint8_t* data, size_t bytes) {
@@ -176,15 +139,13 @@ bool write_all(int fd, const uint8_t* data, size_t bytes) {
 int main(int argc, char** argv) {
     const Options options = parse_options(argc, argv);
 
-    struct sigaction action {};
-    action.sa_handler = on_signal;
-    sigaction(SIGINT, &action, nullptr);
-    sigaction(SIGTERM, &action, nullptr);
+    audiod::cli::stop_on_interrupt();
     std::signal(SIGPIPE, SIG_IGN);
 
     audiod_context* ctx = nullptr;
-    if (const int rc = audiod_connect(options.app.c_str(), -1, &ctx); rc != 0) {
-        fail(std::string("cannot reach the audiod server: ") + audiod_strerror(rc));
+    if (const int rc = audiod_connect(options.stream.app.c_str(), -1, &ctx); rc != 0) {
+        audiod::cli::fail(kProgram,
+                          std::string("cannot reach the audiod server: ") + audiod_strerror(rc));
     }
     uint32_t server_rate = 0;
     uint32_t server_channels = 0;
@@ -194,18 +155,15 @@ int main(int argc, char** argv) {
                                           options.channels != 0 ? options.channels
                                                                 : server_channels};
 
-    audiod_stream_params params;
-    audiod_stream_params_init(&params);
-    params.format = static_cast<int>(file_format.format);
-    params.rate = file_format.rate;
-    params.channels = file_format.channels;
-    params.latency_ms = options.latency_ms;
-    params.sink = options.source.empty() ? nullptr : options.source.c_str();
+    audiod_stream_params params =
+        audiod::cli::stream_params(static_cast<int>(file_format.format), file_format.rate,
+                                   file_format.channels, options.stream, options.source);
     params.flags = AUDIOD_STREAM_RECORD;
     audiod_stream* stream = nullptr;
     if (const int rc = audiod_stream_create(ctx, &params, &stream); rc != 0) {
         const std::string detail = audiod_last_error(ctx);
-        fail(std::string("cannot record: ") + (detail.empty() ? audiod_strerror(rc) : detail));
+        audiod::cli::fail(kProgram, std::string("cannot record: ") +
+                                        (detail.empty() ? audiod_strerror(rc) : detail));
     }
 
     std::optional<audiod::AudioFileWriter> writer;
@@ -213,11 +171,11 @@ int main(int argc, char** argv) {
         auto created = audiod::AudioFileWriter::create(options.output, file_format,
                                                        audiod::container_for(options.output));
         if (const auto* error = std::get_if<std::string>(&created)) {
-            fail(options.output + ": " + *error);
+            audiod::cli::fail(kProgram, options.output + ": " + *error);
         }
         writer.emplace(std::move(std::get<audiod::AudioFileWriter>(created)));
     }
-    if (!options.quiet) {
+    if (!options.stream.quiet) {
         std::fprintf(stderr, "audiorec: stream %u: %s %u Hz %u ch from %s\n",
                      audiod_stream_id(stream), std::string(audiod::format_name(format)).c_str(),
                      file_format.rate, file_format.channels,
@@ -229,14 +187,14 @@ int main(int argc, char** argv) {
     const uint64_t total = options.duration_s
                                ? static_cast<uint64_t>(*options.duration_s * file_format.rate + 0.5)
                                : ~uint64_t{0};
-    if (options.realtime) {
-        audiod::cli::make_realtime(kProgram, *options.realtime, options.quiet);
+    if (options.stream.realtime) {
+        audiod::cli::make_realtime(kProgram, *options.stream.realtime, options.stream.quiet);
     }
     constexpr size_t kChunkFrames = 1024;
     std::vector<uint8_t> buffer(kChunkFrames * frame_bytes);
     uint64_t recorded = 0;
     int status = 0;
-    while (recorded < total && !g_interrupted.load()) {
+    while (recorded < total && !audiod::cli::interrupted()) {
         const size_t want = static_cast<size_t>(std::min<uint64_t>(kChunkFrames, total - recorded));
         // A short wait, so that an interrupt is noticed promptly.
         const long n = audiod_stream_read(stream, buffer.data(), want, 200);
@@ -268,7 +226,7 @@ int main(int argc, char** argv) {
                      std::strerror(errno));
         status = 1;
     }
-    if (!options.quiet) {
+    if (!options.stream.quiet) {
         std::fprintf(stderr, "audiorec: %llu frames recorded, %llu overruns\n",
                      static_cast<unsigned long long>(recorded),
                      static_cast<unsigned long long>(timing.underruns));

@@ -6,6 +6,11 @@
 
 namespace audiod::cli {
 
+void fail(const char* program, const std::string& message) {
+    std::fprintf(stderr, "%s: %s\n", program, message.c_str());
+    std::exit(1);
+}
+
 void usage_error(const char* program, const std::string& message) {
     std::fprintf(stderr, "%s: %s\nTry '%s --help' for more information.\n", program,
                  message.c_str(), program);

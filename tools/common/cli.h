@@ -7,6 +7,9 @@
 
 namespace audiod::cli {
 
+// Prints "PROGRAM: MESSAGE" to stderr and exits 1: the tool failed.
+[[noreturn]] void fail(const char* program, const std::string& message);
+
 // Prints "PROGRAM: MESSAGE" and the --help hint to stderr and exits 2.
 [[noreturn]] void usage_error(const char* program, const std::string& message);
 

@@ -26,6 +26,10 @@
  * refuses one that lacks any, with a message naming it, so a missing
  * function is found at load time and never called on the rt thread.
  *
+ * Options. Each sink and source table lists the options it accepts
+ * (audiod_option_spec), and its `open` refuses any other key: one list,
+ * which the module checks and the manual (audiod.conf(5)) must agree with.
+ *
  * Errors are negative errno values.
  */
 #ifndef AUDIOD_MODULE_H
@@ -38,7 +42,16 @@
 extern "C" {
 #endif
 
-#define AUDIOD_MODULE_ABI_VERSION 4u
+/*
+ * The ABI's versions; a module must have been built for the server's.
+ *   5  each sink and source table lists its options (option_specs);
+ *      audiod_sink_config and audiod_sink_info, which serve sources too,
+ *      are audiod_device_config and audiod_open_info.
+ *   4  audiod_host.request_source; audiod_module_devices().
+ *   3  describe().
+ *   2  sources (audiod_source_ops).
+ */
+#define AUDIOD_MODULE_ABI_VERSION 5u
 #define AUDIOD_MODULE_ENTRY_SYMBOL "audiod_module_entry"
 
 enum audiod_log_level {
@@ -48,7 +61,10 @@ enum audiod_log_level {
     AUDIOD_LOG_DEBUG = 3,
 };
 
-/** One `key = value` option from the sink's configuration table. */
+/**
+ * One `key = value` option from the device's configuration table
+ * ([sinks.NAME] or [sources.NAME]).
+ */
 typedef struct audiod_option {
     const char* key;
     const char* value;
@@ -76,30 +92,69 @@ typedef struct audiod_host {
     void* server;
 } audiod_host;
 
-/** What the server asks of a new sink. */
-typedef struct audiod_sink_config {
-    const char* name;
+/** What the server asks of a new device, sink or source. */
+typedef struct audiod_device_config {
+    const char* name; /**< the device's, from its configuration table */
     uint32_t rate;
     uint32_t channels;
     uint32_t quantum; /**< frames per cycle */
     const audiod_option* options;
     size_t option_count;
-} audiod_sink_config;
+} audiod_device_config;
 
-/** What the sink tells the server once opened. */
-typedef struct audiod_sink_info {
-    int format;              /**< the AUDIOD_FORMAT_* the sink wants written */
-    uint32_t latency_frames; /**< frames between `write` and the listener */
-} audiod_sink_info;
+/**
+ * What a device tells the server once opened. (Not "audiod_device_info":
+ * that name is the device listing's, below.)
+ */
+typedef struct audiod_open_info {
+    int format; /**< the AUDIOD_FORMAT_* a sink wants written, or a source's `read` delivers */
+    /** frames between `write` and the listener, or between capture and `read` */
+    uint32_t latency_frames;
+} audiod_open_info;
+
+/**
+ * One option a sink or source accepts: a key of its configuration table
+ * beside the server's own (type, rate, channels, quantum ...). Plain static
+ * data, read by people and programs alike: the module's `open` refuses
+ * keys its table lacks, and the manual must agree with the tables.
+ * Every string is NUL-terminated; only `default_value` may be NULL.
+ *
+ * Why on the sink and source tables, not the descriptor: a module's two
+ * directions often differ (the RTP sink takes a destination, its source
+ * whom to allow), and the table of a direction sits beside the `open` that
+ * reads it.
+ */
+typedef struct audiod_option_spec {
+    const char* key; /**< "periods": lower-case words joined by '-' */
+    /**
+     * What the value is: "integer", "number" (decimal, "2.5"), "boolean"
+     * (true or false), "enum" (one of `range`) or "string".
+     */
+    const char* type;
+    /**
+     * The value in force when the key is absent, as it would be written
+     * ("3", "s32", "true"); NULL when there is none to write: the option is
+     * required, or its default follows from other settings (`summary` says
+     * which).
+     */
+    const char* default_value;
+    /**
+     * The values it takes: "LO..HI" for an integer or a number (inclusive),
+     * "a|b|c" for an enum, "" where that does not apply or the limit
+     * depends on other settings (`summary` says so).
+     */
+    const char* range;
+    const char* summary; /**< one line: what it does, and anything above not said */
+} audiod_option_spec;
 
 typedef struct audiod_sink_ops {
     /**
      * Opens a sink. Unknown or invalid options must fail with a message in
-     * `error` (NUL-terminated, at most error_size bytes), not be ignored.
-     * Thread: control.
+     * `error` (NUL-terminated, at most error_size bytes), not be ignored:
+     * the known ones are `option_specs`. Thread: control.
      */
-    int (*open)(const audiod_host* host, const audiod_sink_config* config, void** instance,
-                audiod_sink_info* info, char* error, size_t error_size);
+    int (*open)(const audiod_host* host, const audiod_device_config* config, void** instance,
+                audiod_open_info* info, char* error, size_t error_size);
     /** Called once on the rt thread before the first `wait`. Thread: rt. */
     int (*start)(void* instance);
     /**
@@ -132,18 +187,23 @@ typedef struct audiod_sink_ops {
      * thread calls it while the rt thread runs: read atomics only).
      */
     size_t (*describe)(void* instance, char* text, size_t size);
+    /**
+     * The options `open` accepts, `option_spec_count` of them, in the order
+     * a manual would list them; NULL and 0 if it takes none. Since ABI 5.
+     */
+    const audiod_option_spec* option_specs;
+    size_t option_spec_count;
 } audiod_sink_ops;
 
 /**
  * A source: a capture device. The same life cycle as a sink, on its own rt
- * thread, with `read` in place of `write`; audiod_sink_config and
- * audiod_sink_info describe it (info.format is the format `read` delivers,
- * info.latency_frames the device's capture latency).
+ * thread, with `read` in place of `write`; audiod_device_config and
+ * audiod_open_info describe it as they do a sink.
  */
 typedef struct audiod_source_ops {
     /** Opens a source; options as for a sink. Thread: control. */
-    int (*open)(const audiod_host* host, const audiod_sink_config* config, void** instance,
-                audiod_sink_info* info, char* error, size_t error_size);
+    int (*open)(const audiod_host* host, const audiod_device_config* config, void** instance,
+                audiod_open_info* info, char* error, size_t error_size);
     /** Called once on the rt thread before the first `wait`. Thread: rt. */
     int (*start)(void* instance);
     /**
@@ -167,6 +227,9 @@ typedef struct audiod_source_ops {
     uint64_t (*xruns)(void* instance);
     /** Describes the source for `audioctl list`; optional, as for a sink. Thread: any. */
     size_t (*describe)(void* instance, char* text, size_t size);
+    /** The options `open` accepts, as for a sink. Since ABI 5. */
+    const audiod_option_spec* option_specs;
+    size_t option_spec_count;
 } audiod_source_ops;
 
 typedef struct audiod_module {

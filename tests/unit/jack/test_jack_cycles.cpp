@@ -31,7 +31,7 @@ namespace {
 // A latency of half a second, the ring kept full, so that a sink's ring
 // never runs dry (the other thing it counts) however late this thread is.
 const audiod_option kOptions[] = {{"connect", "none"}, {"latency-ms", "500"}};
-const audiod_sink_config kConfig{"cycles", 48000, 2, 256, kOptions, 2};
+const audiod_device_config kConfig{"cycles", 48000, 2, 256, kOptions, 2};
 constexpr int kWithheld = 3;
 
 // Runs `cycle` (a wait, then a write or read) until `done`; false after a
@@ -68,7 +68,7 @@ uint64_t xruns_over_withheld_calls(const Cycle& cycle, const Xruns& xruns) {
 // The module's sink, opened with kConfig (the test fails if it cannot).
 void* open_sink(JackAndModule& m) {
     void* sink = nullptr;
-    audiod_sink_info info{};
+    audiod_open_info info{};
     char error[512] = {};
     BOOST_REQUIRE_MESSAGE(
         m.module->sink->open(&m.host, &kConfig, &sink, &info, error, sizeof error) == 0, error);
@@ -100,7 +100,7 @@ BOOST_AUTO_TEST_CASE(a_cycle_jack_skipped_is_an_xrun_of_the_sink) {
 BOOST_AUTO_TEST_CASE(a_cycle_jack_skipped_is_an_xrun_of_the_source) {
     JackAndModule m;
     void* source = nullptr;
-    audiod_sink_info info{};
+    audiod_open_info info{};
     char error[512] = {};
     BOOST_REQUIRE_MESSAGE(
         m.module->source->open(&m.host, &kConfig, &source, &info, error, sizeof error) == 0, error);

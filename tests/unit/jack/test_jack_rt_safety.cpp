@@ -27,7 +27,7 @@ using audiod::test::rt_violations;
 namespace {
 
 const audiod_option kOptions[] = {{"connect", "none"}};
-const audiod_sink_config kConfig{"rt", 48000, 2, 256, kOptions, 1};
+const audiod_device_config kConfig{"rt", 48000, 2, 256, kOptions, 1};
 constexpr int kCycles = 200; // about a second
 
 struct CycleRun {
@@ -71,7 +71,7 @@ CycleRun run_cycles(const Cycle& cycle) {
 BOOST_AUTO_TEST_CASE(a_sink_cycle_and_jacks_callback_never_allocate_or_lock) {
     JackAndModule m;
     void* sink = nullptr;
-    audiod_sink_info info{};
+    audiod_open_info info{};
     char error[512] = {};
     BOOST_REQUIRE_MESSAGE(
         m.module->sink->open(&m.host, &kConfig, &sink, &info, error, sizeof error) == 0, error);
@@ -101,7 +101,7 @@ BOOST_AUTO_TEST_CASE(a_sink_cycle_and_jacks_callback_never_allocate_or_lock) {
 BOOST_AUTO_TEST_CASE(a_source_cycle_and_jacks_callback_never_allocate_or_lock) {
     JackAndModule m;
     void* source = nullptr;
-    audiod_sink_info info{};
+    audiod_open_info info{};
     char error[512] = {};
     BOOST_REQUIRE_MESSAGE(
         m.module->source->open(&m.host, &kConfig, &source, &info, error, sizeof error) == 0, error);

@@ -19,7 +19,7 @@ constexpr uint32_t kQuantum = 256;
 // make the card overrun while the helper is late itself.
 const audiod_option kLateOptions[] = {
     {"device", "testcard"}, {"latency-ms", "200"}, {"process", "own"}};
-const audiod_sink_config kLateConfig{"late", 48000, 2, kQuantum, kLateOptions, 3};
+const audiod_device_config kLateConfig{"late", 48000, 2, kQuantum, kLateOptions, 3};
 
 // The sequence number of a captured s32 frame (the card's 16-bit sample in
 // the top half).
@@ -38,7 +38,7 @@ BOOST_AUTO_TEST_CASE(what_the_helper_records_while_the_source_is_late_is_kept) {
     audiod::test::ModuleOnTestCard m;
     const audiod_source_ops& ops = *m.module->source;
     void* source = nullptr;
-    audiod_sink_info info{};
+    audiod_open_info info{};
     char error[512] = {};
     BOOST_REQUIRE_MESSAGE(ops.open(&m.host, &kLateConfig, &source, &info, error, sizeof error) == 0,
                           error);

@@ -37,19 +37,19 @@ struct Module : audiod::test::ModuleOnTestCard {
 // 200 ms of buffer: a loaded machine must not make the device underrun,
 // whose recovery (alsa-lib's, PortAudio's) is not what is measured here.
 const audiod_option kOptions[] = {{"device", "testcard"}, {"latency-ms", "200"}};
-const audiod_sink_config kConfig{"rt", 48000, 2, 256, kOptions, 2};
+const audiod_device_config kConfig{"rt", 48000, 2, 256, kOptions, 2};
 // The same device in a helper process: the cycle is then the ring's and the
 // eventfds', on the server's side.
 const audiod_option kHelperOptions[] = {
     {"device", "testcard"}, {"latency-ms", "200"}, {"process", "own"}};
-const audiod_sink_config kHelperConfig{"rt", 48000, 2, 256, kHelperOptions, 3};
+const audiod_device_config kHelperConfig{"rt", 48000, 2, 256, kHelperOptions, 3};
 
 } // namespace
 
-void sink_cycles_never_allocate_or_lock(const audiod_sink_config& config) {
+void sink_cycles_never_allocate_or_lock(const audiod_device_config& config) {
     Module m;
     void* sink = nullptr;
-    audiod_sink_info info{};
+    audiod_open_info info{};
     char error[512] = {};
     BOOST_REQUIRE_MESSAGE(
         m.module->sink->open(&m.host, &config, &sink, &info, error, sizeof error) == 0, error);
@@ -83,10 +83,10 @@ BOOST_AUTO_TEST_CASE(a_sink_cycle_with_a_helper_process_never_allocates_or_locks
     sink_cycles_never_allocate_or_lock(kHelperConfig);
 }
 
-void source_cycles_never_allocate_or_lock(const audiod_sink_config& config) {
+void source_cycles_never_allocate_or_lock(const audiod_device_config& config) {
     Module m;
     void* source = nullptr;
-    audiod_sink_info info{};
+    audiod_open_info info{};
     char error[512] = {};
     BOOST_REQUIRE_MESSAGE(
         m.module->source->open(&m.host, &config, &source, &info, error, sizeof error) == 0, error);

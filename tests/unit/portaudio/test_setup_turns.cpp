@@ -26,7 +26,7 @@ using namespace audiod::portaudio;
 namespace {
 
 const audiod_option kTurnsOptions[] = {{"device", "testcard"}};
-const audiod_sink_config kTurnsConfig{"turns", 48000, 2, 256, kTurnsOptions, 1};
+const audiod_device_config kTurnsConfig{"turns", 48000, 2, 256, kTurnsOptions, 1};
 
 } // namespace
 
@@ -44,7 +44,7 @@ BOOST_AUTO_TEST_CASE(an_open_while_a_close_is_under_way_is_refused_at_once) {
         let_go.get_future().wait();
     });
     holding.get_future().wait();
-    audiod_sink_info info{};
+    audiod_open_info info{};
     std::string error;
     int code = 0;
     BOOST_CHECK(open_device(nullptr, kTurnsConfig, false, &info, &error, &code, true) == nullptr);
@@ -74,7 +74,7 @@ BOOST_AUTO_TEST_CASE(the_process_ends_only_once_a_close_under_way_is_done) {
     const pid_t child = ::fork();
     BOOST_REQUIRE(child >= 0);
     if (child == 0) {
-        audiod_sink_info info{};
+        audiod_open_info info{};
         std::string error;
         int code = 0;
         PaDevice* device = open_device(nullptr, kTurnsConfig, false, &info, &error, &code, true);

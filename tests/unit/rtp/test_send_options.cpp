@@ -18,7 +18,7 @@ std::optional<RtpSendOptions> parse(const std::map<std::string, std::string>& op
     for (const auto& [k, v] : options) {
         list.push_back({k.c_str(), v.c_str()});
     }
-    const audiod_sink_config config{"net", rate, channels, 256, list.data(), list.size()};
+    const audiod_device_config config{"net", rate, channels, 256, list.data(), list.size()};
     return parse_send_options(config, error);
 }
 

@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <cstring>
+#include <iterator>
 #include <string>
 #include <sys/eventfd.h>
 #include <thread>
@@ -19,8 +20,14 @@ namespace {
 SteppedDevice* g_last_device = nullptr;
 std::vector<SteppedDevice*> g_devices;
 
-int stepped_open(const audiod_host*, const audiod_sink_config* config, void** instance,
-                 audiod_sink_info* info, char* error, size_t error_size) {
+// What stepped_open reads.
+constexpr audiod_option_spec kOptions[] = {
+    {"format", "enum", "s16le", "s16le|s32le|f32le", "the format it asks for"},
+    {"latency", "integer", "0", "", "the latency it reports, in frames"},
+};
+
+int stepped_open(const audiod_host*, const audiod_device_config* config, void** instance,
+                 audiod_open_info* info, char* error, size_t error_size) {
     auto* device = new SteppedDevice;
     info->format = AUDIOD_FORMAT_S16LE;
     info->latency_frames = 0;
@@ -92,10 +99,12 @@ uint64_t stepped_xruns(void*) {
     return 0;
 }
 
-const audiod_sink_ops kOps = {stepped_open, stepped_start, stepped_wait,  stepped_write,
-                              stepped_stop, stepped_close, stepped_xruns, nullptr};
-const audiod_source_ops kSourceOps = {stepped_open, stepped_start, stepped_wait,  stepped_read,
-                                      stepped_stop, stepped_close, stepped_xruns, nullptr};
+const audiod_sink_ops kOps = {stepped_open, stepped_start,      stepped_wait,  stepped_write,
+                              stepped_stop, stepped_close,      stepped_xruns, nullptr,
+                              kOptions,     std::size(kOptions)};
+const audiod_source_ops kSourceOps = {stepped_open, stepped_start,      stepped_wait,  stepped_read,
+                                      stepped_stop, stepped_close,      stepped_xruns, nullptr,
+                                      kOptions,     std::size(kOptions)};
 const audiod_module kModule = {AUDIOD_MODULE_ABI_VERSION, "stepped", "test device", &kOps,
                                &kSourceOps};
 

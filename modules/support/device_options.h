@@ -1,22 +1,32 @@
-// Reading a sink's options (the extra keys of its [sinks.NAME] table), with
-// unknown keys reported rather than ignored. Thread: control.
+// Reading a device's options (the extra keys of its [sinks.NAME] or
+// [sources.NAME] table), with unknown keys reported rather than ignored.
+// Thread: control.
 #pragma once
 
 #include "audiod/module.h"
 
 #include <charconv>
+#include <cstddef>
 #include <cstdint>
 #include <cstdio>
-#include <initializer_list>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 
 namespace audiod {
 
-class SinkOptions {
+// A sink's or source's option table (audiod/module.h): the one list of the
+// keys it accepts, which its `open` checks the configuration against and
+// its ops table publishes.
+using OptionSpecs = std::span<const audiod_option_spec>;
+
+// The table's keys in its order, "a, b, c" ("none" if it has none).
+[[nodiscard]] std::string option_keys(OptionSpecs specs);
+
+class DeviceOptions {
 public:
-    explicit SinkOptions(const audiod_sink_config& config) noexcept
+    explicit DeviceOptions(const audiod_device_config& config) noexcept
         : config_(config) {}
 
     [[nodiscard]] std::optional<std::string> get(std::string_view key) const {
@@ -28,23 +38,14 @@ public:
         return std::nullopt;
     }
 
-    // The first option whose key is not in `known`, if any.
-    [[nodiscard]] std::optional<std::string>
-    unknown_key(std::initializer_list<std::string_view> known) const {
-        for (size_t i = 0; i < config_.option_count; ++i) {
-            bool found = false;
-            for (const auto k : known) {
-                found = found || k == config_.options[i].key;
-            }
-            if (!found) {
-                return std::string(config_.options[i].key);
-            }
-        }
-        return std::nullopt;
-    }
+    // Why the options cannot open `device` ("the alsa sink"), if a key is
+    // not in `specs`: "the alsa sink has no option 'colour' (known:
+    // device, periods)", naming the first such key.
+    [[nodiscard]] std::optional<std::string> check_keys(OptionSpecs specs,
+                                                        std::string_view device) const;
 
 private:
-    const audiod_sink_config& config_;
+    const audiod_device_config& config_;
 };
 
 // An option's value as an unsigned integer no larger than `max` (decimal,
@@ -65,6 +66,14 @@ inline bool parse_bool(const std::string& text, bool& value) {
         return true;
     }
     return false;
+}
+
+// An open's refusal: the message into *error and the negative errno into
+// *code; nullptr, for the open to return.
+inline std::nullptr_t refuse(std::string* error, int* code, std::string message, int value) {
+    *error = std::move(message);
+    *code = value;
+    return nullptr;
 }
 
 // Writes a message into a module's error buffer.
