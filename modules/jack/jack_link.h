@@ -20,7 +20,7 @@
 // then returns -ENODEV, the server fails the device and reopens it once a
 // second, and a new client joins the graph as soon as a JACK server is
 // there again. libjack can close a client whose server is gone, which is
-// what PortAudio's JACK host API cannot do (see the README).
+// what PortAudio's JACK host API cannot do (doc/portaudio-jack.md).
 #pragma once
 
 #include "audiod/module.h"

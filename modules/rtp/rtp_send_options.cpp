@@ -60,22 +60,14 @@ std::optional<RtpSendOptions> parse_send_options(const audiod_device_config& con
         !read.number("mtu", 256, 65507, "a packet size from 256 to 65507", o.mtu)) {
         return std::nullopt;
     }
+    // The RTP clock: Opus's is always 48000 Hz (RFC 7587), PCM's the sink's
+    // rate. An Opus sink within 1 % of it sends a clock off by the
+    // difference.
     o.clock_rate = o.encoding == Encoding::opus ? 48000 : config.rate;
-    if (!read.number("clock-rate", AUDIOD_MIN_RATE, AUDIOD_MAX_RATE, "a rate in Hz",
-                     o.clock_rate)) {
-        return std::nullopt;
-    }
-    if (o.encoding == Encoding::opus && o.clock_rate != 48000) {
-        return read.refuse("clock-rate", "Opus's RTP clock is always 48000 Hz (RFC 7587)");
-    }
     if (std::abs(double(config.rate) / o.clock_rate - 1) > 0.01) {
-        return read.refuse("payload", o.encoding == Encoding::opus
-                                          ? "an Opus sink runs at 48000 Hz (RFC 7587's clock); "
-                                            "set rate = 48000, not " +
-                                                std::to_string(config.rate)
-                                          : "the sink's rate " + std::to_string(config.rate) +
-                                                " is more than 1 % from clock-rate " +
-                                                std::to_string(o.clock_rate));
+        return read.refuse("payload", "an Opus sink runs at 48000 Hz (RFC 7587's clock); "
+                                      "set rate = 48000, not " +
+                                          std::to_string(config.rate));
     }
     if (o.encoding == Encoding::opus && config.channels > 2) {
         return read.refuse("payload",

@@ -3,7 +3,8 @@
 audiod_add_test(test_modules
   SOURCES unit/modules/test_main.cpp unit/modules/test_device_options.cpp
           unit/modules/test_option_tables.cpp unit/modules/module_tables.cpp
-          unit/modules/test_module_ops.cpp
+          unit/modules/test_module_ops.cpp unit/modules/test_manual_options.cpp
+          unit/manual_page.cpp
   LIBS audiod_module_support ${CMAKE_DL_LIBS})
 add_dependencies(test_modules audiod_module_null audiod_module_file audiod_module_alsa
   audiod_module_rtp audiod_module_portaudio audiod_module_jack)

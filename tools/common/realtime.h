@@ -10,9 +10,9 @@ inline constexpr const char* kRealtimeHelp =
     "                         (SCHED_FIFO) thread at PRIO (1-99; default 15,\n"
     "                         below the server's 20), so that a short buffer\n"
     "                         does not underrun on a busy machine. Needs root\n"
-    "                         or an RLIMIT_RTPRIO (see the README); when it is\n"
-    "                         refused, that is said and the tool carries on at\n"
-    "                         normal priority.\n";
+    "                         or an RLIMIT_RTPRIO (audiod(8): REAL-TIME\n"
+    "                         SCHEDULING); when it is refused, that is said\n"
+    "                         and the tool carries on at normal priority.\n";
 
 // The PRIO of --realtime[=PRIO] (0: the default), or a usage error.
 int parse_realtime_priority(const char* program, const char* text);
