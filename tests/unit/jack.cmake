@@ -5,10 +5,10 @@
 # that it is the one the module calls.
 if(NOT AUDIOD_SANITIZE)
   audiod_add_test(test_jack_rt_safety
-    SOURCES unit/jack/test_jack_rt_safety.cpp unit/jack/jack_rig.cpp unit/server/rt_hooks.cpp
+    SOURCES unit/modules/jack/test_jack_rt_safety.cpp unit/modules/jack/jack_rig.cpp unit/server/rt_hooks.cpp
     LIBS audiod_server ${CMAKE_DL_LIBS} LABELS unit needs-jackd)
   audiod_add_test(test_jack_cycles
-    SOURCES unit/jack/test_jack_cycles.cpp unit/jack/jack_rig.cpp
+    SOURCES unit/modules/jack/test_jack_cycles.cpp unit/modules/jack/jack_rig.cpp
     LIBS audiod_server ${CMAKE_DL_LIBS} LABELS unit needs-jackd)
   foreach(test test_jack_rt_safety test_jack_cycles)
     set_target_properties(${test} PROPERTIES ENABLE_EXPORTS ON)

@@ -1,6 +1,6 @@
-audiod_add_test(test_portaudio SOURCES unit/portaudio/test_device_match.cpp
-  unit/portaudio/test_recovery_escape.cpp unit/portaudio/test_helper_capture.cpp
-  unit/portaudio/test_setup_turns.cpp
+audiod_add_test(test_portaudio SOURCES unit/modules/portaudio/test_device_match.cpp
+  unit/modules/portaudio/test_recovery_escape.cpp unit/modules/portaudio/test_helper_capture.cpp
+  unit/modules/portaudio/test_setup_turns.cpp
   LIBS audiod_portaudio_device audiod_portaudio_match audiod_portaudio_escape audiod_module_api
   ${CMAKE_DL_LIBS})
 add_dependencies(test_portaudio audiod_fake_card audiod_module_portaudio)
@@ -9,7 +9,7 @@ add_dependencies(test_portaudio audiod_fake_card audiod_module_portaudio)
 # pthread_mutex_lock, as the sanitizers do: not in sanitizer builds).
 if(NOT AUDIOD_SANITIZE)
   audiod_add_test(test_portaudio_rt_safety
-    SOURCES unit/portaudio/test_portaudio_rt_safety.cpp unit/server/rt_hooks.cpp
+    SOURCES unit/modules/portaudio/test_portaudio_rt_safety.cpp unit/server/rt_hooks.cpp
     LIBS audiod_server ${CMAKE_DL_LIBS})
   add_dependencies(test_portaudio_rt_safety audiod_module_portaudio audiod_fake_card)
 endif()

@@ -16,7 +16,6 @@ audiod_add_test(test_server
           unit/server/engine/test_router.cpp unit/server/engine/test_gains.cpp
           unit/server/engine/test_rt_command_queue.cpp unit/server/engine/test_reload_plan.cpp
           unit/server/engine/test_rt_watchdog.cpp unit/server/engine/test_source_relay.cpp
-          unit/server/test_timer_clock.cpp
   LIBS audiod_client_objects audiod_server audiod_test_stepped_sink audiod_module_support
        audiod_tone_analysis
   LABELS unit threads)

@@ -12,7 +12,7 @@
 
 #include "audiod/module.h"
 #include "os/rt_scope.h"
-#include "unit/jack/jack_rig.h"
+#include "unit/modules/jack/jack_rig.h"
 #include "unit/server/rt_hooks.h"
 
 #include <cerrno>

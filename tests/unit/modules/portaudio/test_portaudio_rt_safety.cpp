@@ -18,7 +18,7 @@
 
 #include "audiod/module.h"
 #include "os/rt_scope.h"
-#include "unit/portaudio/module_on_test_card.h"
+#include "unit/modules/portaudio/module_on_test_card.h"
 #include "unit/server/rt_hooks.h"
 
 #include <cstdlib>

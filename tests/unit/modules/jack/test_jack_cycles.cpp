@@ -12,7 +12,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include "audiod/module.h"
-#include "unit/jack/jack_rig.h"
+#include "unit/modules/jack/jack_rig.h"
 
 #include <cerrno>
 #include <chrono>

@@ -4,7 +4,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include "fixtures/fixture_signals.h"
-#include "unit/portaudio/module_on_test_card.h"
+#include "unit/modules/portaudio/module_on_test_card.h"
 
 #include <chrono>
 #include <thread>

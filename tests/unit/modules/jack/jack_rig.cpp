@@ -1,4 +1,4 @@
-#include "unit/jack/jack_rig.h"
+#include "unit/modules/jack/jack_rig.h"
 
 #include "os/rt_scope.h"
 

@@ -13,7 +13,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include "recovery_escape.h"
-#include "unit/portaudio/test_card_dir.h"
+#include "unit/modules/portaudio/test_card_dir.h"
 
 #include <chrono>
 #include <cstdio>

@@ -6,7 +6,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include "pa_stream.h"
-#include "unit/portaudio/test_card_dir.h"
+#include "unit/modules/portaudio/test_card_dir.h"
 
 #include <cerrno>
 #include <chrono>

@@ -4,7 +4,7 @@
 #pragma once
 
 #include "audiod/module.h"
-#include "unit/portaudio/test_card_dir.h"
+#include "unit/modules/portaudio/test_card_dir.h"
 
 #include <boost/test/unit_test.hpp>
 
