@@ -1,0 +1,130 @@
+// Fuzz target: what a PulseAudio client sends, which anyone who can open
+// the socket may send. The bytes arrive in two pieces (cut where the first
+// byte says) and are framed; every command packet is read value by value
+// as its type bytes say, and each value read is written again and must
+// read back the same.
+#include "pulse/frame.h"
+#include "pulse/tagstruct.h"
+
+#include <cstdint>
+#include <span>
+
+using namespace audiod::pulse;
+
+namespace {
+
+// Reads the next value and writes it to `out`; false at the end or on
+// what cannot be read.
+bool copy_value(TagReader& in, TagWriter& out) {
+    switch (in.peek_type()) {
+    case 't':
+    case 'N': {
+        std::optional<std::string> v;
+        return in.get_string(v) && (out.put_optional_string(v), true);
+    }
+    case 'L': {
+        uint32_t v = 0;
+        return in.get_u32(v) && (out.put_u32(v), true);
+    }
+    case 'B': {
+        uint8_t v = 0;
+        return in.get_u8(v) && (out.put_u8(v), true);
+    }
+    case 'R': {
+        uint64_t v = 0;
+        return in.get_u64(v) && (out.put_u64(v), true);
+    }
+    case 'r': {
+        int64_t v = 0;
+        return in.get_s64(v) && (out.put_s64(v), true);
+    }
+    case 'U': {
+        uint64_t v = 0;
+        return in.get_usec(v) && (out.put_usec(v), true);
+    }
+    case '0':
+    case '1': {
+        bool v = false;
+        return in.get_bool(v) && (out.put_bool(v), true);
+    }
+    case 'a': {
+        SampleSpec v;
+        return in.get_sample_spec(v) && (out.put_sample_spec(v), true);
+    }
+    case 'x': {
+        std::vector<uint8_t> v;
+        return in.get_arbitrary(v, kMaxPropertyBytes) && (out.put_arbitrary(v), true);
+    }
+    case 'T': {
+        Timeval v;
+        return in.get_timeval(v) && (out.put_timeval(v), true);
+    }
+    case 'm': {
+        ChannelMap v;
+        return in.get_channel_map(v) && (out.put_channel_map(v), true);
+    }
+    case 'v': {
+        ChannelVolumes v;
+        return in.get_channel_volumes(v) && (out.put_channel_volumes(v), true);
+    }
+    case 'V': {
+        uint32_t v = 0;
+        return in.get_volume(v) && (out.put_volume(v), true);
+    }
+    case 'P': {
+        PropertyList v;
+        return in.get_proplist(v) && (out.put_proplist(v), true);
+    }
+    case 'f': {
+        FormatInfo v;
+        return in.get_format_info(v) && (out.put_format_info(v), true);
+    }
+    default:
+        return false;
+    }
+}
+
+void read_packet(std::span<const uint8_t> packet) {
+    TagReader in(packet);
+    TagWriter out;
+    size_t values = 0;
+    while (copy_value(in, out)) {
+        ++values;
+    }
+    if (!in.ok() && in.peek_type() != -1) {
+        __builtin_trap(); // a failed reader reads nothing more
+    }
+    // What was read reads back the same.
+    TagReader again(out.bytes());
+    TagWriter twice;
+    for (size_t i = 0; i < values; ++i) {
+        if (!copy_value(again, twice)) {
+            __builtin_trap();
+        }
+    }
+    if (!again.done() || twice.bytes() != out.bytes()) {
+        __builtin_trap();
+    }
+}
+
+} // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+    if (size == 0) {
+        return 0;
+    }
+    const size_t cut = std::min<size_t>(data[0], size - 1);
+    std::span<const uint8_t> bytes(data + 1, size - 1);
+    FrameReader reader(1 << 16);
+    if (reader.feed(bytes.first(cut)) && reader.feed(bytes.subspan(cut))) {
+        while (auto frame = reader.next()) {
+            if (frame->payload.empty() || frame->payload.size() > (1 << 16)) {
+                __builtin_trap();
+            }
+            if (frame->is_packet()) {
+                read_packet(frame->payload);
+            }
+        }
+    }
+    return 0;
+}
