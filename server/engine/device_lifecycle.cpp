@@ -132,8 +132,8 @@ void DeviceLifecycle::announce_failure(Device& device) {
 }
 
 void DeviceLifecycle::failed(Device& device, int64_t error) {
-    log_error("engine",
-              "sink " + device.name() + " failed: " + std::strerror(static_cast<int>(-error)));
+    log_error("engine", std::string(device_kind_name(device.kind())) + " " + device.name() +
+                            " failed: " + std::strerror(static_cast<int>(-error)));
     // The RT thread has left its loop; releasing the device joins it, which
     // makes its streams ours, and closes the module's instance now: the
     // module may need it closed to find the device again when it is
@@ -144,9 +144,10 @@ void DeviceLifecycle::failed(Device& device, int64_t error) {
 
 void DeviceLifecycle::reopen_failed(std::chrono::steady_clock::time_point now) {
     for (DeviceRegistry::Reopened& reopened : devices_.reopen_failed(now)) {
-        const std::string name = reopened.fresh->name();
+        const std::string what =
+            std::string(device_kind_name(reopened.fresh->kind())) + " " + reopened.fresh->name();
         swap(*reopened.entry, std::move(reopened.fresh));
-        log_info("engine", "sink " + name + " is back");
+        log_info("engine", what + " is back");
     }
 }
 

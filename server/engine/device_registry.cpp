@@ -56,7 +56,8 @@ DeviceRegistry::open(const std::string& configured_type, const std::string& name
                                       "using a null sink");
             }
         }
-        log_info("engine", "sink " + name + ": type auto resolved to " + type);
+        log_info("engine", std::string(device_kind_name(kind)) + " " + name +
+                               ": type auto resolved to " + type);
     }
     // Every device may have its own quantum, rate and channel count.
     const auto take = [&](std::string_view key, uint32_t fallback) {
@@ -92,8 +93,8 @@ DeviceRegistry::open(const std::string& configured_type, const std::string& name
     if (const Status started = device->start(); !started.ok()) {
         return started.reason();
     }
-    log_info("engine", "sink started name=" + name + " type=" + type +
-                           " quantum=" + std::to_string(device->format().quantum) +
+    log_info("engine", std::string(device_kind_name(kind)) + " started name=" + name + " type=" +
+                           type + " quantum=" + std::to_string(device->format().quantum) +
                            " scheduling=\"" + device->scheduling() + "\"");
     return std::move(device);
 }
@@ -149,7 +150,8 @@ DeviceRegistry::reopen_failed(std::chrono::steady_clock::time_point now) {
         entry->next_reopen = now + kReopenInterval;
         auto opened = open(entry->configured_type, device.name(), entry->options, device.kind());
         if (auto* error = std::get_if<std::string>(&opened)) {
-            log_debug("engine", "sink " + device.name() + " still unavailable: " + *error);
+            log_debug("engine", std::string(device_kind_name(device.kind())) + " " + device.name() +
+                                    " still unavailable: " + *error);
             continue;
         }
         reopened.push_back({entry.get(), std::move(std::get<std::unique_ptr<Device>>(opened))});

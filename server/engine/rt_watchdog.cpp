@@ -39,13 +39,14 @@ RtWatchdog::Findings RtWatchdog::check(std::chrono::steady_clock::time_point now
     last_look_ = now;
     for (const auto& entry : devices_.entries()) {
         Device& device = *entry->device;
+        const std::string what = std::string(device_kind_name(device.kind())) + " " + device.name();
         DeviceRegistry::Entry::Progress& progress = entry->progress;
         const uint64_t frames = device.frames_played();
         if (frames != progress.frames || device.failed() || device.rt_tid() == 0) {
             const bool recovered = progress.stalled && !device.failed();
             progress = {frames, now, false};
             if (recovered) {
-                log_info("watchdog", "sink " + device.name() + " completes cycles again");
+                log_info("watchdog", what + " completes cycles again");
                 announcer_.device_state(device, "running");
                 findings.recovered.push_back(&device);
             }
@@ -60,17 +61,15 @@ RtWatchdog::Findings RtWatchdog::check(std::chrono::steady_clock::time_point now
             const bool was_realtime = is_realtime(device.rt_tid());
             const std::string limit = ms_text(kRtWatchdogTimeout);
             device.demote("no cycle completed for " + limit);
-            log_error("watchdog", "sink " + device.name() +
-                                      ": the RT thread completed no cycle for " + limit +
+            log_error("watchdog", what + ": the RT thread completed no cycle for " + limit +
                                       (was_realtime ? "; demoted to SCHED_OTHER" : ""));
             announcer_.device_state(device, "stalled");
         }
         if (progress.stalled && now - progress.since >= kRtAbandonTimeout && device.abandon()) {
-            log_error("watchdog",
-                      "sink " + device.name() + ": the RT thread has been inside a call into the " +
-                          device.type() + " module for " + ms_text(kRtAbandonTimeout) +
-                          "; given up: the sink fails, its streams move to another sink, "
-                          "and it is reopened once that call returns");
+            log_error("watchdog", what + ": the RT thread has been inside a call into the " +
+                                      device.type() + " module for " + ms_text(kRtAbandonTimeout) +
+                                      "; given up: it fails, its streams move to another device, "
+                                      "and it is reopened once that call returns");
             findings.abandoned.push_back(&device);
         }
     }
