@@ -1,9 +1,11 @@
 // Fuzz target: what a PulseAudio client sends, which anyone who can open
 // the socket may send. The bytes arrive in two pieces (cut where the first
-// byte says) and are framed; every command packet is read value by value
-// as its type bytes say, and each value read is written again and must
-// read back the same.
+// byte says), as a whole connection (handshake and commands: what the
+// server sends back must be well framed) and as frames, each command
+// packet read value by value as its type bytes say, each value written
+// again and required to read back the same.
 #include "pulse/frame.h"
+#include "pulse/session.h"
 #include "pulse/tagstruct.h"
 
 #include <cstdint>
@@ -107,6 +109,35 @@ void read_packet(std::span<const uint8_t> packet) {
     }
 }
 
+// Knows no command and no stream: the session answers the handshake and
+// ERROR(command) to the rest.
+struct NoCommands : CommandHandler {
+    bool on_command(Session&, Command, uint32_t, TagReader&) override { return false; }
+    bool on_audio(Session&, const Frame&) override { return false; }
+};
+
+// The same bytes as a connection: whatever they hold, what the session
+// sends back is well framed.
+void run_session(std::span<const uint8_t> first, std::span<const uint8_t> second) {
+    NoCommands handler;
+    Session session(1, handler);
+    if (session.receive(first)) {
+        session.receive(second);
+    }
+    FrameReader answers;
+    if (!answers.feed(session.take_output())) {
+        __builtin_trap();
+    }
+    while (auto frame = answers.next()) {
+        TagReader r(frame->payload);
+        uint32_t command = 0;
+        uint32_t tag = 0;
+        if (!frame->is_packet() || !r.get_u32(command) || !r.get_u32(tag)) {
+            __builtin_trap();
+        }
+    }
+}
+
 } // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -115,6 +146,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     }
     const size_t cut = std::min<size_t>(data[0], size - 1);
     std::span<const uint8_t> bytes(data + 1, size - 1);
+    run_session(bytes.first(cut), bytes.subspan(cut));
     FrameReader reader(1 << 16);
     if (reader.feed(bytes.first(cut)) && reader.feed(bytes.subspan(cut))) {
         while (auto frame = reader.next()) {

@@ -1,0 +1,91 @@
+// One libpulse connection's protocol: the handshake, then its commands.
+// Bytes in, bytes out, and no socket (the pulse server's thread owns
+// those), so that it is tested with bytes alone, real clients' included.
+//
+// The handshake, as libpulse 16 makes it: AUTH with the client's protocol
+// version (and whether it could share memory) and a cookie, then
+// SET_CLIENT_NAME with its property list. The server answers AUTH with its
+// own version and no shared memory: audio travels through the socket.
+// Each side then writes by the lower of the two versions. The cookie is not
+// checked: who may connect is decided by the socket's permissions and the
+// peer's uid, as for audiod's own socket. Anything but AUTH first, a
+// version below kOldestVersion, or a malformed packet ends the connection.
+//
+// After it, each command goes to the handler (CommandHandler); one it does
+// not take is answered ERROR(command), never with a dropped connection.
+// Thread: the pulse server's.
+#pragma once
+
+#include "pulse/frame.h"
+#include "pulse/protocol.h"
+#include "pulse/tagstruct.h"
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace audiod::pulse {
+
+class Session;
+
+// What a session cannot answer by itself.
+class CommandHandler {
+public:
+    virtual ~CommandHandler() = default;
+    // A command after the handshake, its fields left in `fields`. Returns
+    // false if it does not know the command (the session answers
+    // ERROR(command)); otherwise it answers, now or later, through the
+    // session's reply functions.
+    virtual bool on_command(Session& session, Command command, uint32_t tag, TagReader& fields) = 0;
+    // Audio for a stream of the session's (frame.channel).
+    virtual bool on_audio(Session& session, const Frame& frame) = 0;
+};
+
+class Session {
+public:
+    Session(uint32_t client_index, CommandHandler& handler)
+        : client_index_(client_index)
+        , handler_(handler) {}
+
+    // Takes what the client sent. False if the connection must end (the
+    // reason is in error(); what is queued to send should still go).
+    bool receive(std::span<const uint8_t> bytes);
+    // Framed bytes to send, in order.
+    [[nodiscard]] std::vector<uint8_t> take_output() { return std::move(output_); }
+    [[nodiscard]] size_t output_bytes() const noexcept { return output_.size(); }
+
+    // A REPLY to `tag` with `fields` (written after the command and tag).
+    void reply(uint32_t tag, const TagWriter& fields = {});
+    // An ERROR to `tag`.
+    void reply_error(uint32_t tag, Error error);
+    // A command from the server (an event): tag kNoTag.
+    void send_command(Command command, const TagWriter& fields = {});
+    // Audio to the client, for a record stream.
+    void send_audio(uint32_t channel, std::span<const uint8_t> bytes);
+
+    [[nodiscard]] uint32_t client_index() const noexcept { return client_index_; }
+    // The version both write by: the lower of the client's and ours.
+    [[nodiscard]] uint32_t version() const noexcept { return version_; }
+    [[nodiscard]] bool authorized() const noexcept { return version_ != 0; }
+    [[nodiscard]] bool named() const noexcept { return named_; }
+    [[nodiscard]] const PropertyList& client_properties() const noexcept { return properties_; }
+    [[nodiscard]] const std::string& error() const noexcept { return error_; }
+
+private:
+    bool handle(const Frame& frame);
+    bool handle_auth(uint32_t tag, TagReader& fields);
+    bool handle_set_client_name(uint32_t tag, TagReader& fields);
+    bool fail(std::string reason);
+
+    uint32_t client_index_;
+    CommandHandler& handler_;
+    FrameReader reader_;
+    std::vector<uint8_t> output_;
+    uint32_t version_ = 0;
+    bool named_ = false;
+    PropertyList properties_;
+    std::string error_;
+};
+
+} // namespace audiod::pulse
