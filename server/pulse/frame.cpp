@@ -32,9 +32,13 @@ std::array<uint8_t, kFrameHeaderBytes> frame_header(uint32_t payload_bytes, uint
 }
 
 std::vector<uint8_t> frame_packet(std::span<const uint8_t> packet) {
+    // Sized once and filled by copy: GCC 12 at -O3 misreads a vector grown by
+    // insert() after the header as an out-of-bounds memcpy (-Warray-bounds).
     const auto header = frame_header(static_cast<uint32_t>(packet.size()));
-    std::vector<uint8_t> out(header.begin(), header.end());
-    out.insert(out.end(), packet.begin(), packet.end());
+    std::vector<uint8_t> out(header.size() + packet.size());
+    std::copy(header.begin(), header.end(), out.begin());
+    std::copy(packet.begin(), packet.end(),
+              out.begin() + static_cast<std::ptrdiff_t>(header.size()));
     return out;
 }
 
