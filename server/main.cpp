@@ -13,6 +13,8 @@
 #include "os/watchdog.h"
 #include "protocol/socket_path.h"
 #include "protocol/version.h"
+#include "pulse/pulse_server.h"
+#include "pulse/pulse_socket.h"
 #include "service/service_notifier.h"
 #include "service/socket_activation.h"
 
@@ -411,11 +413,23 @@ int main(int argc, char** argv) {
     log_info("main", install_rt_time_guard());
     ModuleLoader modules(options.module_dir.empty() ? default_module_directory()
                                                     : options.module_dir);
+    // The PulseAudio-protocol server: on by default for a user's server on
+    // its default socket, and wherever the configuration names a pulse
+    // socket (a server on a socket of its own, a test's say, would
+    // otherwise take the user's pulse socket).
+    const bool pulse_wanted =
+        config.pulse.enable.value_or(!config.pulse.socket.empty() || (!chosen && !options.system));
+    const std::string pulse_socket =
+        config.pulse.socket.empty() ? pulse::default_pulse_socket() : config.pulse.socket;
     Engine engine(std::move(config), modules, state);
+    pulse::EngineGateway pulse_gateway;
+    pulse::PulseServer pulse_server(pulse_gateway);
+    bool pulse_serving = false;
     Status served = Status::success();
     {
         ControlServer server(engine);
         server.set_access_policy(policy);
+        server.serve_gateway(pulse_gateway);
         server.set_reloader([&]() -> std::variant<std::string, ClientError> {
             (void)service.reloading();
             auto next = read_configuration(options);
@@ -451,11 +465,17 @@ int main(int argc, char** argv) {
         log_info("main", std::string(activated != nullptr ? "serving passed socket="
                                                           : "listening socket=") +
                              socket_path + " state=\"" + state.path() + "\"");
+        pulse_serving =
+            pulse_wanted && pulse::start_pulse_server(pulse_server, pulse_socket, options.system);
         if (const Status told = service.ready("serving " + socket_path); !told.ok()) {
             log_warning("main", told.reason());
         }
         served = server.run(std::move(listener));
         (void)service.stopping();
+        pulse_server.stop();
+    }
+    if (pulse_serving) {
+        ::unlink(pulse_socket.c_str());
     }
     engine.stop();
     if (activated == nullptr) {

@@ -179,6 +179,33 @@ void read_sinks_table(const toml::node& node, ServerConfig& config, bool capture
     }
 }
 
+// The [pulse] table.
+void read_pulse_table(const toml::node& node, ServerConfig& config) {
+    const std::string& src = config.source;
+    const toml::table* table = node.as_table();
+    if (table == nullptr) {
+        fail(src, line_of(node), "[pulse] must be a table");
+    }
+    for (const auto& [k, value] : *table) {
+        const std::string key(k.str());
+        if (key == "enable") {
+            if (!value.is_boolean()) {
+                fail(src, line_of(value), "enable must be true or false");
+            }
+            config.pulse.enable = value.as_boolean()->get();
+        } else if (key == "socket") {
+            if (!value.is_string() || value.as_string()->get().empty() ||
+                value.as_string()->get().front() != '/') {
+                fail(src, line_of(value), "socket must be an absolute path");
+            }
+            config.pulse.socket = value.as_string()->get();
+        } else {
+            fail(src, line_of(value),
+                 "unknown key '" + key + "' in [pulse] (known: " + known_keys("pulse") + ")");
+        }
+    }
+}
+
 // [apps.NAME] tables.
 void read_apps_table(const toml::node& node, ServerConfig& config) {
     const std::string& src = config.source;
@@ -258,10 +285,12 @@ ServerConfig parse_or_throw(std::string_view text, const std::string& source) {
             read_sinks_table(value, config, key == "sources");
         } else if (key == "apps") {
             read_apps_table(value, config);
+        } else if (key == "pulse") {
+            read_pulse_table(value, config);
         } else {
             fail(source, line_of(value),
                  "unknown section '" + key +
-                     "' (known: [server], [sinks.NAME], [sources.NAME], [apps.NAME])");
+                     "' (known: [server], [sinks.NAME], [sources.NAME], [apps.NAME], [pulse])");
         }
     }
     // Tables come back sorted by name; present sinks in file order so that

@@ -57,6 +57,13 @@ struct AppRule {
     unsigned line = 0;
 };
 
+// [pulse]: the PulseAudio-protocol server (pulse/pulse_server.h). Read at
+// start; a reload keeps the running one.
+struct PulseConfig {
+    std::optional<bool> enable; // unset: on for a user's server on its default socket
+    std::string socket;         // "": $XDG_RUNTIME_DIR/pulse/native
+};
+
 struct ServerConfig {
     std::string source; // file it came from, for messages
     uint32_t rate = 48000;
@@ -70,6 +77,7 @@ struct ServerConfig {
     std::vector<DeviceConfig> sinks;
     std::vector<DeviceConfig> sources; // [sources.NAME]: capture devices
     std::vector<AppRule> apps;         // [apps.NAME]
+    PulseConfig pulse;                 // [pulse]
 };
 
 // Parses configuration text; `source` names it in error messages. Returns

@@ -33,6 +33,8 @@ constexpr std::array kKeys = {
     ConfigKey{"apps.NAME", "volume", "level", "100%", 0, 0},
     ConfigKey{"apps.NAME", "mute", "boolean", "false", 0, 0},
     ConfigKey{"apps.NAME", "sink", "string", "the default sink", 0, 0},
+    ConfigKey{"pulse", "enable", "boolean", "true for a user's server on its default socket", 0, 0},
+    ConfigKey{"pulse", "socket", "string", "$XDG_RUNTIME_DIR/pulse/native", 0, 0},
 };
 
 } // namespace

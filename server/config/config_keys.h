@@ -13,7 +13,7 @@
 namespace audiod {
 
 struct ConfigKey {
-    std::string_view table;    // "server", "sinks.NAME", "sources.NAME", "apps.NAME"
+    std::string_view table;    // "server", "sinks.NAME", "sources.NAME", "apps.NAME", "pulse"
     std::string_view key;      // as written in the file
     std::string_view type;     // "integer", "string", "boolean", "level"
     std::string_view fallback; // the default, as a sentence fragment

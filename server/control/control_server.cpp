@@ -18,7 +18,7 @@ namespace audiod {
 
 namespace {
 
-enum class Source : uint32_t { listener = 1, signal = 2, sink_events = 3, client = 4 };
+enum class Source : uint32_t { listener = 1, signal = 2, sink_events = 3, client = 4, gateway = 5 };
 
 constexpr size_t kMaxClients = 256;
 constexpr int kHousekeepingMs = 200;
@@ -110,7 +110,8 @@ Status ControlServer::run(UniqueFd listener) {
         return Status::failure(std::string("signalfd: ") + std::strerror(errno));
     }
     if (!watch(listener_.get(), tag(Source::listener, 0)) ||
-        !watch(signals_.get(), tag(Source::signal, 0))) {
+        !watch(signals_.get(), tag(Source::signal, 0)) ||
+        (gateway_ != nullptr && !watch(gateway_->jobs_fd(), tag(Source::gateway, 0)))) {
         return Status::failure(std::string("epoll_ctl: ") + std::strerror(errno));
     }
 
@@ -152,6 +153,9 @@ Status ControlServer::run(UniqueFd listener) {
                 break;
             case Source::client:
                 on_client_readable(id);
+                break;
+            case Source::gateway:
+                gateway_->run_jobs(engine_);
                 break;
             }
             for (const uint32_t doomed : std::exchange(doomed_, {})) {

@@ -13,6 +13,7 @@
 #include "engine/engine.h"
 #include "protocol/packet_socket.h"
 #include "protocol/unique_fd.h"
+#include "pulse/engine_gateway.h"
 
 #include <functional>
 #include <map>
@@ -39,6 +40,9 @@ public:
     void set_reloader(Reloader reloader) { requests_.set_reloader(std::move(reloader)); }
     // How callers are checked (a system-wide server); call before run().
     void set_access_policy(const AccessPolicy& policy) { policy_ = policy; }
+    // Runs the jobs another thread (the pulse server) posts for the engine;
+    // call before run().
+    void serve_gateway(pulse::EngineGateway& gateway) { gateway_ = &gateway; }
 
     // Serves `listener` (bound and listening) until SIGINT or SIGTERM, and
     // reloads on SIGHUP; the caller must have blocked the three in every
@@ -65,6 +69,7 @@ private:
     std::vector<uint32_t> doomed_; // clients to drop once the current event is handled
     uint32_t next_client_id_ = 1;
     AccessPolicy policy_;
+    pulse::EngineGateway* gateway_ = nullptr;
     ClientAccess access_;
     RequestHandler requests_;
 };

@@ -13,6 +13,7 @@ audiod_add_test(test_integration
           integration/test_portaudio.cpp integration/test_jack.cpp integration/dummy_jack.cpp
           integration/test_service.cpp
           integration/test_reload.cpp integration/test_system.cpp integration/test_harness.cpp
+          integration/test_pulse.cpp
   LIBS audiod_protocol audiod_common audiod audiod_rtp audiod_ctl_output audiod_tone_analysis
   NO_CTEST)
 # The programs it runs must be built first.
@@ -60,7 +61,7 @@ endif()
 # and a step lasts as long as the last test it started.
 set(cost 100)
 foreach(suite rtp relay rtp_receive alsa_plugin capture watchdog portaudio jack portaudio_jack alsa_source
-        playback lifecycle service reload system_wide audioctl routing app_state events alsa alsa_mixer conversion modules files harness
+        playback lifecycle service reload system_wide audioctl routing app_state events pulse alsa alsa_mixer conversion modules files harness
         no_hang/a_client_killed_mid_write_disturbs_no_one
         no_hang/server_stopped_for_8_s_players_keep_their_clock_and_sound_returns
         no_hang/server_killed_and_replaced_players_carry_on

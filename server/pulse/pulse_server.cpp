@@ -1,0 +1,310 @@
+#include "pulse/pulse_server.h"
+
+#include "engine/engine.h"
+#include "log.h"
+
+#include <cerrno>
+#include <cstring>
+#include <random>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+#include <variant>
+
+namespace audiod::pulse {
+
+namespace {
+
+enum class Source : uint32_t { listener = 1, stop = 2, answers = 3, connection = 4 };
+
+uint64_t tag_of(Source source, uint32_t id) {
+    return uint64_t{static_cast<uint32_t>(source)} << 32 | id;
+}
+
+// How often the loop looks at handshakes that are late.
+constexpr int kLookMs = 1000;
+// Bytes read from one connection per wake-up, so that one busy client
+// cannot starve the others.
+constexpr size_t kReadPerTurn = 256u << 10;
+
+// What the engine says of its defaults, taken on the control thread.
+EngineFacts facts_of(const Engine& engine) {
+    EngineFacts facts;
+    facts.rate = engine.config().rate;
+    facts.channels = engine.config().channels;
+    const proto::ServerInfo info = engine.info();
+    facts.default_sink = info.default_sink;
+    facts.default_source = info.default_sink.empty() ? "" : info.default_sink + ".monitor";
+    return facts;
+}
+
+} // namespace
+
+PulseServer::PulseServer(EngineGateway& gateway)
+    : gateway_(gateway)
+    , epoll_(::epoll_create1(EPOLL_CLOEXEC))
+    , stop_fd_(::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC))
+    , cookie_(std::random_device{}()) {}
+
+PulseServer::~PulseServer() {
+    stop();
+}
+
+Status PulseServer::start(UniqueFd listener) {
+    listener_ = std::move(listener);
+    const auto watch = [&](int fd, uint64_t tag) {
+        epoll_event ev{};
+        ev.events = EPOLLIN;
+        ev.data.u64 = tag;
+        return ::epoll_ctl(epoll_.get(), EPOLL_CTL_ADD, fd, &ev) == 0;
+    };
+    if (!epoll_ || !stop_fd_ || !watch(listener_.get(), tag_of(Source::listener, 0)) ||
+        !watch(stop_fd_.get(), tag_of(Source::stop, 0)) ||
+        !watch(gateway_.answers_fd(), tag_of(Source::answers, 0))) {
+        return Status::failure(std::string("pulse server: ") + std::strerror(errno));
+    }
+    try {
+        thread_ = std::thread([this] { run(); });
+    } catch (const std::system_error& e) {
+        return Status::failure(std::string("pulse server: no thread: ") + e.what());
+    }
+    return Status::success();
+}
+
+void PulseServer::stop() {
+    if (!thread_.joinable()) {
+        return;
+    }
+    const uint64_t one = 1;
+    [[maybe_unused]] const ssize_t r = ::write(stop_fd_.get(), &one, sizeof one);
+    thread_.join();
+    connections_.clear();
+}
+
+void PulseServer::run() noexcept {
+    epoll_event events[32];
+    for (;;) {
+        const int n = ::epoll_wait(epoll_.get(), events, std::size(events), kLookMs);
+        if (n < 0 && errno != EINTR) {
+            log_error("pulse", std::string("epoll_wait: ") + std::strerror(errno));
+            return;
+        }
+        for (int i = 0; i < n; ++i) {
+            const auto source = static_cast<Source>(events[i].data.u64 >> 32);
+            const auto id = static_cast<uint32_t>(events[i].data.u64);
+            switch (source) {
+            case Source::listener:
+                accept_connections();
+                break;
+            case Source::stop:
+                return;
+            case Source::answers:
+                gateway_.run_answers();
+                break;
+            case Source::connection:
+                if ((events[i].events & EPOLLOUT) != 0) {
+                    on_writable(id);
+                }
+                if ((events[i].events & (EPOLLIN | EPOLLHUP | EPOLLERR)) != 0) {
+                    on_readable(id);
+                }
+                break;
+            }
+        }
+        drop_late_handshakes();
+    }
+}
+
+void PulseServer::accept_connections() {
+    for (;;) {
+        UniqueFd fd(::accept4(listener_.get(), nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC));
+        if (!fd) {
+            if (errno != EAGAIN && errno != EINTR && errno != ECONNABORTED) {
+                log_warning("pulse", std::string("accept: ") + std::strerror(errno));
+            }
+            return;
+        }
+        if (connections_.size() >= kMaxConnections) {
+            log_warning("pulse", "refusing a client: too many connections");
+            continue;
+        }
+        auto connection = std::make_unique<Connection>();
+        connection->id = next_id_++;
+        connection->fd = std::move(fd);
+        connection->since = std::chrono::steady_clock::now();
+        ucred cred{};
+        socklen_t len = sizeof cred;
+        if (::getsockopt(connection->fd.get(), SOL_SOCKET, SO_PEERCRED, &cred, &len) == 0) {
+            connection->uid = cred.uid;
+            connection->pid = cred.pid;
+        }
+        connection->session = std::make_unique<Session>(connection->id, *this);
+        epoll_event ev{};
+        ev.events = EPOLLIN;
+        ev.data.u64 = tag_of(Source::connection, connection->id);
+        if (::epoll_ctl(epoll_.get(), EPOLL_CTL_ADD, connection->fd.get(), &ev) != 0) {
+            continue;
+        }
+        log_debug("pulse", "client connected id=" + std::to_string(connection->id) +
+                               " pid=" + std::to_string(connection->pid));
+        connections_.emplace(connection->id, std::move(connection));
+    }
+}
+
+PulseServer::Connection* PulseServer::find(uint32_t id) {
+    const auto it = connections_.find(id);
+    return it == connections_.end() ? nullptr : it->second.get();
+}
+
+PulseServer::Connection* PulseServer::owner_of(const Session& session) {
+    return find(session.client_index());
+}
+
+void PulseServer::on_readable(uint32_t id) {
+    Connection* connection = find(id);
+    if (connection == nullptr) {
+        return;
+    }
+    uint8_t buffer[16384];
+    size_t taken = 0;
+    while (taken < kReadPerTurn) {
+        const ssize_t n = ::recv(connection->fd.get(), buffer, sizeof buffer, 0);
+        if (n == 0) {
+            drop(id, "");
+            return;
+        }
+        if (n < 0) {
+            if (errno == EAGAIN || errno == EINTR) {
+                break;
+            }
+            drop(id, errno == ECONNRESET ? "" : std::string("recv: ") + std::strerror(errno));
+            return;
+        }
+        taken += static_cast<size_t>(n);
+        const bool ok = connection->session->receive({buffer, static_cast<size_t>(n)});
+        if (!flush(*connection) || !ok) {
+            drop(id, connection->session->error());
+            return;
+        }
+    }
+}
+
+void PulseServer::on_writable(uint32_t id) {
+    if (Connection* connection = find(id); connection != nullptr && !flush(*connection)) {
+        drop(id, "");
+    }
+}
+
+bool PulseServer::flush(Connection& connection) {
+    std::vector<uint8_t> more = connection.session->take_output();
+    if (!more.empty()) {
+        if (connection.sent > 0) {
+            connection.queued.erase(connection.queued.begin(),
+                                    connection.queued.begin() +
+                                        static_cast<std::ptrdiff_t>(connection.sent));
+            connection.sent = 0;
+        }
+        connection.queued.insert(connection.queued.end(), more.begin(), more.end());
+    }
+    while (connection.sent < connection.queued.size()) {
+        const ssize_t n =
+            ::send(connection.fd.get(), connection.queued.data() + connection.sent,
+                   connection.queued.size() - connection.sent, MSG_NOSIGNAL | MSG_DONTWAIT);
+        if (n < 0) {
+            if (errno == EAGAIN || errno == EINTR) {
+                break;
+            }
+            return false;
+        }
+        connection.sent += static_cast<size_t>(n);
+    }
+    const size_t left = connection.queued.size() - connection.sent;
+    if (left == 0) {
+        connection.queued.clear();
+        connection.sent = 0;
+    }
+    if (left > kMaxQueuedBytes) {
+        log_warning("pulse", "client " + std::to_string(connection.id) +
+                                 " does not read what it "
+                                 "is sent; dropping it");
+        return false;
+    }
+    // Asked to be told when the socket takes more only while something waits.
+    if ((left > 0) != connection.writing) {
+        connection.writing = left > 0;
+        epoll_event ev{};
+        ev.events = EPOLLIN | (connection.writing ? EPOLLOUT : 0u);
+        ev.data.u64 = tag_of(Source::connection, connection.id);
+        ::epoll_ctl(epoll_.get(), EPOLL_CTL_MOD, connection.fd.get(), &ev);
+    }
+    return true;
+}
+
+void PulseServer::drop(uint32_t id, const std::string& reason) {
+    Connection* connection = find(id);
+    if (connection == nullptr) {
+        return;
+    }
+    ::epoll_ctl(epoll_.get(), EPOLL_CTL_DEL, connection->fd.get(), nullptr);
+    log_message(reason.empty() ? LogLevel::debug : LogLevel::warning, "pulse",
+                "client gone id=" + std::to_string(id) +
+                    (reason.empty() ? "" : " reason=\"" + reason + "\""));
+    connections_.erase(id);
+}
+
+void PulseServer::drop_late_handshakes() {
+    const auto now = std::chrono::steady_clock::now();
+    std::vector<uint32_t> late;
+    for (const auto& [id, connection] : connections_) {
+        if (!connection->session->named() && now - connection->since > kAuthDeadline) {
+            late.push_back(id);
+        }
+    }
+    for (const uint32_t id : late) {
+        drop(id, "no handshake within " + std::to_string(kAuthDeadline.count()) + " s");
+    }
+}
+
+void PulseServer::with_connection(uint32_t id, const std::function<void(Connection&)>& answer) {
+    Connection* connection = find(id);
+    if (connection == nullptr) {
+        return; // gone while the engine worked
+    }
+    answer(*connection);
+    if (!flush(*connection)) {
+        drop(id, "");
+    }
+}
+
+bool PulseServer::on_command(Session& session, Command command, uint32_t tag, TagReader& fields) {
+    const uint32_t id = session.client_index();
+    switch (command) {
+    case Command::get_server_info: {
+        if (!fields.done()) {
+            session.reply_error(tag, Error::protocol);
+            return true;
+        }
+        const uint32_t version = session.version();
+        const uint32_t cookie = cookie_;
+        gateway_.post([this, id, tag, version, cookie](Engine& engine) -> EngineGateway::Answer {
+            return [this, id, tag, version, cookie, facts = facts_of(engine)] {
+                with_connection(id, [&](Connection& connection) {
+                    connection.session->reply(tag, server_info(facts, version, cookie));
+                });
+            };
+        });
+        return true;
+    }
+    default:
+        return false;
+    }
+}
+
+bool PulseServer::on_audio(Session&, const Frame&) {
+    return false; // no streams yet
+}
+
+} // namespace audiod::pulse

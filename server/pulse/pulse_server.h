@@ -1,0 +1,91 @@
+// The PulseAudio-protocol server: libpulse clients (every desktop
+// application, pactl, paplay) served on a socket of their own, by a thread
+// of its own with its own epoll loop, so that neither their requests nor
+// the audio bytes they carry delay the control thread's clients.
+//
+// Each connection is a Session (the protocol) over a non-blocking socket.
+// What a command needs of the engine goes to the control thread through
+// the EngineGateway and is answered when it comes back: this thread waits
+// for no engine, no RT thread and no client. A client that does not read
+// what it is sent is dropped once kMaxQueuedBytes wait for it, and a
+// connection that has not said AUTH within kAuthDeadline is closed.
+// Thread: the pulse server's own, apart from start() and stop().
+#pragma once
+
+#include "common/status.h"
+#include "protocol/unique_fd.h"
+#include "pulse/engine_gateway.h"
+#include "pulse/server_facts.h"
+#include "pulse/session.h"
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <sys/types.h>
+#include <thread>
+#include <variant>
+#include <vector>
+
+namespace audiod::pulse {
+
+class PulseServer : public CommandHandler {
+public:
+    static constexpr size_t kMaxConnections = 128;
+    static constexpr size_t kMaxQueuedBytes = 4u << 20;
+    static constexpr auto kAuthDeadline = std::chrono::seconds(10);
+
+    explicit PulseServer(EngineGateway& gateway);
+    ~PulseServer() override;
+    PulseServer(const PulseServer&) = delete;
+    PulseServer& operator=(const PulseServer&) = delete;
+
+    // Serves `listener` (bound, listening, SOCK_STREAM) on a thread of its
+    // own until stop(). Thread: control.
+    Status start(UniqueFd listener);
+    // Ends the thread and every connection. Thread: control.
+    void stop();
+
+    // CommandHandler. Thread: pulse.
+    bool on_command(Session& session, Command command, uint32_t tag, TagReader& fields) override;
+    bool on_audio(Session& session, const Frame& frame) override;
+
+private:
+    struct Connection {
+        uint32_t id = 0;
+        UniqueFd fd;
+        uid_t uid = 0;
+        pid_t pid = 0;
+        std::chrono::steady_clock::time_point since;
+        std::unique_ptr<Session> session;
+        std::vector<uint8_t> queued; // framed bytes the socket has not taken yet
+        size_t sent = 0;             // of `queued`
+        bool writing = false;        // EPOLLOUT is asked for
+    };
+
+    void run() noexcept;
+    void accept_connections();
+    void on_readable(uint32_t id);
+    void on_writable(uint32_t id);
+    // Moves the session's output to the socket, as far as it takes it;
+    // false if the connection must go.
+    bool flush(Connection& connection);
+    void drop(uint32_t id, const std::string& reason);
+    void drop_late_handshakes();
+    // Runs `answer` for the connection still there, then sends its output.
+    void with_connection(uint32_t id, const std::function<void(Connection&)>& answer);
+    [[nodiscard]] Connection* find(uint32_t id);
+    [[nodiscard]] Connection* owner_of(const Session& session);
+
+    EngineGateway& gateway_;
+    UniqueFd listener_;
+    UniqueFd epoll_;
+    UniqueFd stop_fd_;
+    std::thread thread_;
+    std::map<uint32_t, std::unique_ptr<Connection>> connections_;
+    uint32_t next_id_ = 1;
+    uint32_t cookie_ = 0;
+};
+
+} // namespace audiod::pulse

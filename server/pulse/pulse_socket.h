@@ -1,0 +1,29 @@
+// Where the pulse server listens, and taking that socket without taking
+// it from anyone: libpulse looks for $XDG_RUNTIME_DIR/pulse/native, where
+// PulseAudio or pipewire-pulse may already serve. Thread: control.
+#pragma once
+
+#include "protocol/unique_fd.h"
+
+#include <string>
+#include <variant>
+
+namespace audiod::pulse {
+
+class PulseServer;
+
+// $XDG_RUNTIME_DIR/pulse/native, or "" without $XDG_RUNTIME_DIR.
+[[nodiscard]] std::string default_pulse_socket();
+
+// Takes the socket at `path`: its folder is made (0700) where it is
+// missing; a socket that a live server answers on is left alone (an error
+// saying so), and one nobody answers on is a stale one, replaced. Returns
+// the listening socket (SOCK_STREAM, mode 0600), or why not.
+[[nodiscard]] std::variant<UniqueFd, std::string> listen_for_pulse(const std::string& path);
+
+// Takes `path` and starts `server` on it, logging what happened and why
+// not: audiod serves its own socket whatever becomes of this one. False if
+// it does not serve.
+bool start_pulse_server(PulseServer& server, const std::string& path, bool system_wide);
+
+} // namespace audiod::pulse

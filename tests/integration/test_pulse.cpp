@@ -1,0 +1,154 @@
+// libpulse's own programs (pactl from pulseaudio-utils, libpulse 16.1)
+// against audiod's PulseAudio-protocol server: the handshake, what the
+// server says of itself, and the pulse socket's ownership (a live one is
+// never taken, a stale one is).
+#include "helpers.h"
+
+#include <boost/test/unit_test.hpp>
+
+#include <csignal>
+#include <cstring>
+#include <fstream>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+using namespace audiod;
+using namespace audiod::test;
+using namespace std::chrono_literals;
+
+namespace {
+
+// A null sink NAME and the pulse server on `pulse_socket`.
+std::string pulse_config(const std::string& sink, const std::string& pulse_socket) {
+    return "[server]\nrt-priority = 0\n[sinks." + sink +
+           "]\ntype = \"null\"\n[pulse]\nsocket = \"" + pulse_socket + "\"\n";
+}
+
+// Runs libpulse's `pactl ARGS` against the server on `pulse_socket`, never
+// autospawning a PulseAudio of its own.
+ProgramResult pactl(const TempDir& dir, const std::string& pulse_socket,
+                    const std::vector<std::string>& args) {
+    const std::string client_conf = dir.file("client.conf");
+    if (::access(client_conf.c_str(), R_OK) != 0) {
+        std::ofstream(client_conf) << "autospawn = no\n";
+    }
+    std::vector<std::string> argv{installed("pactl")};
+    argv.insert(argv.end(), args.begin(), args.end());
+    return run_program(argv, 30s,
+                       {{"PULSE_SERVER", "unix:" + pulse_socket},
+                        {"PULSE_CLIENTCONFIG", client_conf},
+                        {"PULSE_COOKIE", dir.file("cookie")}});
+}
+
+// The value after "KEY: " on a line of pactl's output ("" if none).
+std::string field(const std::string& text, const std::string& key) {
+    const size_t at = text.find("\n" + key + ": ");
+    const size_t start = at == std::string::npos ? text.rfind(key + ": ", 0) : at + 1;
+    if (start == std::string::npos) {
+        return "";
+    }
+    const size_t value = start + key.size() + 2;
+    return text.substr(value, text.find('\n', value) - value);
+}
+
+// Whether `server` says it serves pulse clients, within 10 s.
+bool serves_pulse(const ServerProcess& server) {
+    return eventually([&] { return server.log().find("pulse: listening") != std::string::npos; },
+                      10s);
+}
+
+} // namespace
+
+BOOST_AUTO_TEST_SUITE(pulse)
+
+BOOST_AUTO_TEST_CASE(pactl_info_names_audiod_its_protocol_and_default_sink) {
+    TempDir dir;
+    const std::string socket = dir.file("pulse/native");
+    ServerProcess server(pulse_config("speakers", socket));
+    BOOST_REQUIRE_MESSAGE(serves_pulse(server), server.log());
+    const ProgramResult info = pactl(dir, socket, {"info"});
+    BOOST_REQUIRE_MESSAGE(info.status == 0, info.err << server.log());
+    BOOST_CHECK_EQUAL(field(info.out, "Server Name").rfind("PulseAudio (on audiod ", 0), 0u);
+    BOOST_CHECK_EQUAL(field(info.out, "Server Protocol Version"), "35");
+    BOOST_CHECK_EQUAL(field(info.out, "Default Sink"), "speakers");
+    BOOST_CHECK_EQUAL(field(info.out, "Default Source"), "speakers.monitor");
+    BOOST_CHECK_EQUAL(field(info.out, "Default Sample Specification"), "s16le 2ch 48000Hz");
+    // The socket is the user's alone, as PulseAudio's own.
+    struct stat about {};
+    BOOST_REQUIRE_EQUAL(::stat(socket.c_str(), &about), 0);
+    BOOST_CHECK_EQUAL(about.st_mode & 0777, 0600u);
+    BOOST_CHECK_EQUAL(server.stop(SIGTERM), 0);
+    BOOST_CHECK_MESSAGE(::access(socket.c_str(), F_OK) != 0, "the pulse socket outlived audiod");
+}
+
+BOOST_AUTO_TEST_CASE(a_pulse_socket_someone_serves_is_left_alone) {
+    TempDir dir;
+    const std::string socket = dir.file("pulse/native");
+    TempDir first_dir;
+    ServerProcess first(pulse_config("first", socket), first_dir.path());
+    BOOST_REQUIRE_MESSAGE(serves_pulse(first), first.log());
+    TempDir second_dir;
+    ServerProcess second(pulse_config("second", socket), second_dir.path());
+    // The second serves its own clients, says why it does not serve pulse
+    // ones, and the first keeps its socket, during and after the second.
+    BOOST_CHECK(
+        eventually([&] { return second.log().find("already serves") != std::string::npos; }, 10s));
+    const ProgramResult list = run_tool("audioctl", {"list", "sinks"});
+    BOOST_CHECK_MESSAGE(list.status == 0 && list.out.find("second") != std::string::npos, list.err);
+    BOOST_CHECK_EQUAL(field(pactl(dir, socket, {"info"}).out, "Default Sink"), "first");
+    BOOST_CHECK_EQUAL(second.stop(SIGTERM), 0);
+    const ProgramResult after = pactl(dir, socket, {"info"});
+    BOOST_CHECK_MESSAGE(after.status == 0, after.err);
+    BOOST_CHECK_EQUAL(field(after.out, "Default Sink"), "first");
+}
+
+BOOST_AUTO_TEST_CASE(a_pulse_socket_left_by_a_dead_server_is_taken_over) {
+    TempDir dir;
+    const std::string socket = dir.file("pulse/native");
+    BOOST_REQUIRE_EQUAL(::mkdir(dir.file("pulse").c_str(), 0700), 0);
+    {
+        // Bound and closed: a socket file nobody answers on.
+        const int fd = ::socket(AF_UNIX, SOCK_STREAM, 0);
+        sockaddr_un address{};
+        address.sun_family = AF_UNIX;
+        std::strncpy(address.sun_path, socket.c_str(), sizeof address.sun_path - 1);
+        BOOST_REQUIRE_EQUAL(::bind(fd, reinterpret_cast<const sockaddr*>(&address), sizeof address),
+                            0);
+        ::close(fd);
+    }
+    ServerProcess server(pulse_config("speakers", socket));
+    BOOST_REQUIRE_MESSAGE(serves_pulse(server), server.log());
+    const ProgramResult info = pactl(dir, socket, {"info"});
+    BOOST_CHECK_MESSAGE(info.status == 0, info.err << server.log());
+    BOOST_CHECK_EQUAL(field(info.out, "Default Sink"), "speakers");
+}
+
+BOOST_AUTO_TEST_CASE(a_client_speaking_nonsense_is_dropped_and_others_are_served) {
+    TempDir dir;
+    const std::string socket = dir.file("pulse/native");
+    ServerProcess server(pulse_config("speakers", socket));
+    BOOST_REQUIRE_MESSAGE(serves_pulse(server), server.log());
+    const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_un address{};
+    address.sun_family = AF_UNIX;
+    std::strncpy(address.sun_path, socket.c_str(), sizeof address.sun_path - 1);
+    BOOST_REQUIRE_EQUAL(::connect(fd, reinterpret_cast<const sockaddr*>(&address), sizeof address),
+                        0);
+    // A frame header claiming 4 GiB of payload.
+    const uint8_t nonsense[20] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0, 0,
+                                  0,    0,    0,    0,    0,    0,    0,    0,    0, 0};
+    BOOST_REQUIRE_EQUAL(::write(fd, nonsense, sizeof nonsense), 20);
+    // The server closes it: read() sees the end.
+    timeval patience{30, 0};
+    ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &patience, sizeof patience);
+    char byte = 0;
+    BOOST_CHECK_EQUAL(::read(fd, &byte, 1), 0);
+    ::close(fd);
+    const ProgramResult info = pactl(dir, socket, {"info"});
+    BOOST_CHECK_MESSAGE(info.status == 0, info.err << server.log());
+    BOOST_CHECK(server.log().find("bytes (1 to") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
