@@ -18,8 +18,8 @@
 #include "protocol/deadline.h"
 #include "protocol/messages.h"
 #include "protocol/request_channel.h"
+#include "protocol/ring_binding.h"
 #include "protocol/unique_fd.h"
-#include "ring_binding.h"
 
 #include <atomic>
 #include <condition_variable>

@@ -1,5 +1,8 @@
-// A stream's mapping of one server-created ring (see ring_layout.h for the
-// protocol). A stream may be re-bound to a new ring when the server is
+// The client's side of one server-created ring (see ring_layout.h for the
+// protocol): its mapping, and writing or reading it at the client's
+// position. libaudiod's streams use it, and so does the server's pulse
+// thread, which is a client of the engine's rings on behalf of libpulse
+// programs. A stream may be re-bound to a new ring when the server is
 // replaced; the binding owns the mapping and unmaps it.
 #pragma once
 
@@ -8,7 +11,7 @@
 
 #include <cstdint>
 
-namespace audiod::client {
+namespace audiod {
 
 class RingBinding {
 public:
@@ -63,4 +66,4 @@ private:
     uint32_t frame_bytes_ = 0;
 };
 
-} // namespace audiod::client
+} // namespace audiod

@@ -1,4 +1,4 @@
-#include "ring_binding.h"
+#include "protocol/ring_binding.h"
 
 #include "audiod/audiod.h"
 #include "protocol/ring_view.h"
@@ -7,7 +7,7 @@
 #include <sys/stat.h>
 #include <utility>
 
-namespace audiod::client {
+namespace audiod {
 
 RingBinding& RingBinding::operator=(RingBinding&& other) noexcept {
     if (this != &other) {
@@ -75,4 +75,4 @@ void RingBinding::set_flags(uint32_t set, uint32_t clear) noexcept {
     header_->client_flags.store((flags | set) & ~clear, std::memory_order_release);
 }
 
-} // namespace audiod::client
+} // namespace audiod
