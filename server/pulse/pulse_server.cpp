@@ -18,14 +18,6 @@ namespace audiod::pulse {
 
 namespace {
 
-enum class Source : uint32_t { listener = 1, stop = 2, answers = 3, connection = 4 };
-
-uint64_t tag_of(Source source, uint32_t id) {
-    return uint64_t{static_cast<uint32_t>(source)} << 32 | id;
-}
-
-// How often the loop looks at handshakes that are late.
-constexpr int kLookMs = 1000;
 // Bytes read from one connection per wake-up, so that one busy client
 // cannot starve the others.
 constexpr size_t kReadPerTurn = 256u << 10;
@@ -87,7 +79,7 @@ void PulseServer::stop() {
 void PulseServer::run() noexcept {
     epoll_event events[32];
     for (;;) {
-        const int n = ::epoll_wait(epoll_.get(), events, std::size(events), kLookMs);
+        const int n = ::epoll_wait(epoll_.get(), events, std::size(events), next_timeout_ms());
         if (n < 0 && errno != EINTR) {
             log_error("pulse", std::string("epoll_wait: ") + std::strerror(errno));
             return;
@@ -112,8 +104,12 @@ void PulseServer::run() noexcept {
                     on_readable(id);
                 }
                 break;
+            case Source::stream:
+                on_stream_wake(id);
+                break;
             }
         }
+        service_drains();
         drop_late_handshakes();
     }
 }
@@ -249,6 +245,9 @@ void PulseServer::drop(uint32_t id, const std::string& reason) {
         return;
     }
     ::epoll_ctl(epoll_.get(), EPOLL_CTL_DEL, connection->fd.get(), nullptr);
+    while (!connection->playbacks.empty()) {
+        close_playback(*connection, connection->playbacks.begin()->first);
+    }
     log_message(reason.empty() ? LogLevel::debug : LogLevel::warning, "pulse",
                 "client gone id=" + std::to_string(id) +
                     (reason.empty() ? "" : " reason=\"" + reason + "\""));
@@ -279,8 +278,22 @@ void PulseServer::with_connection(uint32_t id, const std::function<void(Connecti
     }
 }
 
+std::string PulseServer::app_of(const Connection& connection) {
+    const PropertyList& properties = connection.session->client_properties();
+    for (const char* key : {"application.name", "application.process.binary"}) {
+        if (auto name = property_string(properties, key); name && !name->empty()) {
+            return *name;
+        }
+    }
+    return "pulse-client";
+}
+
 bool PulseServer::on_command(Session& session, Command command, uint32_t tag, TagReader& fields) {
     const uint32_t id = session.client_index();
+    if (Connection* connection = find(id);
+        connection != nullptr && on_playback_command(*connection, command, tag, fields)) {
+        return true;
+    }
     switch (command) {
     case Command::get_server_info: {
         if (!fields.done()) {
@@ -301,10 +314,6 @@ bool PulseServer::on_command(Session& session, Command command, uint32_t tag, Ta
     default:
         return false;
     }
-}
-
-bool PulseServer::on_audio(Session&, const Frame&) {
-    return false; // no streams yet
 }
 
 } // namespace audiod::pulse

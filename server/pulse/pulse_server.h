@@ -15,11 +15,14 @@
 #include "common/status.h"
 #include "protocol/unique_fd.h"
 #include "pulse/engine_gateway.h"
+#include "pulse/playback_stream.h"
 #include "pulse/server_facts.h"
 #include "pulse/session.h"
+#include "pulse/stream_request.h"
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -35,6 +38,8 @@ public:
     static constexpr size_t kMaxConnections = 128;
     static constexpr size_t kMaxQueuedBytes = 4u << 20;
     static constexpr auto kAuthDeadline = std::chrono::seconds(10);
+    // Engine client ids of pulse clients: apart from the control server's.
+    static constexpr uint32_t kClientIdBase = 0x80000000u;
 
     explicit PulseServer(EngineGateway& gateway);
     ~PulseServer() override;
@@ -52,6 +57,20 @@ public:
     bool on_audio(Session& session, const Frame& frame) override;
 
 private:
+    // What an epoll event is about: its high 32 bits; the low ones are an id.
+    enum class Source : uint32_t {
+        listener = 1,
+        stop = 2,
+        answers = 3,
+        connection = 4,
+        stream = 5
+    };
+    static uint64_t tag_of(Source source, uint32_t id) {
+        return uint64_t{static_cast<uint32_t>(source)} << 32 | id;
+    }
+    // How often the loop looks at handshakes that are late.
+    static constexpr int kLookMs = 1000;
+
     struct Connection {
         uint32_t id = 0;
         UniqueFd fd;
@@ -62,6 +81,8 @@ private:
         std::vector<uint8_t> queued; // framed bytes the socket has not taken yet
         size_t sent = 0;             // of `queued`
         bool writing = false;        // EPOLLOUT is asked for
+        std::map<uint32_t, std::unique_ptr<PlaybackStream>> playbacks; // by channel
+        uint32_t next_channel = 0;
     };
 
     void run() noexcept;
@@ -77,6 +98,25 @@ private:
     void with_connection(uint32_t id, const std::function<void(Connection&)>& answer);
     [[nodiscard]] Connection* find(uint32_t id);
     [[nodiscard]] Connection* owner_of(const Session& session);
+    // The application a connection's streams belong to, for the engine.
+    [[nodiscard]] static std::string app_of(const Connection& connection);
+    // How long the loop may sleep: till the next drain is due.
+    [[nodiscard]] int next_timeout_ms() const;
+
+    // Playback streams (playback_commands.cpp).
+    bool on_playback_command(Connection& connection, Command command, uint32_t tag,
+                             TagReader& fields);
+    void create_playback(Connection& connection, uint32_t tag, TagReader& fields);
+    void playback_made(uint32_t id, uint32_t tag, const PlaybackRequest& request,
+                       const BufferAttributes& attributes, PlaybackStream::Made made);
+    // Sends what a stream's progress calls for: REQUEST, STARTED,
+    // UNDERFLOW, drains' replies.
+    void service(Connection& connection, PlaybackStream& stream);
+    void service_drains();
+    void on_stream_wake(uint32_t stream_id);
+    // Ends a stream here and in the engine.
+    void close_playback(Connection& connection, uint32_t channel);
+    [[nodiscard]] PlaybackStream* playback_of(Connection& connection, uint32_t channel);
 
     EngineGateway& gateway_;
     UniqueFd listener_;
@@ -85,6 +125,8 @@ private:
     std::thread thread_;
     std::map<uint32_t, std::unique_ptr<Connection>> connections_;
     uint32_t next_id_ = 1;
+    // Engine stream id -> (connection id, channel), for the rings' wake-ups.
+    std::map<uint32_t, std::pair<uint32_t, uint32_t>> woken_by_;
     uint32_t cookie_ = 0;
 };
 

@@ -5,7 +5,9 @@
 // packet read value by value as its type bytes say, each value written
 // again and required to read back the same.
 #include "pulse/frame.h"
+#include "pulse/sample_spec.h"
 #include "pulse/session.h"
+#include "pulse/stream_request.h"
 #include "pulse/tagstruct.h"
 
 #include <cstdint>
@@ -109,10 +111,23 @@ void read_packet(std::span<const uint8_t> packet) {
     }
 }
 
-// Knows no command and no stream: the session answers the handshake and
-// ERROR(command) to the rest.
+// Reads a CREATE_PLAYBACK_STREAM's fields as the server does (a request
+// read whole must hold a sample spec and a channel map it can describe);
+// knows no other command and no stream: the session answers the handshake
+// and ERROR(command) to the rest.
 struct NoCommands : CommandHandler {
-    bool on_command(Session&, Command, uint32_t, TagReader&) override { return false; }
+    bool on_command(Session& session, Command command, uint32_t, TagReader& fields) override {
+        if (command == Command::create_playback_stream) {
+            if (const auto request = read_playback_request(fields, session.version())) {
+                if (request->map.positions.size() > kMaxChannels ||
+                    linear_gain(request->volume) > 4.0f) {
+                    __builtin_trap();
+                }
+                (void)spec_of(request->formats.empty() ? FormatInfo{} : request->formats[0]);
+            }
+        }
+        return false;
+    }
     bool on_audio(Session&, const Frame&) override { return false; }
 };
 

@@ -1,0 +1,468 @@
+// The pulse server's playback streams: CREATE_PLAYBACK_STREAM and the
+// commands on a stream, the audio clients send, and what the RT thread's
+// progress calls for (REQUEST, STARTED, UNDERFLOW, DRAIN's reply).
+#include "engine/engine.h"
+#include "log.h"
+#include "pulse/pulse_server.h"
+#include "pulse/sample_spec.h"
+#include "pulse/server_facts.h"
+
+#include <fcntl.h>
+#include <memory>
+#include <sys/epoll.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+namespace audiod::pulse {
+
+namespace {
+
+Error pulse_error(int code) {
+    switch (code) {
+    case AUDIOD_E_NOTSUPPORTED:
+        return Error::notsupported;
+    case AUDIOD_E_NOENTITY:
+        return Error::noentity;
+    case AUDIOD_E_INVALID:
+        return Error::invalid;
+    case AUDIOD_E_BUSY:
+    case AUDIOD_E_REFUSED:
+        return Error::busy;
+    case AUDIOD_E_DENIED:
+        return Error::access;
+    default:
+        return Error::internal;
+    }
+}
+
+// The sink a client named (by index or name; neither: the default), and
+// its latency: its own buffer and one cycle.
+struct ChosenSink {
+    std::string name;
+    uint32_t index = kInvalidIndex;
+    uint64_t latency_usec = 0;
+};
+
+std::optional<ChosenSink> choose_sink(const std::vector<proto::SinkInfo>& sinks, uint32_t index,
+                                      const std::string& name) {
+    for (uint32_t i = 0; i < sinks.size(); ++i) {
+        const proto::SinkInfo& sink = sinks[i];
+        const bool chosen = index != kInvalidIndex ? i == index
+                            : name.empty()         ? sink.is_default
+                                                   : sink.name == name;
+        if (chosen && sink.rate > 0) {
+            return ChosenSink{sink.name, i,
+                              (uint64_t{sink.latency_frames} + sink.quantum) * 1000000 / sink.rate};
+        }
+    }
+    return std::nullopt;
+}
+
+uint32_t index_of_sink(const std::vector<proto::SinkInfo>& sinks, const std::string& name) {
+    for (uint32_t i = 0; i < sinks.size(); ++i) {
+        if (sinks[i].name == name) {
+            return i;
+        }
+    }
+    return kInvalidIndex;
+}
+
+Timeval now_timeval() {
+    timeval now{};
+    ::gettimeofday(&now, nullptr);
+    return {static_cast<uint32_t>(now.tv_sec), static_cast<uint32_t>(now.tv_usec)};
+}
+
+} // namespace
+
+PlaybackStream* PulseServer::playback_of(Connection& connection, uint32_t channel) {
+    const auto it = connection.playbacks.find(channel);
+    return it == connection.playbacks.end() ? nullptr : it->second.get();
+}
+
+bool PulseServer::on_playback_command(Connection& connection, Command command, uint32_t tag,
+                                      TagReader& fields) {
+    Session& session = *connection.session;
+    if (command == Command::create_playback_stream) {
+        create_playback(connection, tag, fields);
+        return true;
+    }
+    switch (command) {
+    case Command::delete_playback_stream:
+    case Command::drain_playback_stream:
+    case Command::cork_playback_stream:
+    case Command::flush_playback_stream:
+    case Command::trigger_playback_stream:
+    case Command::prebuf_playback_stream:
+    case Command::get_playback_latency:
+    case Command::update_playback_stream_proplist:
+    case Command::remove_playback_stream_proplist:
+    case Command::set_playback_stream_name:
+        break;
+    default:
+        return false;
+    }
+    uint32_t channel = 0;
+    fields.get_u32(channel);
+    bool corked = false;
+    Timeval sent;
+    if (command == Command::cork_playback_stream) {
+        fields.get_bool(corked);
+    } else if (command == Command::get_playback_latency) {
+        fields.get_timeval(sent);
+    } else if (command == Command::update_playback_stream_proplist) {
+        uint32_t mode = 0;
+        PropertyList properties;
+        fields.get_u32(mode);
+        fields.get_proplist(properties);
+    } else if (command == Command::remove_playback_stream_proplist) {
+        while (fields.ok() && fields.remaining() > 0) {
+            std::optional<std::string> key;
+            fields.get_string(key);
+            if (!key) {
+                break;
+            }
+        }
+    } else if (command == Command::set_playback_stream_name) {
+        std::string name;
+        fields.get_string(name);
+    }
+    if (!fields.done()) {
+        session.reply_error(tag, Error::protocol);
+        return true;
+    }
+    PlaybackStream* stream = playback_of(connection, channel);
+    if (stream == nullptr) {
+        session.reply_error(tag, Error::noentity);
+        return true;
+    }
+    const uint32_t stream_id = stream->stream_id();
+    switch (command) {
+    case Command::delete_playback_stream:
+        close_playback(connection, channel);
+        session.reply(tag);
+        break;
+    case Command::drain_playback_stream:
+        stream->drain(tag); // answered once heard (service)
+        service(connection, *stream);
+        break;
+    case Command::cork_playback_stream:
+        stream->set_corked(corked);
+        gateway_.post([stream_id, corked](Engine& engine) -> EngineGateway::Answer {
+            if (Stream* engine_stream = engine.find_stream(stream_id)) {
+                (void)engine.set_paused(*engine_stream, corked);
+            }
+            return {};
+        });
+        session.reply(tag);
+        break;
+    case Command::flush_playback_stream: {
+        const uint64_t position = stream->flush_position();
+        gateway_.post([stream_id, position](Engine& engine) -> EngineGateway::Answer {
+            if (Stream* engine_stream = engine.find_stream(stream_id)) {
+                (void)engine.flush(*engine_stream, position);
+            }
+            return {};
+        });
+        session.reply(tag);
+        service(connection, *stream);
+        break;
+    }
+    case Command::trigger_playback_stream:
+        stream->trigger();
+        session.reply(tag);
+        break;
+    case Command::prebuf_playback_stream:
+        stream->prebuffer();
+        session.reply(tag);
+        break;
+    case Command::get_playback_latency: {
+        TagWriter w;
+        w.put_usec(stream->sink_usec());
+        w.put_usec(0);
+        w.put_bool(stream->playing());
+        w.put_timeval(sent);
+        w.put_timeval(now_timeval());
+        w.put_s64(stream->write_index());
+        w.put_s64(stream->read_index());
+        if (session.version() >= 13) {
+            w.put_u64(stream->underrun_for());
+            w.put_u64(stream->playing_for());
+        }
+        session.reply(tag, w);
+        break;
+    }
+    default: // the property list and name: taken, not kept yet
+        session.reply(tag);
+        break;
+    }
+    return true;
+}
+
+void PulseServer::create_playback(Connection& connection, uint32_t tag, TagReader& fields) {
+    Session& session = *connection.session;
+    std::optional<PlaybackRequest> request = read_playback_request(fields, session.version());
+    if (!request) {
+        session.reply_error(tag, Error::protocol);
+        return;
+    }
+    // A client of pa_stream_new_extended names its format in format infos.
+    if (request->spec.channels == 0 && !request->formats.empty()) {
+        for (const FormatInfo& format : request->formats) {
+            if (const auto spec = spec_of(format); spec && unplayable(*spec).empty()) {
+                request->spec = *spec;
+                request->map = standard_channel_map(spec->channels);
+                break;
+            }
+        }
+    }
+    if (const std::string why = unplayable(request->spec); !why.empty()) {
+        log_info("pulse", "client " + std::to_string(connection.id) + ": " + why);
+        session.reply_error(tag, Error::notsupported);
+        return;
+    }
+    if (request->map.positions.size() != request->spec.channels) {
+        session.reply_error(tag, Error::invalid);
+        return;
+    }
+    StreamRequest made;
+    made.client_id = kClientIdBase + connection.id;
+    made.pid = static_cast<uint32_t>(connection.pid);
+    made.app = app_of(connection);
+    made.params.format = static_cast<uint32_t>(*audiod_format(request->spec.format));
+    made.params.rate = request->spec.rate;
+    made.params.channels = request->spec.channels;
+    made.params.volume = request->volume_set ? linear_gain(request->volume) : 1.0f;
+    made.params.direction = static_cast<uint32_t>(proto::StreamDirection::playback);
+
+    const uint32_t id = connection.id;
+    auto asked = std::make_shared<const PlaybackRequest>(std::move(*request));
+    gateway_.post([this, id, tag, asked, made](Engine& engine) mutable -> EngineGateway::Answer {
+        const std::vector<proto::SinkInfo> sinks = engine.list_sinks();
+        const auto sink = choose_sink(sinks, asked->sink_index, asked->sink_name.value_or(""));
+        if (!sink) {
+            return [this, id, tag] {
+                with_connection(
+                    id, [&](Connection& c) { c.session->reply_error(tag, Error::noentity); });
+            };
+        }
+        const uint32_t bytes = frame_bytes(asked->spec);
+        BufferAttributes attributes =
+            playback_attributes(asked->attributes, bytes, asked->spec.rate, sink->latency_usec);
+        made.params.buffer_frames = attributes.tlength / bytes;
+        made.params.device = sink->name;
+        auto created = engine.create_stream(made);
+        if (const auto* error = std::get_if<ClientError>(&created)) {
+            const Error code = pulse_error(error->code);
+            log_info("pulse", "client " + std::to_string(id) + ": " + error->message);
+            return [this, id, tag, code] {
+                with_connection(id, [&](Connection& c) { c.session->reply_error(tag, code); });
+            };
+        }
+        Stream& stream = *std::get<Stream*>(created);
+        // The ring holds what the client is asked for.
+        const uint64_t ring_bytes = stream.ring.capacity() * bytes;
+        if (ring_bytes < attributes.tlength) {
+            BufferAttributes smaller = asked->attributes;
+            smaller.tlength = static_cast<uint32_t>(ring_bytes);
+            attributes = playback_attributes(smaller, bytes, asked->spec.rate, sink->latency_usec);
+        }
+        if (asked->corked) {
+            (void)engine.set_paused(stream, true);
+        }
+        if (asked->muted_set && asked->muted) {
+            proto::SetMute mute;
+            mute.target = static_cast<uint32_t>(proto::VolumeTarget::stream);
+            mute.stream_id = stream.id;
+            mute.mode = static_cast<uint32_t>(proto::MuteMode::on);
+            (void)engine.set_mute(mute);
+        }
+        auto ring = std::make_shared<PlaybackStream::Made>();
+        ring->stream_id = stream.id;
+        ring->memfd = UniqueFd(::fcntl(stream.ring.memfd(), F_DUPFD_CLOEXEC, 0));
+        ring->wake_fd = UniqueFd(::fcntl(stream.wake_fd.get(), F_DUPFD_CLOEXEC, 0));
+        ring->capacity_frames = stream.ring.capacity();
+        ring->memory_bytes = stream.ring.memory_bytes();
+        ring->sink = stream.device()->name();
+        ring->sink_index = index_of_sink(sinks, ring->sink);
+        ring->sink_latency_usec = sink->latency_usec;
+        stream.ring.close_memfd();
+        return [this, id, tag, asked, attributes, ring] {
+            playback_made(id, tag, *asked, attributes, std::move(*ring));
+        };
+    });
+}
+
+void PulseServer::playback_made(uint32_t id, uint32_t tag, const PlaybackRequest& request,
+                                const BufferAttributes& attributes, PlaybackStream::Made made) {
+    const uint32_t stream_id = made.stream_id;
+    const auto close_in_engine = [this, stream_id] {
+        gateway_.post([stream_id](Engine& engine) -> EngineGateway::Answer {
+            if (Stream* stream = engine.find_stream(stream_id)) {
+                engine.close_stream(*stream);
+            }
+            return {};
+        });
+    };
+    Connection* connection = find(id);
+    if (connection == nullptr) {
+        close_in_engine(); // the client left while the engine made it
+        return;
+    }
+    const uint32_t channel = connection->next_channel++;
+    auto stream = std::make_unique<PlaybackStream>(channel, request.spec, request.map, attributes);
+    const uint64_t latency_usec = made.sink_latency_usec;
+    epoll_event ev{};
+    ev.events = EPOLLIN;
+    ev.data.u64 = tag_of(Source::stream, stream_id);
+    if (const std::string why = stream->bind(std::move(made));
+        !why.empty() || ::epoll_ctl(epoll_.get(), EPOLL_CTL_ADD, stream->wake_fd(), &ev) != 0) {
+        log_warning("pulse",
+                    "client " + std::to_string(id) + ": " +
+                        (why.empty() ? std::string("epoll: ") + std::strerror(errno) : why));
+        close_in_engine();
+        with_connection(id, [&](Connection& c) { c.session->reply_error(tag, Error::internal); });
+        return;
+    }
+    stream->set_corked(request.corked);
+    woken_by_[stream_id] = {id, channel};
+    Session& session = *connection->session;
+    const BufferAttributes& a = stream->attributes();
+    TagWriter w;
+    w.put_u32(channel);
+    w.put_u32(stream_id); // the sink input's index
+    w.put_u32(stream->take_first_request());
+    w.put_u32(a.maxlength);
+    w.put_u32(a.tlength);
+    w.put_u32(a.prebuf);
+    w.put_u32(a.minreq);
+    w.put_sample_spec(request.spec);
+    w.put_channel_map(request.map);
+    w.put_u32(stream->sink_index());
+    w.put_string(stream->sink());
+    w.put_bool(false); // suspended: audiod's sinks run or fail, they are not suspended
+    w.put_usec(latency_usec);
+    if (session.version() >= 21) {
+        w.put_format_info(pcm_format_info(request.spec, request.map));
+    }
+    log_info("pulse",
+             "stream " + std::to_string(stream_id) + " created app=\"" + app_of(*connection) +
+                 "\" sink=" + stream->sink() + " tlength=" + std::to_string(a.tlength) +
+                 " minreq=" + std::to_string(a.minreq) + " prebuf=" + std::to_string(a.prebuf));
+    connection->playbacks.emplace(channel, std::move(stream));
+    with_connection(id, [&](Connection& c) { c.session->reply(tag, w); });
+}
+
+bool PulseServer::on_audio(Session& session, const Frame& frame) {
+    Connection* connection = owner_of(session);
+    if (connection == nullptr) {
+        return false;
+    }
+    PlaybackStream* stream = playback_of(*connection, frame.channel);
+    if (stream == nullptr) {
+        // A stream this connection had (killed by the server, say) takes
+        // what was on its way; a channel never given out is a broken client.
+        return frame.channel < connection->next_channel;
+    }
+    const uint32_t mode = frame.flags & kSeekModeMask;
+    if (mode > static_cast<uint32_t>(SeekMode::relative_end)) {
+        return false;
+    }
+    if (!stream->write(frame.payload, frame.offset, static_cast<SeekMode>(mode))) {
+        session.send_command(Command::overflow, TagWriter().put_u32(stream->channel()));
+    }
+    service(*connection, *stream);
+    return true;
+}
+
+void PulseServer::service(Connection& connection, PlaybackStream& stream) {
+    Session& session = *connection.session;
+    if (const uint32_t bytes = stream.take_request(); bytes > 0) {
+        session.send_command(Command::request,
+                             TagWriter().put_u32(stream.channel()).put_u32(bytes));
+    }
+    if (stream.take_started()) {
+        session.send_command(Command::started, TagWriter().put_u32(stream.channel()));
+    }
+    if (stream.take_underflow()) {
+        TagWriter w;
+        w.put_u32(stream.channel());
+        if (session.version() >= 23) {
+            w.put_s64(stream.read_index());
+        }
+        session.send_command(Command::underflow, w);
+    }
+    for (const uint32_t tag : stream.drained(PlaybackStream::Clock::now())) {
+        session.reply(tag);
+    }
+}
+
+void PulseServer::on_stream_wake(uint32_t stream_id) {
+    const auto it = woken_by_.find(stream_id);
+    if (it == woken_by_.end()) {
+        return;
+    }
+    const auto [id, channel] = it->second;
+    Connection* connection = find(id);
+    PlaybackStream* stream = connection != nullptr ? playback_of(*connection, channel) : nullptr;
+    if (stream == nullptr) {
+        return;
+    }
+    uint64_t count = 0;
+    [[maybe_unused]] const ssize_t r = ::read(stream->wake_fd(), &count, sizeof count);
+    with_connection(id, [&](Connection& c) { service(c, *stream); });
+}
+
+void PulseServer::service_drains() {
+    const auto now = PlaybackStream::Clock::now();
+    std::vector<uint32_t> due;
+    for (const auto& [id, connection] : connections_) {
+        for (const auto& [channel, stream] : connection->playbacks) {
+            if (const auto at = stream->next_deadline(); at && *at <= now) {
+                due.push_back(id);
+                break;
+            }
+        }
+    }
+    for (const uint32_t id : due) {
+        with_connection(id, [&](Connection& c) {
+            for (const auto& [channel, stream] : c.playbacks) {
+                service(c, *stream);
+            }
+        });
+    }
+}
+
+int PulseServer::next_timeout_ms() const {
+    const auto now = PlaybackStream::Clock::now();
+    auto wait = std::chrono::milliseconds(kLookMs);
+    for (const auto& [id, connection] : connections_) {
+        for (const auto& [channel, stream] : connection->playbacks) {
+            if (const auto at = stream->next_deadline()) {
+                const auto until = std::chrono::ceil<std::chrono::milliseconds>(*at - now);
+                wait = std::clamp(until, std::chrono::milliseconds(1), wait);
+            }
+        }
+    }
+    return static_cast<int>(wait.count());
+}
+
+void PulseServer::close_playback(Connection& connection, uint32_t channel) {
+    PlaybackStream* stream = playback_of(connection, channel);
+    if (stream == nullptr) {
+        return;
+    }
+    const uint32_t stream_id = stream->stream_id();
+    // The engine holds the same eventfd: it leaves epoll only when told.
+    ::epoll_ctl(epoll_.get(), EPOLL_CTL_DEL, stream->wake_fd(), nullptr);
+    woken_by_.erase(stream_id);
+    connection.playbacks.erase(channel);
+    gateway_.post([stream_id](Engine& engine) -> EngineGateway::Answer {
+        if (Stream* engine_stream = engine.find_stream(stream_id)) {
+            engine.close_stream(*engine_stream);
+        }
+        return {};
+    });
+}
+
+} // namespace audiod::pulse

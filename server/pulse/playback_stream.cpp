@@ -1,0 +1,280 @@
+#include "pulse/playback_stream.h"
+
+#include "protocol/messages.h"
+#include "pulse/sample_spec.h"
+
+#include <algorithm>
+#include <array>
+
+namespace audiod::pulse {
+
+std::string PlaybackStream::bind(Made made) {
+    frame_bytes_ = frame_bytes(spec_);
+    proto::StreamCreated created;
+    created.stream_id = made.stream_id;
+    created.capacity_frames = made.capacity_frames;
+    created.memory_bytes = made.memory_bytes;
+    if (frame_bytes_ == 0 || ring_.map(created, made.memfd.get(), frame_bytes_) != 0) {
+        return "cannot map the stream's ring";
+    }
+    stream_id_ = made.stream_id;
+    wake_fd_ = std::move(made.wake_fd);
+    sink_ = std::move(made.sink);
+    sink_index_ = made.sink_index;
+    set_wake_threshold();
+    maybe_start();
+    return "";
+}
+
+void PlaybackStream::set_wake_threshold() noexcept {
+    // Woken once tlength - minreq or less is queued: a minreq is missing.
+    const uint64_t capacity = ring_.capacity();
+    const uint64_t keep = (attributes_.tlength - attributes_.minreq) / frame_bytes_;
+    const uint64_t threshold = std::max<uint64_t>(1, capacity - std::min(capacity, keep));
+    ring_.header()->wake_threshold.store(static_cast<uint32_t>(threshold),
+                                         std::memory_order_relaxed);
+}
+
+uint64_t PlaybackStream::queued_frames() const noexcept {
+    return ring_.bound() ? ring_.queued(client_pos_) : 0;
+}
+
+uint64_t PlaybackStream::server_pos() const noexcept {
+    return client_pos_ - queued_frames();
+}
+
+bool PlaybackStream::write(std::span<const uint8_t> bytes, int64_t offset, SeekMode mode) {
+    if (!ring_.bound()) {
+        return false;
+    }
+    outstanding_ -= std::min<uint64_t>(outstanding_, bytes.size());
+    dry_ = false;
+    const int64_t here = write_index();
+    int64_t target = here;
+    switch (mode) {
+    case SeekMode::relative:
+    case SeekMode::relative_end:
+        target = here + offset;
+        break;
+    case SeekMode::absolute:
+        target = offset;
+        break;
+    case SeekMode::relative_on_read:
+        target = read_index() + offset;
+        break;
+    }
+    const uint64_t capacity = ring_.capacity();
+    bool fitted = true;
+    if (target != here) {
+        // A seek: forward leaves silence, back rewrites what is not yet
+        // taken (what is taken cannot be rewritten).
+        partial_.clear();
+        const uint64_t taken = server_pos();
+        const uint64_t to = std::max<uint64_t>(
+            static_cast<uint64_t>(std::max<int64_t>(target, 0)) / frame_bytes_, taken);
+        if (to < client_pos_) {
+            client_pos_ = to;
+            ring_.write(client_pos_, nullptr, 0);
+        } else {
+            const uint8_t fill =
+                audiod_format(spec_.format) == audiod::SampleFormat::u8 ? 0x80 : 0x00;
+            std::array<uint8_t, 4096> silence{};
+            silence.fill(fill);
+            const uint64_t chunk = silence.size() / frame_bytes_;
+            uint64_t gap = to - client_pos_;
+            if (gap > capacity - queued_frames()) {
+                gap = capacity - queued_frames();
+                fitted = false;
+            }
+            while (gap > 0) {
+                const uint64_t n = std::min(gap, chunk);
+                ring_.write(client_pos_, silence.data(), n);
+                client_pos_ += n;
+                gap -= n;
+            }
+        }
+    }
+    // Whole frames go to the ring; a frame's first bytes wait for the rest.
+    size_t used = 0;
+    if (!partial_.empty()) {
+        used = std::min(bytes.size(), frame_bytes_ - partial_.size());
+        partial_.insert(partial_.end(), bytes.begin(),
+                        bytes.begin() + static_cast<ptrdiff_t>(used));
+        if (partial_.size() == frame_bytes_) {
+            if (queued_frames() < capacity) {
+                ring_.write(client_pos_, partial_.data(), 1);
+                ++client_pos_;
+            } else {
+                fitted = false;
+            }
+            partial_.clear();
+        }
+    }
+    const std::span<const uint8_t> rest = bytes.subspan(used);
+    const uint64_t frames = rest.size() / frame_bytes_;
+    const uint64_t room = capacity - queued_frames();
+    const uint64_t written = std::min(frames, room);
+    if (written > 0) {
+        ring_.write(client_pos_, rest.data(), written);
+        client_pos_ += written;
+    }
+    if (written < frames) {
+        fitted = false;
+    } else {
+        const size_t tail = rest.size() - frames * frame_bytes_;
+        partial_.assign(rest.end() - static_cast<ptrdiff_t>(tail), rest.end());
+    }
+    maybe_start();
+    return fitted;
+}
+
+uint32_t PlaybackStream::take_request() {
+    if (!ring_.bound()) {
+        return 0;
+    }
+    const uint64_t queued = queued_frames() * frame_bytes_ + partial_.size();
+    const uint64_t promised = queued + outstanding_;
+    if (promised >= attributes_.tlength) {
+        return 0;
+    }
+    const uint64_t missing = attributes_.tlength - promised;
+    if (missing < attributes_.minreq) {
+        return 0;
+    }
+    outstanding_ += missing;
+    return static_cast<uint32_t>(missing);
+}
+
+uint32_t PlaybackStream::take_first_request() {
+    outstanding_ = attributes_.tlength;
+    return attributes_.tlength;
+}
+
+void PlaybackStream::maybe_start() {
+    if (started_ || !ring_.bound()) {
+        return;
+    }
+    const uint64_t queued = queued_frames() * frame_bytes_;
+    if (prebuffer_ && attributes_.prebuf > 0 && queued < attributes_.prebuf) {
+        return;
+    }
+    prebuffer_ = false;
+    started_ = true;
+    heard_ = false;
+    started_at_pos_ = server_pos();
+    ring_.set_flags(kClientFlagStarted, kClientFlagDraining);
+}
+
+void PlaybackStream::trigger() {
+    prebuffer_ = false;
+    maybe_start();
+}
+
+void PlaybackStream::prebuffer() {
+    // Takes effect once the queue is flushed or runs dry: the RT thread is
+    // not stopped in the middle of what it plays.
+    prebuffer_ = true;
+}
+
+uint64_t PlaybackStream::flush_position() {
+    partial_.clear();
+    started_ = false;
+    prebuffer_ = true;
+    dry_ = false;
+    if (ring_.bound()) {
+        ring_.set_flags(0, kClientFlagStarted | kClientFlagDraining);
+    }
+    for (Drain& pending : drains_) {
+        pending.until_pos = 0; // nothing of it is left to hear
+    }
+    maybe_start();
+    return client_pos_;
+}
+
+void PlaybackStream::drain(uint32_t tag) {
+    drains_.push_back({tag, client_pos_, std::nullopt});
+    prebuffer_ = false;
+    maybe_start();
+    if (ring_.bound()) {
+        ring_.set_flags(kClientFlagStarted | kClientFlagDraining, 0);
+    }
+}
+
+std::vector<uint32_t> PlaybackStream::drained(Clock::time_point now) {
+    std::vector<uint32_t> due;
+    const uint64_t taken = server_pos();
+    for (Drain& pending : drains_) {
+        if (!pending.heard_at && taken >= pending.until_pos) {
+            // Taken by the sink; heard once through its latency.
+            pending.heard_at = now + std::chrono::microseconds(sink_usec());
+        }
+    }
+    std::erase_if(drains_, [&](const Drain& pending) {
+        if (pending.heard_at && now >= *pending.heard_at) {
+            due.push_back(pending.tag);
+            return true;
+        }
+        return false;
+    });
+    return due;
+}
+
+std::optional<PlaybackStream::Clock::time_point> PlaybackStream::next_deadline() const noexcept {
+    std::optional<Clock::time_point> next;
+    for (const Drain& pending : drains_) {
+        // Not yet taken: looked at again soon (the ring's wake-up may not
+        // come, if more was written after the drain).
+        const Clock::time_point at =
+            pending.heard_at.value_or(Clock::now() + std::chrono::milliseconds(20));
+        next = next ? std::min(*next, at) : at;
+    }
+    return next;
+}
+
+bool PlaybackStream::take_started() {
+    if (!started_ || heard_ || server_pos() <= started_at_pos_) {
+        return false;
+    }
+    heard_ = true;
+    return true;
+}
+
+bool PlaybackStream::take_underflow() {
+    if (!started_ || dry_ || !drains_.empty() || queued_frames() != 0 ||
+        server_pos() <= started_at_pos_) {
+        return false;
+    }
+    dry_ = true;
+    underflow_pos_ = server_pos();
+    return true;
+}
+
+int64_t PlaybackStream::write_index() const noexcept {
+    return static_cast<int64_t>(client_pos_ * frame_bytes_ + partial_.size());
+}
+
+int64_t PlaybackStream::read_index() const noexcept {
+    return static_cast<int64_t>(server_pos() * frame_bytes_);
+}
+
+uint64_t PlaybackStream::sink_usec() const noexcept {
+    if (!ring_.bound() || spec_.rate == 0) {
+        return 0;
+    }
+    const uint64_t frames = ring_.header()->sink_latency_frames.load(std::memory_order_relaxed);
+    return frames * 1000000 / spec_.rate;
+}
+
+bool PlaybackStream::playing() const noexcept {
+    return started_ && !corked_ && queued_frames() > 0;
+}
+
+uint64_t PlaybackStream::underrun_for() const noexcept {
+    return dry_ ? (server_pos() - underflow_pos_) * frame_bytes_ : 0;
+}
+
+uint64_t PlaybackStream::playing_for() const noexcept {
+    return started_ ? (server_pos() - started_at_pos_) * frame_bytes_ : 0;
+}
+
+} // namespace audiod::pulse

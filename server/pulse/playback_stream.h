@@ -1,0 +1,149 @@
+// One libpulse playback stream, on the pulse thread: the client side of an
+// engine stream's ring, written with what the client sends, and the
+// PulseAudio bookkeeping around it.
+//
+// Indices. PulseAudio counts a stream in bytes: the write index (what the
+// client has written, seeks included) and the read index (what the sink
+// has taken). Here both are ring positions times the frame size: the
+// write index is the ring's client position, the read index its server
+// position, so GET_PLAYBACK_LATENCY reports what the RT thread really
+// took. A flush drops what is queued: the read index jumps to the write
+// index.
+//
+// Flow control. The client may have `tlength` bytes queued or asked for;
+// `outstanding` is what REQUESTs asked for that has not come. A REQUEST
+// goes out only for at least `minreq` bytes, when the RT thread's wake-up
+// (the ring's threshold, set at tlength - minreq queued) or the client's
+// own data shows that much missing: never one per quantum.
+//
+// Thread: the pulse server's.
+#pragma once
+
+#include "protocol/ring_binding.h"
+#include "protocol/unique_fd.h"
+#include "pulse/buffer_attributes.h"
+#include "pulse/frame.h"
+#include "pulse/tagstruct.h"
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace audiod::pulse {
+
+class PlaybackStream {
+public:
+    using Clock = std::chrono::steady_clock;
+
+    // What the engine made: the stream, its ring (mapped here) and where
+    // it plays.
+    struct Made {
+        uint32_t stream_id = 0;
+        UniqueFd memfd;
+        UniqueFd wake_fd;
+        uint64_t capacity_frames = 0;
+        uint64_t memory_bytes = 0;
+        std::string sink;
+        uint32_t sink_index = 0;
+        uint64_t sink_latency_usec = 0;
+    };
+
+    PlaybackStream(uint32_t channel, const SampleSpec& spec, const ChannelMap& map,
+                   const BufferAttributes& attributes)
+        : channel_(channel)
+        , spec_(spec)
+        , map_(map)
+        , attributes_(attributes) {}
+
+    // Maps the engine's ring; "" or why it cannot.
+    [[nodiscard]] std::string bind(Made made);
+
+    [[nodiscard]] uint32_t channel() const noexcept { return channel_; }
+    [[nodiscard]] uint32_t stream_id() const noexcept { return stream_id_; }
+    [[nodiscard]] const SampleSpec& spec() const noexcept { return spec_; }
+    [[nodiscard]] const ChannelMap& map() const noexcept { return map_; }
+    [[nodiscard]] const BufferAttributes& attributes() const noexcept { return attributes_; }
+    [[nodiscard]] const std::string& sink() const noexcept { return sink_; }
+    [[nodiscard]] uint32_t sink_index() const noexcept { return sink_index_; }
+    [[nodiscard]] int wake_fd() const noexcept { return wake_fd_.get(); }
+    [[nodiscard]] bool bound() const noexcept { return ring_.bound(); }
+
+    // Audio from the client, at `offset` by `mode`. Returns false if some of
+    // it did not fit (an overflow: the client wrote past maxlength).
+    bool write(std::span<const uint8_t> bytes, int64_t offset, SeekMode mode);
+
+    // The bytes to REQUEST now (0: none), counted as asked for.
+    [[nodiscard]] uint32_t take_request();
+    // The bytes of the creation reply's `missing`, counted as asked for.
+    [[nodiscard]] uint32_t take_first_request();
+
+    void set_corked(bool corked) { corked_ = corked; }
+    [[nodiscard]] bool corked() const noexcept { return corked_; }
+    // TRIGGER: start now, whatever is queued. PREBUF: wait for prebuf again.
+    void trigger();
+    void prebuffer();
+    // FLUSH: the ring position the engine drops what is queued before;
+    // the stream waits for prebuf again.
+    [[nodiscard]] uint64_t flush_position();
+
+    // DRAIN: its reply waits until what is queued has been heard.
+    void drain(uint32_t tag);
+    // Replies due at `now`: drains whose audio has been heard.
+    [[nodiscard]] std::vector<uint32_t> drained(Clock::time_point now);
+    // When drained() has something due next, if anything waits.
+    [[nodiscard]] std::optional<Clock::time_point> next_deadline() const noexcept;
+
+    // Events the RT thread's progress calls for, once each: the first
+    // frame heard since a start (STARTED), the queue run dry (UNDERFLOW).
+    [[nodiscard]] bool take_started();
+    [[nodiscard]] bool take_underflow();
+
+    // Timing, for GET_PLAYBACK_LATENCY.
+    [[nodiscard]] int64_t write_index() const noexcept;
+    [[nodiscard]] int64_t read_index() const noexcept;
+    [[nodiscard]] uint64_t sink_usec() const noexcept;
+    [[nodiscard]] bool playing() const noexcept;
+    [[nodiscard]] uint64_t underrun_for() const noexcept;
+    [[nodiscard]] uint64_t playing_for() const noexcept;
+
+private:
+    [[nodiscard]] uint64_t queued_frames() const noexcept;
+    [[nodiscard]] uint64_t server_pos() const noexcept;
+    // Sets the ring's start flag once prebuf is queued (or at once).
+    void maybe_start();
+    void set_wake_threshold() noexcept;
+
+    uint32_t channel_;
+    SampleSpec spec_;
+    ChannelMap map_;
+    BufferAttributes attributes_;
+    uint32_t frame_bytes_ = 1;
+    uint32_t stream_id_ = 0;
+    std::string sink_;
+    uint32_t sink_index_ = 0;
+    RingBinding ring_;
+    UniqueFd wake_fd_;
+
+    uint64_t client_pos_ = 0;      // ring frames written
+    std::vector<uint8_t> partial_; // a frame's first bytes, till the rest come
+    uint64_t outstanding_ = 0;     // bytes asked for and not yet come
+    bool corked_ = false;
+    bool started_ = false;  // the ring's start flag is set
+    bool prebuffer_ = true; // waiting for prebuf before starting
+    bool heard_ = false;    // STARTED sent since the last start
+    bool dry_ = false;      // UNDERFLOW sent since data last came
+    uint64_t started_at_pos_ = 0;
+    uint64_t underflow_pos_ = 0;
+
+    struct Drain {
+        uint32_t tag = 0;
+        uint64_t until_pos = 0; // ring position that must be taken first
+        std::optional<Clock::time_point> heard_at;
+    };
+    std::vector<Drain> drains_;
+};
+
+} // namespace audiod::pulse
