@@ -67,6 +67,30 @@ uint32_t index_of_sink(const std::vector<proto::SinkInfo>& sinks, const std::str
     return kInvalidIndex;
 }
 
+// How UPDATE_*_PROPLIST merges: set (replace the list), merge (add the
+// keys not there), replace (overwrite the keys given).
+constexpr uint32_t kUpdateSet = 0;
+constexpr uint32_t kUpdateMerge = 1;
+constexpr uint32_t kUpdateReplace = 2;
+
+bool update_properties(PropertyList& properties, uint32_t mode, PropertyList update) {
+    switch (mode) {
+    case kUpdateSet:
+        properties = std::move(update);
+        return true;
+    case kUpdateMerge:
+        properties.merge(update);
+        return true;
+    case kUpdateReplace:
+        for (auto& [key, value] : update) {
+            properties[key] = std::move(value);
+        }
+        return true;
+    default:
+        return false;
+    }
+}
+
 Timeval now_timeval() {
     timeval now{};
     ::gettimeofday(&now, nullptr);
@@ -106,26 +130,26 @@ bool PulseServer::on_playback_command(Connection& connection, Command command, u
     fields.get_u32(channel);
     bool corked = false;
     Timeval sent;
+    uint32_t mode = 0;
+    PropertyList properties;
+    std::vector<std::string> removed;
     if (command == Command::cork_playback_stream) {
         fields.get_bool(corked);
     } else if (command == Command::get_playback_latency) {
         fields.get_timeval(sent);
     } else if (command == Command::update_playback_stream_proplist) {
-        uint32_t mode = 0;
-        PropertyList properties;
         fields.get_u32(mode);
         fields.get_proplist(properties);
     } else if (command == Command::remove_playback_stream_proplist) {
-        while (fields.ok() && fields.remaining() > 0) {
-            std::optional<std::string> key;
-            fields.get_string(key);
-            if (!key) {
-                break;
-            }
+        // Keys, ended by a null string.
+        for (std::optional<std::string> key; fields.get_string(key) && key;) {
+            removed.push_back(*key);
         }
     } else if (command == Command::set_playback_stream_name) {
         std::string name;
         fields.get_string(name);
+        set_property(properties, "media.name", name);
+        mode = kUpdateReplace;
     }
     if (!fields.done()) {
         session.reply_error(tag, Error::protocol);
@@ -192,7 +216,18 @@ bool PulseServer::on_playback_command(Connection& connection, Command command, u
         session.reply(tag, w);
         break;
     }
-    default: // the property list and name: taken, not kept yet
+    case Command::update_playback_stream_proplist:
+    case Command::set_playback_stream_name:
+        if (!update_properties(stream->properties(), mode, std::move(properties))) {
+            session.reply_error(tag, Error::invalid);
+            break;
+        }
+        session.reply(tag);
+        break;
+    default: // remove_playback_stream_proplist
+        for (const std::string& key : removed) {
+            stream->properties().erase(key);
+        }
         session.reply(tag);
         break;
     }
@@ -325,6 +360,7 @@ void PulseServer::playback_made(uint32_t id, uint32_t tag, const PlaybackRequest
         return;
     }
     stream->set_corked(request.corked);
+    stream->properties() = request.properties;
     woken_by_[stream_id] = {id, channel};
     Session& session = *connection->session;
     const BufferAttributes& a = stream->attributes();

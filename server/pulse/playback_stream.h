@@ -70,6 +70,9 @@ public:
     [[nodiscard]] uint32_t sink_index() const noexcept { return sink_index_; }
     [[nodiscard]] int wake_fd() const noexcept { return wake_fd_.get(); }
     [[nodiscard]] bool bound() const noexcept { return ring_.bound(); }
+    // What the client says of the stream (media.name...), for introspection.
+    [[nodiscard]] const PropertyList& properties() const noexcept { return properties_; }
+    PropertyList& properties() noexcept { return properties_; }
 
     // Audio from the client, at `offset` by `mode`. Returns false if some of
     // it did not fit (an overflow: the client wrote past maxlength).
@@ -126,6 +129,7 @@ private:
     uint32_t sink_index_ = 0;
     RingBinding ring_;
     UniqueFd wake_fd_;
+    PropertyList properties_;
 
     uint64_t client_pos_ = 0;      // ring frames written
     std::vector<uint8_t> partial_; // a frame's first bytes, till the rest come

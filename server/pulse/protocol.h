@@ -28,6 +28,8 @@ inline constexpr uint32_t kNoTag = 0xffffffffu;
 // The channel of a frame that carries a command packet, not audio.
 inline constexpr uint32_t kControlChannel = 0xffffffffu;
 inline constexpr uint32_t kInvalidIndex = 0xffffffffu;
+// A volume of 100 % (full amplitude); volumes are cubic in between.
+inline constexpr uint32_t kNormVolume = 0x10000;
 
 enum class Command : uint32_t {
     error = 0,

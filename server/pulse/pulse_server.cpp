@@ -22,17 +22,6 @@ namespace {
 // cannot starve the others.
 constexpr size_t kReadPerTurn = 256u << 10;
 
-// What the engine says of its defaults, taken on the control thread.
-EngineFacts facts_of(const Engine& engine) {
-    EngineFacts facts;
-    facts.rate = engine.config().rate;
-    facts.channels = engine.config().channels;
-    const proto::ServerInfo info = engine.info();
-    facts.default_sink = info.default_sink;
-    facts.default_source = info.default_sink.empty() ? "" : info.default_sink + ".monitor";
-    return facts;
-}
-
 } // namespace
 
 PulseServer::PulseServer(EngineGateway& gateway)
@@ -290,30 +279,11 @@ std::string PulseServer::app_of(const Connection& connection) {
 
 bool PulseServer::on_command(Session& session, Command command, uint32_t tag, TagReader& fields) {
     const uint32_t id = session.client_index();
-    if (Connection* connection = find(id);
-        connection != nullptr && on_playback_command(*connection, command, tag, fields)) {
+    Connection* connection = find(id);
+    if (connection != nullptr && on_playback_command(*connection, command, tag, fields)) {
         return true;
     }
-    switch (command) {
-    case Command::get_server_info: {
-        if (!fields.done()) {
-            session.reply_error(tag, Error::protocol);
-            return true;
-        }
-        const uint32_t version = session.version();
-        const uint32_t cookie = cookie_;
-        gateway_.post([this, id, tag, version, cookie](Engine& engine) -> EngineGateway::Answer {
-            return [this, id, tag, version, cookie, facts = facts_of(engine)] {
-                with_connection(id, [&](Connection& connection) {
-                    connection.session->reply(tag, server_info(facts, version, cookie));
-                });
-            };
-        });
-        return true;
-    }
-    default:
-        return false;
-    }
+    return connection != nullptr && on_introspection_command(*connection, command, tag, fields);
 }
 
 } // namespace audiod::pulse

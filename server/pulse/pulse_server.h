@@ -15,6 +15,7 @@
 #include "common/status.h"
 #include "protocol/unique_fd.h"
 #include "pulse/engine_gateway.h"
+#include "pulse/introspection.h"
 #include "pulse/playback_stream.h"
 #include "pulse/server_facts.h"
 #include "pulse/session.h"
@@ -25,6 +26,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <sys/types.h>
 #include <thread>
@@ -103,6 +105,17 @@ private:
     // How long the loop may sleep: till the next drain is due.
     [[nodiscard]] int next_timeout_ms() const;
 
+    // Introspection (introspection_commands.cpp).
+    bool on_introspection_command(Connection& connection, Command command, uint32_t tag,
+                                  TagReader& fields);
+    void answer_introspection(Connection& connection, uint32_t tag, Command command, uint32_t index,
+                              const std::optional<std::string>& name,
+                              const EngineSnapshot& snapshot, const EngineFacts& facts,
+                              uint32_t cookie);
+    // What this thread knows of a libpulse stream (null: not one of ours);
+    // valid till the next call.
+    [[nodiscard]] const PulseStreamFacts* stream_facts(uint32_t stream_id);
+
     // Playback streams (playback_commands.cpp).
     bool on_playback_command(Connection& connection, Command command, uint32_t tag,
                              TagReader& fields);
@@ -127,6 +140,7 @@ private:
     uint32_t next_id_ = 1;
     // Engine stream id -> (connection id, channel), for the rings' wake-ups.
     std::map<uint32_t, std::pair<uint32_t, uint32_t>> woken_by_;
+    PulseStreamFacts facts_scratch_;
     uint32_t cookie_ = 0;
 };
 

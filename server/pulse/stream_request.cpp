@@ -6,7 +6,6 @@ namespace audiod::pulse {
 
 namespace {
 
-constexpr uint32_t kNormVolume = 0x10000;
 constexpr size_t kMaxFormats = 16;
 
 } // namespace

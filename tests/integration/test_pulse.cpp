@@ -235,4 +235,41 @@ BOOST_AUTO_TEST_CASE(pacat_reports_the_latency_it_asked_for) {
     BOOST_CHECK_MESSAGE(median > 15.0 && median < 25.0, "median latency " << median << " ms");
 }
 
+BOOST_AUTO_TEST_CASE(pactl_lists_sinks_sources_streams_and_clients) {
+    TempDir dir;
+    const std::string socket = dir.file("pulse/native");
+    write_signal_wav(dir.file("in.wav"), "random", 48000 * 30);
+    ServerProcess server(pulse_file_config(dir.file("out.wav"), socket));
+    BOOST_REQUIRE_MESSAGE(serves_pulse(server), server.log());
+    BackgroundProgram player({installed("paplay"), dir.file("in.wav")}, pulse_env(dir, socket));
+    BOOST_REQUIRE_MESSAGE(wait_for_playing("paplay", 30s), player.errors_so_far() << server.log());
+    // Everything libpulse reads must parse: one bad field fails the whole
+    // of pactl's context.
+    const ProgramResult all = pactl(dir, socket, {"list"});
+    BOOST_REQUIRE_MESSAGE(all.status == 0, all.err << server.log());
+    for (const char* part :
+         {"Sink #0", "Name: out", "Source #0", "Name: out.monitor", "Monitor of Sink: out",
+          "Sink Input #", "application.name = \"paplay\"", "/in.wav\"", "Client #",
+          "Sample Specification: s16le 2ch 48000Hz"}) {
+        BOOST_CHECK_MESSAGE(all.out.find(part) != std::string::npos, "no \"" << part << "\" in\n"
+                                                                             << all.out);
+    }
+    const ProgramResult json = pactl(dir, socket, {"-f", "json", "list", "sinks"});
+    BOOST_REQUIRE_MESSAGE(json.status == 0, json.err);
+    std::ofstream(dir.file("sinks.json")) << json.out;
+    const ProgramResult valid =
+        run_program({installed("python3"), "-c",
+                     "import json,sys; s=json.load(open(sys.argv[1])); "
+                     "assert s[0]['name']=='out' and s[0]['monitor_source']=='out.monitor'",
+                     dir.file("sinks.json")});
+    BOOST_CHECK_MESSAGE(valid.status == 0, valid.err << json.out);
+    // Single lookups, by name and by the default's alias.
+    BOOST_CHECK_EQUAL(pactl(dir, socket, {"get-sink-volume", "@DEFAULT_SINK@"}).status, 0);
+    const ProgramResult missing = pactl(dir, socket, {"get-sink-volume", "nowhere"});
+    BOOST_CHECK_NE(missing.status, 0);
+    BOOST_CHECK_EQUAL(pactl(dir, socket, {"stat"}).status, 0);
+    ::kill(player.pid(), SIGTERM);
+    player.finish();
+}
+
 BOOST_AUTO_TEST_SUITE_END()

@@ -1,0 +1,70 @@
+// What libpulse's introspection shows (pactl list, pavucontrol, an
+// application looking up its sink's rate), written from a snapshot of the
+// engine: audiod's sinks are pulse sinks, its sources (every sink's
+// monitor, then the capture devices) pulse sources, its playback streams
+// sink inputs and its record streams source outputs — a libaudiod
+// program's and a relay's as well as a libpulse one's.
+//
+// Indices. A sink's and a source's index is its place in the engine's list
+// (what `audioctl list` shows, in that order); a stream's is its engine id.
+// A libpulse connection is the client of its own index; a libaudiod client
+// is shown at kNativeClientBase + its engine id; a relay's streams belong
+// to no client. Every entry is written with the fields of the client's
+// protocol version. Thread: any (pure, on the snapshot).
+#pragma once
+
+#include "protocol/messages.h"
+#include "pulse/tagstruct.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace audiod::pulse {
+
+inline constexpr uint32_t kNativeClientBase = 0x40000000u;
+
+// Taken on the control thread, read on the pulse thread.
+struct EngineSnapshot {
+    std::vector<proto::SinkInfo> sinks;
+    std::vector<proto::SourceInfo> sources;
+    std::vector<proto::StreamInfo> streams;
+    std::string default_sink;
+    // Engine client ids from here on are libpulse connections.
+    uint32_t pulse_client_base = 0x80000000u;
+};
+
+// What the pulse thread knows of a libpulse stream beyond the engine: its
+// property list (media.name...).
+struct PulseStreamFacts {
+    PropertyList properties;
+};
+
+// A sink or source by index or by name (null, "@DEFAULT_SINK@",
+// "@DEFAULT_SOURCE@", "@DEFAULT_MONITOR@": the default); nullopt if none.
+[[nodiscard]] std::optional<uint32_t> find_sink(const EngineSnapshot& snapshot, uint32_t index,
+                                                const std::optional<std::string>& name);
+[[nodiscard]] std::optional<uint32_t> find_source(const EngineSnapshot& snapshot, uint32_t index,
+                                                  const std::optional<std::string>& name);
+[[nodiscard]] std::string default_source(const EngineSnapshot& snapshot);
+
+// A linear gain as a pulse volume (cubic; 0x10000 is 100 %).
+[[nodiscard]] uint32_t pulse_volume(float gain) noexcept;
+
+void put_sink(TagWriter& w, const EngineSnapshot& snapshot, uint32_t index, uint32_t version);
+void put_source(TagWriter& w, const EngineSnapshot& snapshot, uint32_t index, uint32_t version);
+// `pulse`: what the pulse thread knows of it, if it is a libpulse stream.
+void put_sink_input(TagWriter& w, const EngineSnapshot& snapshot, const proto::StreamInfo& stream,
+                    const PulseStreamFacts* pulse, uint32_t version);
+void put_source_output(TagWriter& w, const EngineSnapshot& snapshot,
+                       const proto::StreamInfo& stream, const PulseStreamFacts* pulse,
+                       uint32_t version);
+void put_client(TagWriter& w, uint32_t index, const std::string& name,
+                const PropertyList& properties, uint32_t version);
+
+// The pulse client index of an engine stream's client (kInvalidIndex: a
+// relay's), given the engine id range of libpulse clients.
+[[nodiscard]] uint32_t pulse_client_of(uint32_t engine_client, uint32_t pulse_base) noexcept;
+
+} // namespace audiod::pulse
