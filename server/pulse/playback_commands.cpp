@@ -3,6 +3,7 @@
 // progress calls for (REQUEST, STARTED, UNDERFLOW, DRAIN's reply).
 #include "engine/engine.h"
 #include "log.h"
+#include "pulse/engine_errors.h"
 #include "pulse/pulse_server.h"
 #include "pulse/sample_spec.h"
 #include "pulse/server_facts.h"
@@ -16,24 +17,6 @@
 namespace audiod::pulse {
 
 namespace {
-
-Error pulse_error(int code) {
-    switch (code) {
-    case AUDIOD_E_NOTSUPPORTED:
-        return Error::notsupported;
-    case AUDIOD_E_NOENTITY:
-        return Error::noentity;
-    case AUDIOD_E_INVALID:
-        return Error::invalid;
-    case AUDIOD_E_BUSY:
-    case AUDIOD_E_REFUSED:
-        return Error::busy;
-    case AUDIOD_E_DENIED:
-        return Error::access;
-    default:
-        return Error::internal;
-    }
-}
 
 // The sink a client named (by index or name; neither: the default), and
 // its latency: its own buffer and one cycle.

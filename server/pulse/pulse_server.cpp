@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
+#include <utility>
 #include <variant>
 
 namespace audiod::pulse {
@@ -99,6 +100,9 @@ void PulseServer::run() noexcept {
             }
         }
         service_drains();
+        for (const uint32_t doomed : std::exchange(doomed_, {})) {
+            drop(doomed, "killed by another client (KILL_CLIENT)");
+        }
         drop_late_handshakes();
     }
 }
@@ -283,7 +287,8 @@ bool PulseServer::on_command(Session& session, Command command, uint32_t tag, Ta
     if (connection != nullptr && on_playback_command(*connection, command, tag, fields)) {
         return true;
     }
-    return connection != nullptr && on_introspection_command(*connection, command, tag, fields);
+    return connection != nullptr && (on_introspection_command(*connection, command, tag, fields) ||
+                                     on_control_command(*connection, command, tag, fields));
 }
 
 } // namespace audiod::pulse

@@ -13,6 +13,7 @@
 #pragma once
 
 #include "common/status.h"
+#include "engine/client_error.h"
 #include "protocol/unique_fd.h"
 #include "pulse/engine_gateway.h"
 #include "pulse/introspection.h"
@@ -116,6 +117,13 @@ private:
     // valid till the next call.
     [[nodiscard]] const PulseStreamFacts* stream_facts(uint32_t stream_id);
 
+    // Control (control_commands.cpp).
+    bool on_control_command(Connection& connection, Command command, uint32_t tag,
+                            TagReader& fields);
+    // Runs `operation` on the control thread and answers `tag` with its
+    // outcome.
+    void post_control(uint32_t id, uint32_t tag, std::function<MaybeError(Engine&)> operation);
+
     // Playback streams (playback_commands.cpp).
     bool on_playback_command(Connection& connection, Command command, uint32_t tag,
                              TagReader& fields);
@@ -141,6 +149,7 @@ private:
     // Engine stream id -> (connection id, channel), for the rings' wake-ups.
     std::map<uint32_t, std::pair<uint32_t, uint32_t>> woken_by_;
     PulseStreamFacts facts_scratch_;
+    std::vector<uint32_t> doomed_; // connections to drop once the current event is handled
     uint32_t cookie_ = 0;
 };
 

@@ -272,4 +272,44 @@ BOOST_AUTO_TEST_CASE(pactl_lists_sinks_sources_streams_and_clients) {
     player.finish();
 }
 
+// pactl's controls act on audiod's engine: what it sets, audioctl shows
+// (pulse volumes are cubic: 50 % is an amplitude of 0.125, which audioctl
+// shows as 12 %), and a move is audiod's move.
+BOOST_AUTO_TEST_CASE(pactl_controls_are_audiods_volumes_mutes_moves_and_default) {
+    TempDir dir;
+    const std::string socket = dir.file("pulse/native");
+    write_signal_wav(dir.file("in.wav"), "random", 48000 * 30);
+    ServerProcess server("[server]\nrt-priority = 0\n[sinks.speakers]\ntype = \"null\"\n"
+                         "[sinks.hdmi]\ntype = \"null\"\n[pulse]\nsocket = \"" +
+                         socket + "\"\n");
+    BOOST_REQUIRE_MESSAGE(serves_pulse(server), server.log());
+    BackgroundProgram player({installed("paplay"), dir.file("in.wav")}, pulse_env(dir, socket));
+    const auto id = wait_for_playing("paplay", 30s);
+    BOOST_REQUIRE_MESSAGE(id, player.errors_so_far() << server.log());
+    const std::string input = std::to_string(*id);
+    const auto ok = [&](const std::vector<std::string>& args) {
+        const ProgramResult r = pactl(dir, socket, args);
+        BOOST_CHECK_MESSAGE(r.status == 0, "pactl " << args.front() << ": " << r.err);
+    };
+    ok({"set-sink-volume", "hdmi", "50%"});
+    BOOST_CHECK_EQUAL(sink_field("hdmi", "volume"), "0.125");
+    ok({"set-sink-mute", "speakers", "1"});
+    BOOST_CHECK_EQUAL(sink_field("speakers", "muted"), "true");
+    ok({"set-sink-input-volume", input, "50%"});
+    BOOST_CHECK_EQUAL(stream_field(*id, "volume"), "0.125");
+    ok({"set-sink-input-mute", input, "1"});
+    BOOST_CHECK_EQUAL(stream_field(*id, "muted"), "true");
+    ok({"move-sink-input", input, "hdmi"});
+    BOOST_CHECK_EQUAL(stream_field(*id, "device"), "hdmi");
+    BOOST_CHECK(wait_for_more(*id, 4800));
+    ok({"set-default-sink", "hdmi"});
+    BOOST_CHECK_EQUAL(sink_field("hdmi", "default"), "true");
+    // Names that are not there are refused, and nothing changes.
+    BOOST_CHECK_NE(pactl(dir, socket, {"move-sink-input", input, "nowhere"}).status, 0);
+    BOOST_CHECK_NE(pactl(dir, socket, {"set-sink-volume", "nowhere", "10%"}).status, 0);
+    BOOST_CHECK_EQUAL(stream_field(*id, "device"), "hdmi");
+    ::kill(player.pid(), SIGTERM);
+    player.finish();
+}
+
 BOOST_AUTO_TEST_SUITE_END()

@@ -1,0 +1,213 @@
+// The pulse server's control: volumes and mutes, the default sink, moves
+// and kills, mapped onto the engine's own operations (the same that
+// `audioctl` uses), so what pavucontrol sets is what `audioctl` shows.
+#include "engine/engine.h"
+#include "pulse/engine_errors.h"
+#include "pulse/introspection.h"
+#include "pulse/pulse_server.h"
+#include "pulse/stream_request.h"
+
+namespace audiod::pulse {
+
+namespace {
+
+// The engine name of the sink (or source) a client named by index or name.
+std::optional<std::string> device_name(const Engine& engine, bool sink, uint32_t index,
+                                       const std::optional<std::string>& name) {
+    EngineSnapshot snapshot;
+    snapshot.default_sink = engine.info().default_sink;
+    if (sink) {
+        snapshot.sinks = engine.list_sinks();
+        const auto found = find_sink(snapshot, index, name);
+        return found ? std::optional(snapshot.sinks[*found].name) : std::nullopt;
+    }
+    snapshot.sources = engine.list_sources();
+    const auto found = find_source(snapshot, index, name);
+    return found ? std::optional(snapshot.sources[*found].name) : std::nullopt;
+}
+
+MaybeError no_entity() {
+    return ClientError{AUDIOD_E_NOENTITY, "no such entity"};
+}
+
+MaybeError stream_volume(Engine& engine, uint32_t stream_id, float gain) {
+    proto::SetVolume r;
+    r.target = static_cast<uint32_t>(proto::VolumeTarget::stream);
+    r.stream_id = stream_id;
+    r.mode = static_cast<uint32_t>(proto::VolumeMode::absolute);
+    r.value = gain;
+    return engine.set_volume(r);
+}
+
+MaybeError stream_mute(Engine& engine, uint32_t stream_id, bool muted) {
+    proto::SetMute r;
+    r.target = static_cast<uint32_t>(proto::VolumeTarget::stream);
+    r.stream_id = stream_id;
+    r.mode = static_cast<uint32_t>(muted ? proto::MuteMode::on : proto::MuteMode::off);
+    return engine.set_mute(r);
+}
+
+} // namespace
+
+void PulseServer::post_control(uint32_t id, uint32_t tag,
+                               std::function<MaybeError(Engine&)> operation) {
+    gateway_.post([this, id, tag, operation = std::move(operation)](Engine& engine) {
+        const MaybeError failed = operation(engine);
+        const Error code = failed ? pulse_error(failed->code) : Error::ok;
+        return EngineGateway::Answer([this, id, tag, code] {
+            with_connection(id, [&](Connection& c) {
+                code == Error::ok ? c.session->reply(tag) : c.session->reply_error(tag, code);
+            });
+        });
+    });
+}
+
+bool PulseServer::on_control_command(Connection& connection, Command command, uint32_t tag,
+                                     TagReader& fields) {
+    uint32_t index = kInvalidIndex;
+    std::optional<std::string> name;
+    ChannelVolumes volume;
+    bool flag = false;
+    uint32_t to_index = kInvalidIndex;
+    std::optional<std::string> to_name;
+    switch (command) {
+    case Command::set_sink_volume:
+    case Command::set_source_volume:
+        fields.get_u32(index);
+        fields.get_string(name);
+        fields.get_channel_volumes(volume);
+        break;
+    case Command::set_sink_mute:
+    case Command::set_source_mute:
+    case Command::suspend_sink:
+    case Command::suspend_source:
+        fields.get_u32(index);
+        fields.get_string(name);
+        fields.get_bool(flag);
+        break;
+    case Command::set_sink_input_volume:
+    case Command::set_source_output_volume:
+        fields.get_u32(index);
+        fields.get_channel_volumes(volume);
+        break;
+    case Command::set_sink_input_mute:
+    case Command::set_source_output_mute:
+        fields.get_u32(index);
+        fields.get_bool(flag);
+        break;
+    case Command::set_default_sink:
+    case Command::set_default_source:
+        fields.get_string(name);
+        break;
+    case Command::move_sink_input:
+    case Command::move_source_output:
+        fields.get_u32(index);
+        fields.get_u32(to_index);
+        fields.get_string(to_name);
+        break;
+    case Command::kill_sink_input:
+    case Command::kill_source_output:
+    case Command::kill_client:
+        fields.get_u32(index);
+        break;
+    default:
+        return false;
+    }
+    Session& session = *connection.session;
+    if (!fields.done()) {
+        session.reply_error(tag, Error::protocol);
+        return true;
+    }
+    const uint32_t id = connection.id;
+    const float gain = linear_gain(volume);
+    switch (command) {
+    case Command::set_sink_volume:
+    case Command::set_sink_mute:
+        post_control(id, tag, [=](Engine& engine) -> MaybeError {
+            const auto sink = device_name(engine, true, index, name);
+            if (!sink) {
+                return no_entity();
+            }
+            if (command == Command::set_sink_mute) {
+                proto::SetMute r;
+                r.target = static_cast<uint32_t>(proto::VolumeTarget::sink);
+                r.name = *sink;
+                r.mode = static_cast<uint32_t>(flag ? proto::MuteMode::on : proto::MuteMode::off);
+                return engine.set_mute(r);
+            }
+            proto::SetVolume r;
+            r.target = static_cast<uint32_t>(proto::VolumeTarget::sink);
+            r.name = *sink;
+            r.mode = static_cast<uint32_t>(proto::VolumeMode::absolute);
+            r.value = gain;
+            return engine.set_volume(r);
+        });
+        return true;
+    case Command::set_sink_input_volume:
+    case Command::set_source_output_volume:
+        post_control(id, tag, [=](Engine& engine) { return stream_volume(engine, index, gain); });
+        return true;
+    case Command::set_sink_input_mute:
+    case Command::set_source_output_mute:
+        post_control(id, tag, [=](Engine& engine) { return stream_mute(engine, index, flag); });
+        return true;
+    case Command::set_default_sink:
+        post_control(id, tag, [=](Engine& engine) -> MaybeError {
+            const auto sink = device_name(engine, true, kInvalidIndex, name);
+            return sink ? engine.set_default_sink(*sink) : no_entity();
+        });
+        return true;
+    case Command::move_sink_input:
+    case Command::move_source_output:
+        post_control(id, tag, [=](Engine& engine) -> MaybeError {
+            const auto device =
+                device_name(engine, command == Command::move_sink_input, to_index, to_name);
+            if (!device) {
+                return no_entity();
+            }
+            proto::MoveStream r;
+            r.target = static_cast<uint32_t>(proto::VolumeTarget::stream);
+            r.stream_id = index;
+            r.device = *device;
+            return engine.move(r); // lossless, as every move in audiod
+        });
+        return true;
+    case Command::kill_sink_input:
+        // A libpulse stream is told it was killed and ends; a libaudiod
+        // program's streams are ended by `audioctl kill-client`.
+        for (auto& [client_id, client] : connections_) {
+            for (auto& [channel, stream] : client->playbacks) {
+                if (stream->stream_id() == index) {
+                    client->session->send_command(Command::playback_stream_killed,
+                                                  TagWriter().put_u32(channel));
+                    const uint32_t owner = client_id;
+                    close_playback(*client, channel);
+                    session.reply(tag);
+                    if (owner != id) {
+                        with_connection(owner, [](Connection&) {});
+                    }
+                    return true;
+                }
+            }
+        }
+        session.reply_error(tag, Error::noentity);
+        return true;
+    case Command::kill_client:
+        if (index == id || find(index) == nullptr) {
+            session.reply_error(tag, find(index) == nullptr ? Error::noentity : Error::invalid);
+            return true;
+        }
+        session.reply(tag);
+        doomed_.push_back(index);
+        return true;
+    default:
+        // Sources have no volume of their own in audiod, sinks are never
+        // suspended (they run, or fail and are reopened), the default
+        // source is the default sink's monitor, and a record stream is not
+        // killed from outside yet.
+        session.reply_error(tag, Error::notsupported);
+        return true;
+    }
+}
+
+} // namespace audiod::pulse
