@@ -231,9 +231,19 @@ const PulseStreamFacts* PulseServer::stream_facts(uint32_t stream_id) {
     if (it == woken_by_.end()) {
         return nullptr;
     }
-    Connection* connection = find(it->second.first);
-    PlaybackStream* stream =
-        connection != nullptr ? playback_of(*connection, it->second.second) : nullptr;
+    Connection* connection = find(it->second.connection);
+    if (connection == nullptr) {
+        return nullptr;
+    }
+    if (it->second.record) {
+        const RecordStream* stream = record_of(*connection, it->second.channel);
+        if (stream == nullptr) {
+            return nullptr;
+        }
+        facts_scratch_.properties = stream->properties();
+        return &facts_scratch_;
+    }
+    const PlaybackStream* stream = playback_of(*connection, it->second.channel);
     if (stream == nullptr) {
         return nullptr;
     }

@@ -301,9 +301,9 @@ void PulseServer::create_playback(Connection& connection, uint32_t tag, TagReade
         ring->wake_fd = UniqueFd(::fcntl(stream.wake_fd.get(), F_DUPFD_CLOEXEC, 0));
         ring->capacity_frames = stream.ring.capacity();
         ring->memory_bytes = stream.ring.memory_bytes();
-        ring->sink = stream.device()->name();
-        ring->sink_index = index_of_sink(sinks, ring->sink);
-        ring->sink_latency_usec = sink->latency_usec;
+        ring->device = stream.device()->name();
+        ring->device_index = index_of_sink(sinks, ring->device);
+        ring->device_latency_usec = sink->latency_usec;
         stream.ring.close_memfd();
         return [this, id, tag, asked, attributes, ring] {
             playback_made(id, tag, *asked, attributes, std::move(*ring));
@@ -329,7 +329,7 @@ void PulseServer::playback_made(uint32_t id, uint32_t tag, const PlaybackRequest
     }
     const uint32_t channel = connection->next_channel++;
     auto stream = std::make_unique<PlaybackStream>(channel, request.spec, request.map, attributes);
-    const uint64_t latency_usec = made.sink_latency_usec;
+    const uint64_t latency_usec = made.device_latency_usec;
     epoll_event ev{};
     ev.events = EPOLLIN;
     ev.data.u64 = tag_of(Source::stream, stream_id);
@@ -344,7 +344,7 @@ void PulseServer::playback_made(uint32_t id, uint32_t tag, const PlaybackRequest
     }
     stream->set_corked(request.corked);
     stream->properties() = request.properties;
-    woken_by_[stream_id] = {id, channel};
+    woken_by_[stream_id] = {id, channel, false};
     Session& session = *connection->session;
     const BufferAttributes& a = stream->attributes();
     TagWriter w;
@@ -421,15 +421,23 @@ void PulseServer::on_stream_wake(uint32_t stream_id) {
     if (it == woken_by_.end()) {
         return;
     }
-    const auto [id, channel] = it->second;
-    Connection* connection = find(id);
-    PlaybackStream* stream = connection != nullptr ? playback_of(*connection, channel) : nullptr;
-    if (stream == nullptr) {
+    const Woken woken = it->second;
+    Connection* connection = find(woken.connection);
+    if (connection == nullptr) {
         return;
     }
     uint64_t count = 0;
-    [[maybe_unused]] const ssize_t r = ::read(stream->wake_fd(), &count, sizeof count);
-    with_connection(id, [&](Connection& c) { service(c, *stream); });
+    if (woken.record) {
+        if (RecordStream* stream = record_of(*connection, woken.channel)) {
+            [[maybe_unused]] const ssize_t r = ::read(stream->wake_fd(), &count, sizeof count);
+            with_connection(woken.connection, [&](Connection& c) { pump_records(c); });
+        }
+        return;
+    }
+    if (PlaybackStream* stream = playback_of(*connection, woken.channel)) {
+        [[maybe_unused]] const ssize_t r = ::read(stream->wake_fd(), &count, sizeof count);
+        with_connection(woken.connection, [&](Connection& c) { service(c, *stream); });
+    }
 }
 
 void PulseServer::service_drains() {

@@ -19,8 +19,8 @@ std::string PlaybackStream::bind(Made made) {
     }
     stream_id_ = made.stream_id;
     wake_fd_ = std::move(made.wake_fd);
-    sink_ = std::move(made.sink);
-    sink_index_ = made.sink_index;
+    sink_ = std::move(made.device);
+    sink_index_ = made.device_index;
     set_wake_threshold();
     maybe_start();
     return "";

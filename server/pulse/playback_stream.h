@@ -22,6 +22,7 @@
 #include "protocol/ring_binding.h"
 #include "protocol/unique_fd.h"
 #include "pulse/buffer_attributes.h"
+#include "pulse/engine_ring.h"
 #include "pulse/frame.h"
 #include "pulse/tagstruct.h"
 
@@ -38,18 +39,7 @@ class PlaybackStream {
 public:
     using Clock = std::chrono::steady_clock;
 
-    // What the engine made: the stream, its ring (mapped here) and where
-    // it plays.
-    struct Made {
-        uint32_t stream_id = 0;
-        UniqueFd memfd;
-        UniqueFd wake_fd;
-        uint64_t capacity_frames = 0;
-        uint64_t memory_bytes = 0;
-        std::string sink;
-        uint32_t sink_index = 0;
-        uint64_t sink_latency_usec = 0;
-    };
+    using Made = EngineRing;
 
     PlaybackStream(uint32_t channel, const SampleSpec& spec, const ChannelMap& map,
                    const BufferAttributes& attributes)

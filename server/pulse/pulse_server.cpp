@@ -184,7 +184,10 @@ void PulseServer::on_readable(uint32_t id) {
 void PulseServer::on_writable(uint32_t id) {
     if (Connection* connection = find(id); connection != nullptr && !flush(*connection)) {
         drop(id, "");
+        return;
     }
+    // The socket took what waited: record streams may send again.
+    with_connection(id, [&](Connection& connection) { pump_records(connection); });
 }
 
 bool PulseServer::flush(Connection& connection) {
@@ -241,6 +244,9 @@ void PulseServer::drop(uint32_t id, const std::string& reason) {
     while (!connection->playbacks.empty()) {
         close_playback(*connection, connection->playbacks.begin()->first);
     }
+    while (!connection->records.empty()) {
+        close_record(*connection, connection->records.begin()->first);
+    }
     log_message(reason.empty() ? LogLevel::debug : LogLevel::warning, "pulse",
                 "client gone id=" + std::to_string(id) +
                     (reason.empty() ? "" : " reason=\"" + reason + "\""));
@@ -284,7 +290,8 @@ std::string PulseServer::app_of(const Connection& connection) {
 bool PulseServer::on_command(Session& session, Command command, uint32_t tag, TagReader& fields) {
     const uint32_t id = session.client_index();
     Connection* connection = find(id);
-    if (connection != nullptr && on_playback_command(*connection, command, tag, fields)) {
+    if (connection != nullptr && (on_playback_command(*connection, command, tag, fields) ||
+                                  on_record_command(*connection, command, tag, fields))) {
         return true;
     }
     return connection != nullptr && (on_introspection_command(*connection, command, tag, fields) ||

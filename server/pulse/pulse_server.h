@@ -18,6 +18,7 @@
 #include "pulse/engine_gateway.h"
 #include "pulse/introspection.h"
 #include "pulse/playback_stream.h"
+#include "pulse/record_stream.h"
 #include "pulse/server_facts.h"
 #include "pulse/session.h"
 #include "pulse/stream_request.h"
@@ -86,6 +87,8 @@ private:
         bool writing = false;        // EPOLLOUT is asked for
         std::map<uint32_t, std::unique_ptr<PlaybackStream>> playbacks; // by channel
         uint32_t next_channel = 0;
+        std::map<uint32_t, std::unique_ptr<RecordStream>> records; // by channel
+        uint32_t next_record_channel = 0;
     };
 
     void run() noexcept;
@@ -124,6 +127,18 @@ private:
     // outcome.
     void post_control(uint32_t id, uint32_t tag, std::function<MaybeError(Engine&)> operation);
 
+    // Record streams (record_commands.cpp).
+    bool on_record_command(Connection& connection, Command command, uint32_t tag,
+                           TagReader& fields);
+    void create_record(Connection& connection, uint32_t tag, TagReader& fields);
+    void record_made(uint32_t id, uint32_t tag, const RecordRequest& request,
+                     const BufferAttributes& attributes, EngineRing made);
+    // Sends what the connection's record streams have ready, as far as its
+    // socket takes it.
+    void pump_records(Connection& connection);
+    void close_record(Connection& connection, uint32_t channel);
+    [[nodiscard]] RecordStream* record_of(Connection& connection, uint32_t channel);
+
     // Playback streams (playback_commands.cpp).
     bool on_playback_command(Connection& connection, Command command, uint32_t tag,
                              TagReader& fields);
@@ -147,7 +162,12 @@ private:
     std::map<uint32_t, std::unique_ptr<Connection>> connections_;
     uint32_t next_id_ = 1;
     // Engine stream id -> (connection id, channel), for the rings' wake-ups.
-    std::map<uint32_t, std::pair<uint32_t, uint32_t>> woken_by_;
+    struct Woken {
+        uint32_t connection = 0;
+        uint32_t channel = 0;
+        bool record = false;
+    };
+    std::map<uint32_t, Woken> woken_by_;
     PulseStreamFacts facts_scratch_;
     std::vector<uint32_t> doomed_; // connections to drop once the current event is handled
     uint32_t cookie_ = 0;

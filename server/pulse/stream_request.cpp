@@ -71,6 +71,57 @@ std::optional<PlaybackRequest> read_playback_request(TagReader& fields, uint32_t
     return r;
 }
 
+std::optional<RecordRequest> read_record_request(TagReader& fields, uint32_t version) {
+    RecordRequest r;
+    fields.get_sample_spec(r.spec);
+    fields.get_channel_map(r.map);
+    fields.get_u32(r.source_index);
+    fields.get_string(r.source_name);
+    fields.get_u32(r.attributes.maxlength);
+    fields.get_bool(r.corked);
+    fields.get_u32(r.attributes.fragsize);
+    bool ignored = false;
+    if (version >= 12) {
+        for (int i = 0; i < 7; ++i) {
+            fields.get_bool(ignored); // no_remap ... variable_rate
+        }
+    }
+    if (version >= 13) {
+        fields.get_bool(ignored); // peak_detect
+        fields.get_bool(r.adjust_latency);
+        fields.get_proplist(r.properties);
+        fields.get_u32(r.direct_on_input);
+    }
+    if (version >= 14) {
+        fields.get_bool(ignored); // early_requests
+    }
+    if (version >= 15) {
+        fields.get_bool(ignored); // dont_inhibit_auto_suspend
+        fields.get_bool(ignored); // fail_on_suspend
+    }
+    if (version >= 22) {
+        uint8_t count = 0;
+        fields.get_u8(count);
+        if (count > kMaxFormats) {
+            return std::nullopt;
+        }
+        r.formats.resize(count);
+        for (FormatInfo& format : r.formats) {
+            fields.get_format_info(format);
+        }
+        fields.get_channel_volumes(r.volume);
+        fields.get_bool(r.muted);
+        fields.get_bool(r.volume_set);
+        fields.get_bool(r.muted_set);
+        fields.get_bool(ignored); // relative_volume
+        fields.get_bool(ignored); // passthrough
+    }
+    if (!fields.done()) {
+        return std::nullopt;
+    }
+    return r;
+}
+
 float linear_gain(const ChannelVolumes& volume) noexcept {
     if (volume.values.empty()) {
         return 1.0f;

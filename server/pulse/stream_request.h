@@ -54,6 +54,35 @@ struct PlaybackRequest {
 [[nodiscard]] std::optional<PlaybackRequest> read_playback_request(TagReader& fields,
                                                                    uint32_t version);
 
+// CREATE_RECORD_STREAM's fields:
+//
+//   sample spec, channel map, source index, source name, maxlength,
+//   corked, fragsize
+//   v12: the seven flags of playback's v12
+//   v13: peak_detect, adjust_latency, property list, direct_on_input
+//   v14: early_requests
+//   v15: dont_inhibit_auto_suspend, fail_on_suspend
+//   v22: a count of format infos and each, channel volumes, muted,
+//        volume_set, muted_set, relative_volume, passthrough
+struct RecordRequest {
+    SampleSpec spec;
+    ChannelMap map;
+    uint32_t source_index = kInvalidIndex;
+    std::optional<std::string> source_name;
+    BufferAttributes attributes;
+    bool corked = false;
+    bool adjust_latency = false;
+    PropertyList properties;
+    uint32_t direct_on_input = kInvalidIndex;
+    std::vector<FormatInfo> formats;
+    ChannelVolumes volume;
+    bool muted = false;
+    bool volume_set = false;
+    bool muted_set = false;
+};
+
+[[nodiscard]] std::optional<RecordRequest> read_record_request(TagReader& fields, uint32_t version);
+
 // A stream's volume as audiod's linear gain: PulseAudio's volumes are
 // cubic (0x10000 is 100 %, full amplitude), the channels' average is taken.
 [[nodiscard]] float linear_gain(const ChannelVolumes& volume) noexcept;

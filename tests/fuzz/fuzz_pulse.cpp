@@ -111,7 +111,7 @@ void read_packet(std::span<const uint8_t> packet) {
     }
 }
 
-// Reads a CREATE_PLAYBACK_STREAM's fields as the server does (a request
+// Reads CREATE_PLAYBACK_STREAM's and CREATE_RECORD_STREAM's fields as the server does (a request
 // read whole must hold a sample spec and a channel map it can describe);
 // knows no other command and no stream: the session answers the handshake
 // and ERROR(command) to the rest.
@@ -124,6 +124,12 @@ struct NoCommands : CommandHandler {
                     __builtin_trap();
                 }
                 (void)spec_of(request->formats.empty() ? FormatInfo{} : request->formats[0]);
+            }
+        } else if (command == Command::create_record_stream) {
+            if (const auto request = read_record_request(fields, session.version())) {
+                if (request->map.positions.size() > kMaxChannels) {
+                    __builtin_trap();
+                }
             }
         }
         return false;

@@ -312,4 +312,42 @@ BOOST_AUTO_TEST_CASE(pactl_controls_are_audiods_volumes_mutes_moves_and_default)
     player.finish();
 }
 
+// parec of a sink's monitor hears what paplay played, sample for sample.
+BOOST_AUTO_TEST_CASE(parec_of_a_monitor_records_what_paplay_plays_bit_exact) {
+    TempDir dir;
+    const std::string socket = dir.file("pulse/native");
+    write_signal_wav(dir.file("in.wav"), "random", 48000);
+    ServerProcess server(pulse_config("speakers", socket));
+    BOOST_REQUIRE_MESSAGE(serves_pulse(server), server.log());
+    BackgroundProgram recorder({installed("parec"), "-d", "speakers.monitor", "--rate=48000",
+                                "--format=s16le", "--channels=2", "--latency-msec=50",
+                                dir.file("rec.raw")},
+                               pulse_env(dir, socket));
+    BOOST_REQUIRE_MESSAGE(wait_for_stream(30s), recorder.errors_so_far() << server.log());
+    const ProgramResult played = pulse_program(dir, socket, "paplay", {dir.file("in.wav")}, 60s);
+    BOOST_REQUIRE_MESSAGE(played.status == 0, played.err << server.log());
+    // The whole second, and a little after it, has reached the file.
+    const auto in = read_wav_s16(dir.file("in.wav"));
+    const auto recorded = [&] {
+        const std::string raw = file_contents(dir.file("rec.raw"));
+        std::vector<int16_t> samples(raw.size() / 2);
+        std::memcpy(samples.data(), raw.data(), samples.size() * 2);
+        return samples;
+    };
+    BOOST_CHECK(eventually(
+        [&] {
+            const auto out = recorded();
+            const auto start = first_sound(out, 2);
+            return start && out.size() >= *start * 2 + in.size();
+        },
+        30s));
+    ::kill(recorder.pid(), SIGINT);
+    recorder.finish();
+    const auto out = recorded();
+    const auto start = first_sound(out, 2);
+    BOOST_REQUIRE(start);
+    BOOST_REQUIRE_GE(out.size(), *start * 2 + in.size());
+    BOOST_CHECK(std::equal(in.begin(), in.end(), out.begin() + static_cast<ptrdiff_t>(*start * 2)));
+}
+
 BOOST_AUTO_TEST_SUITE_END()

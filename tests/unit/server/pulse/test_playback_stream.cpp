@@ -32,7 +32,7 @@ struct StreamOnRing {
         made.wake_fd = UniqueFd(::eventfd(0, EFD_CLOEXEC));
         made.capacity_frames = ring.capacity();
         made.memory_bytes = ring.memory_bytes();
-        made.sink = "speakers";
+        made.device = "speakers";
         BOOST_REQUIRE_EQUAL(stream.bind(std::move(made)), "");
     }
     // The sink takes `frames` more.

@@ -22,14 +22,19 @@ std::vector<uint8_t> recorded_session(const std::string& name) {
     return bytes;
 }
 
-// Reads the session's CREATE_PLAYBACK_STREAM, if it sends one.
+// Reads the session's CREATE_PLAYBACK_STREAM or CREATE_RECORD_STREAM, if
+// it sends one.
 struct CreateReader : CommandHandler {
     std::optional<PlaybackRequest> request;
+    std::optional<RecordRequest> record;
     bool seen = false;
     bool on_command(Session& session, Command command, uint32_t, TagReader& fields) override {
         if (command == Command::create_playback_stream) {
             seen = true;
             request = read_playback_request(fields, session.version());
+        } else if (command == Command::create_record_stream) {
+            seen = true;
+            record = read_record_request(fields, session.version());
         }
         return false;
     }
@@ -77,6 +82,16 @@ BOOST_AUTO_TEST_CASE(paplay_and_pacat_requests_are_read_whole) {
             BOOST_CHECK(r.formats.empty()); // pa_stream_new: the sample spec says it
         }
     }
+}
+
+BOOST_AUTO_TEST_CASE(parecs_request_is_read_whole) {
+    CreateReader handler;
+    Session session(1, handler);
+    session.receive(recorded_session("parec_monitor"));
+    BOOST_REQUIRE(handler.seen);
+    BOOST_REQUIRE(handler.record);
+    BOOST_CHECK_EQUAL(handler.record->spec.channels, 2u);
+    BOOST_CHECK(handler.record->source_name.value_or("").find(".monitor") != std::string::npos);
 }
 
 BOOST_AUTO_TEST_CASE(the_version_decides_which_fields_come) {

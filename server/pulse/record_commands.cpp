@@ -1,0 +1,331 @@
+// The pulse server's record streams: CREATE_RECORD_STREAM and the commands
+// on a record stream, and sending what the source captured.
+#include "engine/engine.h"
+#include "log.h"
+#include "pulse/engine_errors.h"
+#include "pulse/introspection.h"
+#include "pulse/pulse_server.h"
+#include "pulse/sample_spec.h"
+#include "pulse/server_facts.h"
+
+#include <fcntl.h>
+#include <sys/epoll.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+namespace audiod::pulse {
+
+namespace {
+
+// What may wait in a connection's socket queue before its record streams
+// stop sending (and their rings fill, and then overrun): far below the
+// queue at which a client that does not read is dropped.
+constexpr size_t kRecordBacklogBytes = 1u << 20;
+
+Timeval time_now() {
+    timeval now{};
+    ::gettimeofday(&now, nullptr);
+    return {static_cast<uint32_t>(now.tv_sec), static_cast<uint32_t>(now.tv_usec)};
+}
+
+// A source's latency: a monitor's is its sink's (buffer and a cycle), a
+// capture device's its own buffer.
+uint64_t source_latency_usec(const EngineSnapshot& snapshot, uint32_t index) {
+    const proto::SourceInfo& source = snapshot.sources[index];
+    for (const proto::SinkInfo& sink : snapshot.sinks) {
+        if (source.type == "monitor" && sink.name == source.sink && sink.rate > 0) {
+            return (uint64_t{sink.latency_frames} + sink.quantum) * 1000000 / sink.rate;
+        }
+    }
+    return source.rate > 0 ? uint64_t{source.latency_frames} * 1000000 / source.rate : 0;
+}
+
+} // namespace
+
+RecordStream* PulseServer::record_of(Connection& connection, uint32_t channel) {
+    const auto it = connection.records.find(channel);
+    return it == connection.records.end() ? nullptr : it->second.get();
+}
+
+bool PulseServer::on_record_command(Connection& connection, Command command, uint32_t tag,
+                                    TagReader& fields) {
+    Session& session = *connection.session;
+    if (command == Command::create_record_stream) {
+        create_record(connection, tag, fields);
+        return true;
+    }
+    switch (command) {
+    case Command::delete_record_stream:
+    case Command::cork_record_stream:
+    case Command::flush_record_stream:
+    case Command::get_record_latency:
+    case Command::update_record_stream_proplist:
+    case Command::remove_record_stream_proplist:
+    case Command::set_record_stream_name:
+        break;
+    default:
+        return false;
+    }
+    uint32_t channel = 0;
+    fields.get_u32(channel);
+    bool corked = false;
+    Timeval sent;
+    uint32_t mode = 0;
+    PropertyList properties;
+    std::vector<std::string> removed;
+    if (command == Command::cork_record_stream) {
+        fields.get_bool(corked);
+    } else if (command == Command::get_record_latency) {
+        fields.get_timeval(sent);
+    } else if (command == Command::update_record_stream_proplist) {
+        fields.get_u32(mode);
+        fields.get_proplist(properties);
+    } else if (command == Command::remove_record_stream_proplist) {
+        for (std::optional<std::string> key; fields.get_string(key) && key;) {
+            removed.push_back(*key);
+        }
+    } else if (command == Command::set_record_stream_name) {
+        std::string name;
+        fields.get_string(name);
+        set_property(properties, "media.name", name);
+        mode = 2; // replace
+    }
+    if (!fields.done()) {
+        session.reply_error(tag, Error::protocol);
+        return true;
+    }
+    RecordStream* stream = record_of(connection, channel);
+    if (stream == nullptr) {
+        session.reply_error(tag, Error::noentity);
+        return true;
+    }
+    const uint32_t stream_id = stream->stream_id();
+    switch (command) {
+    case Command::delete_record_stream:
+        close_record(connection, channel);
+        session.reply(tag);
+        break;
+    case Command::cork_record_stream:
+        stream->set_corked(corked);
+        gateway_.post([stream_id, corked](Engine& engine) -> EngineGateway::Answer {
+            if (Stream* engine_stream = engine.find_stream(stream_id)) {
+                (void)engine.set_paused(*engine_stream, corked);
+            }
+            return {};
+        });
+        session.reply(tag);
+        break;
+    case Command::flush_record_stream:
+        stream->flush();
+        session.reply(tag);
+        break;
+    case Command::get_record_latency: {
+        TagWriter w;
+        w.put_usec(0); // the source's latency: its audio is in the ring as captured
+        w.put_usec(0);
+        w.put_bool(!stream->corked());
+        w.put_timeval(sent);
+        w.put_timeval(time_now());
+        w.put_s64(stream->write_index());
+        w.put_s64(stream->read_index());
+        session.reply(tag, w);
+        break;
+    }
+    case Command::remove_record_stream_proplist:
+        for (const std::string& key : removed) {
+            stream->properties().erase(key);
+        }
+        session.reply(tag);
+        break;
+    default: // update_record_stream_proplist, set_record_stream_name
+        if (mode == 0) {
+            stream->properties() = std::move(properties);
+        } else if (mode == 1) {
+            stream->properties().merge(properties);
+        } else if (mode == 2) {
+            for (auto& [key, value] : properties) {
+                stream->properties()[key] = std::move(value);
+            }
+        } else {
+            session.reply_error(tag, Error::invalid);
+            break;
+        }
+        session.reply(tag);
+        break;
+    }
+    return true;
+}
+
+void PulseServer::create_record(Connection& connection, uint32_t tag, TagReader& fields) {
+    Session& session = *connection.session;
+    std::optional<RecordRequest> request = read_record_request(fields, session.version());
+    if (!request) {
+        session.reply_error(tag, Error::protocol);
+        return;
+    }
+    if (request->spec.channels == 0 && !request->formats.empty()) {
+        for (const FormatInfo& format : request->formats) {
+            if (const auto spec = spec_of(format); spec && unplayable(*spec).empty()) {
+                request->spec = *spec;
+                request->map = standard_channel_map(spec->channels);
+                break;
+            }
+        }
+    }
+    if (const std::string why = unplayable(request->spec); !why.empty()) {
+        log_info("pulse", "client " + std::to_string(connection.id) + ": " + why);
+        session.reply_error(tag, Error::notsupported);
+        return;
+    }
+    if (request->map.positions.size() != request->spec.channels) {
+        session.reply_error(tag, Error::invalid);
+        return;
+    }
+    StreamRequest made;
+    made.client_id = kClientIdBase + connection.id;
+    made.pid = static_cast<uint32_t>(connection.pid);
+    made.app = app_of(connection);
+    made.params.format = static_cast<uint32_t>(*audiod_format(request->spec.format));
+    made.params.rate = request->spec.rate;
+    made.params.channels = request->spec.channels;
+    made.params.direction = static_cast<uint32_t>(proto::StreamDirection::record);
+    const uint32_t bytes = frame_bytes(request->spec);
+    const BufferAttributes attributes =
+        record_attributes(request->attributes, bytes, request->spec.rate);
+    // Room for two fragments, and a quarter of a second at least: what the
+    // source puts in while this thread sends.
+    made.params.buffer_frames = std::max(2 * attributes.fragsize / bytes, request->spec.rate / 4);
+
+    const uint32_t id = connection.id;
+    auto asked = std::make_shared<const RecordRequest>(std::move(*request));
+    gateway_.post(
+        [this, id, tag, asked, attributes, made](Engine& engine) mutable -> EngineGateway::Answer {
+            EngineSnapshot snapshot;
+            snapshot.sinks = engine.list_sinks();
+            snapshot.sources = engine.list_sources();
+            snapshot.default_sink = engine.info().default_sink;
+            const auto source = find_source(snapshot, asked->source_index, asked->source_name);
+            if (!source) {
+                return [this, id, tag] {
+                    with_connection(
+                        id, [&](Connection& c) { c.session->reply_error(tag, Error::noentity); });
+                };
+            }
+            made.params.device = snapshot.sources[*source].name;
+            auto created = engine.create_stream(made);
+            if (const auto* error = std::get_if<ClientError>(&created)) {
+                const Error code = pulse_error(error->code);
+                log_info("pulse", "client " + std::to_string(id) + ": " + error->message);
+                return [this, id, tag, code] {
+                    with_connection(id, [&](Connection& c) { c.session->reply_error(tag, code); });
+                };
+            }
+            Stream& stream = *std::get<Stream*>(created);
+            if (asked->corked) {
+                (void)engine.set_paused(stream, true);
+            }
+            auto ring = std::make_shared<EngineRing>();
+            ring->stream_id = stream.id;
+            ring->memfd = UniqueFd(::fcntl(stream.ring.memfd(), F_DUPFD_CLOEXEC, 0));
+            ring->wake_fd = UniqueFd(::fcntl(stream.wake_fd.get(), F_DUPFD_CLOEXEC, 0));
+            ring->capacity_frames = stream.ring.capacity();
+            ring->memory_bytes = stream.ring.memory_bytes();
+            ring->device = snapshot.sources[*source].name;
+            ring->device_index = *source;
+            ring->device_latency_usec = source_latency_usec(snapshot, *source);
+            stream.ring.close_memfd();
+            return [this, id, tag, asked, attributes, ring] {
+                record_made(id, tag, *asked, attributes, std::move(*ring));
+            };
+        });
+}
+
+void PulseServer::record_made(uint32_t id, uint32_t tag, const RecordRequest& request,
+                              const BufferAttributes& attributes, EngineRing made) {
+    const uint32_t stream_id = made.stream_id;
+    const auto close_in_engine = [this, stream_id] {
+        gateway_.post([stream_id](Engine& engine) -> EngineGateway::Answer {
+            if (Stream* stream = engine.find_stream(stream_id)) {
+                engine.close_stream(*stream);
+            }
+            return {};
+        });
+    };
+    Connection* connection = find(id);
+    if (connection == nullptr) {
+        close_in_engine();
+        return;
+    }
+    const uint32_t channel = connection->next_record_channel++;
+    auto stream = std::make_unique<RecordStream>(channel, request.spec, request.map, attributes);
+    const uint64_t latency_usec = made.device_latency_usec;
+    epoll_event ev{};
+    ev.events = EPOLLIN;
+    ev.data.u64 = tag_of(Source::stream, stream_id);
+    if (const std::string why = stream->bind(std::move(made));
+        !why.empty() || ::epoll_ctl(epoll_.get(), EPOLL_CTL_ADD, stream->wake_fd(), &ev) != 0) {
+        log_warning("pulse",
+                    "client " + std::to_string(id) + ": " +
+                        (why.empty() ? std::string("epoll: ") + std::strerror(errno) : why));
+        close_in_engine();
+        with_connection(id, [&](Connection& c) { c.session->reply_error(tag, Error::internal); });
+        return;
+    }
+    stream->set_corked(request.corked);
+    stream->properties() = request.properties;
+    woken_by_[stream_id] = {id, channel, true};
+    Session& session = *connection->session;
+    const BufferAttributes& a = stream->attributes();
+    TagWriter w;
+    w.put_u32(channel);
+    w.put_u32(stream_id); // the source output's index
+    w.put_u32(a.maxlength);
+    w.put_u32(a.fragsize);
+    w.put_sample_spec(request.spec);
+    w.put_channel_map(request.map);
+    w.put_u32(stream->source_index());
+    w.put_string(stream->source());
+    w.put_bool(false); // suspended
+    w.put_usec(latency_usec);
+    if (session.version() >= 22) {
+        w.put_format_info(pcm_format_info(request.spec, request.map));
+    }
+    log_info("pulse", "stream " + std::to_string(stream_id) + " created app=\"" +
+                          app_of(*connection) + "\" source=" + stream->source() +
+                          " fragsize=" + std::to_string(a.fragsize));
+    connection->records.emplace(channel, std::move(stream));
+    with_connection(id, [&](Connection& c) { c.session->reply(tag, w); });
+}
+
+void PulseServer::pump_records(Connection& connection) {
+    Session& session = *connection.session;
+    for (const auto& [channel, stream] : connection.records) {
+        while ((connection.queued.size() - connection.sent) + session.output_bytes() <
+               kRecordBacklogBytes) {
+            const std::vector<uint8_t> chunk = stream->take_chunk();
+            if (chunk.empty()) {
+                break;
+            }
+            session.send_audio(channel, chunk);
+        }
+    }
+}
+
+void PulseServer::close_record(Connection& connection, uint32_t channel) {
+    RecordStream* stream = record_of(connection, channel);
+    if (stream == nullptr) {
+        return;
+    }
+    const uint32_t stream_id = stream->stream_id();
+    ::epoll_ctl(epoll_.get(), EPOLL_CTL_DEL, stream->wake_fd(), nullptr);
+    woken_by_.erase(stream_id);
+    connection.records.erase(channel);
+    gateway_.post([stream_id](Engine& engine) -> EngineGateway::Answer {
+        if (Stream* engine_stream = engine.find_stream(stream_id)) {
+            engine.close_stream(*engine_stream);
+        }
+        return {};
+    });
+}
+
+} // namespace audiod::pulse
