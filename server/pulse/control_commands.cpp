@@ -11,18 +11,19 @@ namespace audiod::pulse {
 
 namespace {
 
-// The engine name of the sink (or source) a client named by index or name.
-std::optional<std::string> device_name(const Engine& engine, bool sink, uint32_t index,
+// The engine name of the sink (or source) a client named (an index was
+// turned into a name on the pulse thread; none: the default).
+std::optional<std::string> device_name(const Engine& engine, bool sink,
                                        const std::optional<std::string>& name) {
     EngineSnapshot snapshot;
     snapshot.default_sink = engine.info().default_sink;
     if (sink) {
         snapshot.sinks = engine.list_sinks();
-        const auto found = find_sink(snapshot, index, name);
+        const auto found = find_sink(snapshot, kInvalidIndex, name);
         return found ? std::optional(snapshot.sinks[*found].name) : std::nullopt;
     }
     snapshot.sources = engine.list_sources();
-    const auto found = find_source(snapshot, index, name);
+    const auto found = find_source(snapshot, kInvalidIndex, name);
     return found ? std::optional(snapshot.sources[*found].name) : std::nullopt;
 }
 
@@ -118,13 +119,34 @@ bool PulseServer::on_control_command(Connection& connection, Command command, ui
         session.reply_error(tag, Error::protocol);
         return true;
     }
+    // Device indices are the pulse thread's: named here, for the engine.
+    const bool on_sources = command == Command::set_source_volume ||
+                            command == Command::set_source_mute ||
+                            command == Command::suspend_source;
+    if (index != kInvalidIndex &&
+        (command == Command::set_sink_volume || command == Command::set_sink_mute ||
+         command == Command::suspend_sink || on_sources)) {
+        name = (on_sources ? source_indices_ : sink_indices_).name(index);
+        if (!name) {
+            session.reply_error(tag, Error::noentity);
+            return true;
+        }
+    }
+    if (to_index != kInvalidIndex) {
+        to_name =
+            (command == Command::move_sink_input ? sink_indices_ : source_indices_).name(to_index);
+        if (!to_name) {
+            session.reply_error(tag, Error::noentity);
+            return true;
+        }
+    }
     const uint32_t id = connection.id;
     const float gain = linear_gain(volume);
     switch (command) {
     case Command::set_sink_volume:
     case Command::set_sink_mute:
         post_control(id, tag, [=](Engine& engine) -> MaybeError {
-            const auto sink = device_name(engine, true, index, name);
+            const auto sink = device_name(engine, true, name);
             if (!sink) {
                 return no_entity();
             }
@@ -153,15 +175,14 @@ bool PulseServer::on_control_command(Connection& connection, Command command, ui
         return true;
     case Command::set_default_sink:
         post_control(id, tag, [=](Engine& engine) -> MaybeError {
-            const auto sink = device_name(engine, true, kInvalidIndex, name);
+            const auto sink = device_name(engine, true, name);
             return sink ? engine.set_default_sink(*sink) : no_entity();
         });
         return true;
     case Command::move_sink_input:
     case Command::move_source_output:
         post_control(id, tag, [=](Engine& engine) -> MaybeError {
-            const auto device =
-                device_name(engine, command == Command::move_sink_input, to_index, to_name);
+            const auto device = device_name(engine, command == Command::move_sink_input, to_name);
             if (!device) {
                 return no_entity();
             }

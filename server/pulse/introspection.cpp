@@ -3,6 +3,7 @@
 #include "pulse/sample_spec.h"
 #include "pulse/server_facts.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace audiod::pulse {
@@ -49,6 +50,17 @@ std::optional<uint32_t> source_named(const EngineSnapshot& snapshot, const std::
     return std::nullopt;
 }
 
+// The pulse index of the sink or source at a place in the lists.
+uint32_t sink_index_at(const EngineSnapshot& snapshot, std::optional<uint32_t> place) {
+    return place && *place < snapshot.sink_indices.size() ? snapshot.sink_indices[*place]
+                                                          : kInvalidIndex;
+}
+
+uint32_t source_index_at(const EngineSnapshot& snapshot, std::optional<uint32_t> place) {
+    return place && *place < snapshot.source_indices.size() ? snapshot.source_indices[*place]
+                                                            : kInvalidIndex;
+}
+
 // A device with no ports, as a software sink or source has.
 void put_no_ports(TagWriter& w) {
     w.put_u32(0);
@@ -90,10 +102,42 @@ std::string default_source(const EngineSnapshot& snapshot) {
     return snapshot.default_sink.empty() ? "" : snapshot.default_sink + ".monitor";
 }
 
+uint32_t DeviceIndices::index(const std::string& name) {
+    const auto [at, added] = by_name_.try_emplace(name, next_);
+    if (added) {
+        ++next_;
+    }
+    return at->second;
+}
+
+std::optional<std::string> DeviceIndices::name(uint32_t index) const {
+    for (const auto& [name, given] : by_name_) {
+        if (given == index) {
+            return name;
+        }
+    }
+    return std::nullopt;
+}
+
+void number(EngineSnapshot& snapshot, DeviceIndices& sinks, DeviceIndices& sources) {
+    snapshot.sink_indices.clear();
+    for (const proto::SinkInfo& sink : snapshot.sinks) {
+        snapshot.sink_indices.push_back(sinks.index(sink.name));
+    }
+    snapshot.source_indices.clear();
+    for (const proto::SourceInfo& source : snapshot.sources) {
+        snapshot.source_indices.push_back(sources.index(source.name));
+    }
+}
+
 std::optional<uint32_t> find_sink(const EngineSnapshot& snapshot, uint32_t index,
                                   const std::optional<std::string>& name) {
     if (index != kInvalidIndex) {
-        return index < snapshot.sinks.size() ? std::optional(index) : std::nullopt;
+        const auto at =
+            std::find(snapshot.sink_indices.begin(), snapshot.sink_indices.end(), index);
+        return at == snapshot.sink_indices.end()
+                   ? std::nullopt
+                   : std::optional(static_cast<uint32_t>(at - snapshot.sink_indices.begin()));
     }
     if (!name || *name == "@DEFAULT_SINK@") {
         return sink_named(snapshot, snapshot.default_sink);
@@ -104,7 +148,11 @@ std::optional<uint32_t> find_sink(const EngineSnapshot& snapshot, uint32_t index
 std::optional<uint32_t> find_source(const EngineSnapshot& snapshot, uint32_t index,
                                     const std::optional<std::string>& name) {
     if (index != kInvalidIndex) {
-        return index < snapshot.sources.size() ? std::optional(index) : std::nullopt;
+        const auto at =
+            std::find(snapshot.source_indices.begin(), snapshot.source_indices.end(), index);
+        return at == snapshot.source_indices.end()
+                   ? std::nullopt
+                   : std::optional(static_cast<uint32_t>(at - snapshot.source_indices.begin()));
     }
     if (!name || *name == "@DEFAULT_SOURCE@" || *name == "@DEFAULT_MONITOR@") {
         return source_named(snapshot, default_source(snapshot));
@@ -125,7 +173,7 @@ void put_sink(TagWriter& w, const EngineSnapshot& snapshot, uint32_t index, uint
     const std::string description = sink.name + " (audiod " + sink.type + " sink)";
     const SampleSpec spec = spec_of_device(sink.format, sink.rate, sink.channels);
     const std::string monitor = sink.name + ".monitor";
-    w.put_u32(index);
+    w.put_u32(sink_index_at(snapshot, index));
     w.put_string(sink.name);
     w.put_string(description);
     w.put_sample_spec(spec);
@@ -134,7 +182,7 @@ void put_sink(TagWriter& w, const EngineSnapshot& snapshot, uint32_t index, uint
     w.put_channel_volumes(volumes(sink.volume, sink.channels));
     w.put_bool(sink.muted);
     const auto monitor_index = source_named(snapshot, monitor);
-    w.put_u32(monitor_index.value_or(kInvalidIndex));
+    w.put_u32(source_index_at(snapshot, monitor_index));
     w.put_optional_string(monitor_index ? std::optional(monitor) : std::nullopt);
     w.put_usec(usec_of(uint64_t{sink.latency_frames} + sink.quantum, sink.rate));
     w.put_string(kDriver);
@@ -175,7 +223,7 @@ void put_source(TagWriter& w, const EngineSnapshot& snapshot, uint32_t index, ui
     const uint32_t format =
         sink != nullptr ? sink->format : static_cast<uint32_t>(audiod::SampleFormat::f32le);
     const SampleSpec spec = spec_of_device(format, source.rate, source.channels);
-    w.put_u32(index);
+    w.put_u32(source_index_at(snapshot, index));
     w.put_string(source.name);
     w.put_string(description);
     w.put_sample_spec(spec);
@@ -183,7 +231,7 @@ void put_source(TagWriter& w, const EngineSnapshot& snapshot, uint32_t index, ui
     w.put_u32(kInvalidIndex); // owner module
     w.put_channel_volumes(volumes(1.0f, source.channels));
     w.put_bool(false);
-    w.put_u32(of_sink);
+    w.put_u32(sink != nullptr ? sink_index_at(snapshot, of_sink) : kInvalidIndex);
     w.put_optional_string(sink != nullptr ? std::optional(source.sink) : std::nullopt);
     w.put_usec(usec_of(source.latency_frames, source.rate));
     w.put_string(kDriver);
@@ -218,7 +266,7 @@ void put_sink_input(TagWriter& w, const EngineSnapshot& snapshot, const proto::S
     w.put_string(stream_name(stream, pulse));
     w.put_u32(kInvalidIndex); // owner module
     w.put_u32(pulse_client_of(stream.client_id, snapshot.pulse_client_base));
-    w.put_u32(sink_named(snapshot, stream.device).value_or(kInvalidIndex));
+    w.put_u32(sink_index_at(snapshot, sink_named(snapshot, stream.device)));
     w.put_sample_spec(spec);
     w.put_channel_map(standard_channel_map(stream.channels));
     w.put_channel_volumes(volumes(stream.volume, stream.channels));
@@ -252,7 +300,7 @@ void put_source_output(TagWriter& w, const EngineSnapshot& snapshot,
     w.put_string(stream_name(stream, pulse));
     w.put_u32(kInvalidIndex); // owner module
     w.put_u32(pulse_client_of(stream.client_id, snapshot.pulse_client_base));
-    w.put_u32(source_named(snapshot, stream.device).value_or(kInvalidIndex));
+    w.put_u32(source_index_at(snapshot, source_named(snapshot, stream.device)));
     w.put_sample_spec(spec);
     w.put_channel_map(standard_channel_map(stream.channels));
     w.put_usec(usec_of(stream.buffer_frames, stream.rate));

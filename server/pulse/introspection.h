@@ -5,8 +5,10 @@
 // sink inputs and its record streams source outputs — a libaudiod
 // program's and a relay's as well as a libpulse one's.
 //
-// Indices. A sink's and a source's index is its place in the engine's list
-// (what `audioctl list` shows, in that order); a stream's is its engine id.
+// Indices. A sink's and a source's index is given the first time the pulse
+// thread sees its name, and stays its own (a sink reloaded under the same
+// name keeps it; no other sink takes it): what a client learnt by index
+// stays true. A stream's index is its engine id.
 // A libpulse connection is the client of its own index; a libaudiod client
 // is shown at kNativeClientBase + its engine id; a relay's streams belong
 // to no client. Every entry is written with the fields of the client's
@@ -17,6 +19,7 @@
 #include "pulse/tagstruct.h"
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -33,7 +36,24 @@ struct EngineSnapshot {
     std::string default_sink;
     // Engine client ids from here on are libpulse connections.
     uint32_t pulse_client_base = 0x80000000u;
+    // Each sink's and source's pulse index, beside the lists (number()).
+    std::vector<uint32_t> sink_indices;
+    std::vector<uint32_t> source_indices;
 };
+
+// Pulse indices of devices by name, given on first sight. Thread: pulse.
+class DeviceIndices {
+public:
+    uint32_t index(const std::string& name);
+    [[nodiscard]] std::optional<std::string> name(uint32_t index) const;
+
+private:
+    std::map<std::string, uint32_t> by_name_;
+    uint32_t next_ = 0;
+};
+
+// Gives the snapshot's devices their indices. Thread: pulse.
+void number(EngineSnapshot& snapshot, DeviceIndices& sinks, DeviceIndices& sources);
 
 // What the pulse thread knows of a libpulse stream beyond the engine: its
 // property list (media.name...).
@@ -41,8 +61,9 @@ struct PulseStreamFacts {
     PropertyList properties;
 };
 
-// A sink or source by index or by name (null, "@DEFAULT_SINK@",
-// "@DEFAULT_SOURCE@", "@DEFAULT_MONITOR@": the default); nullopt if none.
+// A sink or source (its place in the snapshot's list) by index (in a
+// numbered snapshot) or by name (null, "@DEFAULT_SINK@", "@DEFAULT_SOURCE@",
+// "@DEFAULT_MONITOR@": the default); nullopt if none.
 [[nodiscard]] std::optional<uint32_t> find_sink(const EngineSnapshot& snapshot, uint32_t index,
                                                 const std::optional<std::string>& name);
 [[nodiscard]] std::optional<uint32_t> find_source(const EngineSnapshot& snapshot, uint32_t index,

@@ -102,10 +102,11 @@ bool PulseServer::on_introspection_command(Connection& connection, Command comma
     const uint32_t id = connection.id;
     const uint32_t cookie = cookie_;
     gateway_.post([this, id, tag, command, index, name, cookie](Engine& engine) {
-        auto snapshot = std::make_shared<const EngineSnapshot>(snapshot_of(engine));
+        auto snapshot = std::make_shared<EngineSnapshot>(snapshot_of(engine));
         const EngineFacts facts = facts_of(engine, *snapshot);
         return EngineGateway::Answer(
             [this, id, tag, command, index, name, cookie, snapshot, facts] {
+                number(*snapshot, sink_indices_, source_indices_);
                 with_connection(id, [&](Connection& c) {
                     answer_introspection(c, tag, command, index, name, *snapshot, facts, cookie);
                 });

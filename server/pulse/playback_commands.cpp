@@ -18,36 +18,24 @@ namespace audiod::pulse {
 
 namespace {
 
-// The sink a client named (by index or name; neither: the default), and
-// its latency: its own buffer and one cycle.
+// The sink a client named (by name; none or @DEFAULT_SINK@: the default),
+// and its latency: its own buffer and one cycle. (An index was turned into
+// a name on the pulse thread, which gives them.)
 struct ChosenSink {
     std::string name;
-    uint32_t index = kInvalidIndex;
     uint64_t latency_usec = 0;
 };
 
-std::optional<ChosenSink> choose_sink(const std::vector<proto::SinkInfo>& sinks, uint32_t index,
+std::optional<ChosenSink> choose_sink(const std::vector<proto::SinkInfo>& sinks,
                                       const std::string& name) {
-    for (uint32_t i = 0; i < sinks.size(); ++i) {
-        const proto::SinkInfo& sink = sinks[i];
-        const bool chosen = index != kInvalidIndex ? i == index
-                            : name.empty()         ? sink.is_default
-                                                   : sink.name == name;
-        if (chosen && sink.rate > 0) {
-            return ChosenSink{sink.name, i,
+    const bool by_default = name.empty() || name == "@DEFAULT_SINK@";
+    for (const proto::SinkInfo& sink : sinks) {
+        if ((by_default ? sink.is_default : sink.name == name) && sink.rate > 0) {
+            return ChosenSink{sink.name,
                               (uint64_t{sink.latency_frames} + sink.quantum) * 1000000 / sink.rate};
         }
     }
     return std::nullopt;
-}
-
-uint32_t index_of_sink(const std::vector<proto::SinkInfo>& sinks, const std::string& name) {
-    for (uint32_t i = 0; i < sinks.size(); ++i) {
-        if (sinks[i].name == name) {
-            return i;
-        }
-    }
-    return kInvalidIndex;
 }
 
 // How UPDATE_*_PROPLIST merges: set (replace the list), merge (add the
@@ -243,6 +231,13 @@ void PulseServer::create_playback(Connection& connection, uint32_t tag, TagReade
         session.reply_error(tag, Error::invalid);
         return;
     }
+    if (request->sink_index != kInvalidIndex) {
+        request->sink_name = sink_indices_.name(request->sink_index);
+        if (!request->sink_name) {
+            session.reply_error(tag, Error::noentity);
+            return;
+        }
+    }
     StreamRequest made;
     made.client_id = kClientIdBase + connection.id;
     made.pid = static_cast<uint32_t>(connection.pid);
@@ -257,7 +252,7 @@ void PulseServer::create_playback(Connection& connection, uint32_t tag, TagReade
     auto asked = std::make_shared<const PlaybackRequest>(std::move(*request));
     gateway_.post([this, id, tag, asked, made](Engine& engine) mutable -> EngineGateway::Answer {
         const std::vector<proto::SinkInfo> sinks = engine.list_sinks();
-        const auto sink = choose_sink(sinks, asked->sink_index, asked->sink_name.value_or(""));
+        const auto sink = choose_sink(sinks, asked->sink_name.value_or(""));
         if (!sink) {
             return [this, id, tag] {
                 with_connection(
@@ -302,7 +297,6 @@ void PulseServer::create_playback(Connection& connection, uint32_t tag, TagReade
         ring->capacity_frames = stream.ring.capacity();
         ring->memory_bytes = stream.ring.memory_bytes();
         ring->device = stream.device()->name();
-        ring->device_index = index_of_sink(sinks, ring->device);
         ring->device_latency_usec = sink->latency_usec;
         stream.ring.close_memfd();
         return [this, id, tag, asked, attributes, ring] {
@@ -330,6 +324,7 @@ void PulseServer::playback_made(uint32_t id, uint32_t tag, const PlaybackRequest
     const uint32_t channel = connection->next_channel++;
     auto stream = std::make_unique<PlaybackStream>(channel, request.spec, request.map, attributes);
     const uint64_t latency_usec = made.device_latency_usec;
+    made.device_index = sink_indices_.index(made.device);
     epoll_event ev{};
     ev.events = EPOLLIN;
     ev.data.u64 = tag_of(Source::stream, stream_id);

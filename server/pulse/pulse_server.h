@@ -169,6 +169,8 @@ private:
     };
     std::map<uint32_t, Woken> woken_by_;
     PulseStreamFacts facts_scratch_;
+    DeviceIndices sink_indices_;
+    DeviceIndices source_indices_;
     std::vector<uint32_t> doomed_; // connections to drop once the current event is handled
     uint32_t cookie_ = 0;
 };

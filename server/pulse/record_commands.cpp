@@ -181,6 +181,13 @@ void PulseServer::create_record(Connection& connection, uint32_t tag, TagReader&
         session.reply_error(tag, Error::invalid);
         return;
     }
+    if (request->source_index != kInvalidIndex) {
+        request->source_name = source_indices_.name(request->source_index);
+        if (!request->source_name) {
+            session.reply_error(tag, Error::noentity);
+            return;
+        }
+    }
     StreamRequest made;
     made.client_id = kClientIdBase + connection.id;
     made.pid = static_cast<uint32_t>(connection.pid);
@@ -204,7 +211,7 @@ void PulseServer::create_record(Connection& connection, uint32_t tag, TagReader&
             snapshot.sinks = engine.list_sinks();
             snapshot.sources = engine.list_sources();
             snapshot.default_sink = engine.info().default_sink;
-            const auto source = find_source(snapshot, asked->source_index, asked->source_name);
+            const auto source = find_source(snapshot, kInvalidIndex, asked->source_name);
             if (!source) {
                 return [this, id, tag] {
                     with_connection(
@@ -231,7 +238,6 @@ void PulseServer::create_record(Connection& connection, uint32_t tag, TagReader&
             ring->capacity_frames = stream.ring.capacity();
             ring->memory_bytes = stream.ring.memory_bytes();
             ring->device = snapshot.sources[*source].name;
-            ring->device_index = *source;
             ring->device_latency_usec = source_latency_usec(snapshot, *source);
             stream.ring.close_memfd();
             return [this, id, tag, asked, attributes, ring] {
@@ -259,6 +265,7 @@ void PulseServer::record_made(uint32_t id, uint32_t tag, const RecordRequest& re
     const uint32_t channel = connection->next_record_channel++;
     auto stream = std::make_unique<RecordStream>(channel, request.spec, request.map, attributes);
     const uint64_t latency_usec = made.device_latency_usec;
+    made.device_index = source_indices_.index(made.device);
     epoll_event ev{};
     ev.events = EPOLLIN;
     ev.data.u64 = tag_of(Source::stream, stream_id);

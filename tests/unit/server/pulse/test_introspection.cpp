@@ -39,7 +39,10 @@ EngineSnapshot two_sinks() {
 BOOST_AUTO_TEST_SUITE(pulse_introspection)
 
 BOOST_AUTO_TEST_CASE(devices_are_found_by_index_name_and_default) {
-    const EngineSnapshot s = two_sinks();
+    EngineSnapshot s = two_sinks();
+    DeviceIndices sinks;
+    DeviceIndices sources;
+    number(s, sinks, sources);
     BOOST_CHECK(find_sink(s, 0, std::nullopt) == std::optional<uint32_t>(0));
     BOOST_CHECK(!find_sink(s, 2, std::nullopt));
     BOOST_CHECK(find_sink(s, kInvalidIndex, std::string("speakers")) == std::optional<uint32_t>(0));
@@ -52,6 +55,31 @@ BOOST_AUTO_TEST_CASE(devices_are_found_by_index_name_and_default) {
                 std::optional<uint32_t>(1));
     EngineSnapshot none;
     BOOST_CHECK(!find_sink(none, kInvalidIndex, std::nullopt));
+    // Unnumbered (the control thread's): no index finds anything.
+    BOOST_CHECK(!find_sink(two_sinks(), 0, std::nullopt));
+}
+
+BOOST_AUTO_TEST_CASE(a_devices_index_is_its_own_for_good) {
+    DeviceIndices sinks;
+    DeviceIndices sources;
+    EngineSnapshot s = two_sinks();
+    number(s, sinks, sources);
+    BOOST_CHECK(s.sink_indices == std::vector<uint32_t>({0, 1}));
+    // speakers goes: hdmi keeps 1, and its place in the list is now 0.
+    s.sinks.erase(s.sinks.begin());
+    number(s, sinks, sources);
+    BOOST_CHECK(s.sink_indices == std::vector<uint32_t>({1}));
+    BOOST_CHECK(find_sink(s, 1, std::nullopt) == std::optional<uint32_t>(0));
+    BOOST_CHECK(!find_sink(s, 0, std::nullopt));
+    // A new sink takes a new index; speakers back takes its old one.
+    s.sinks.push_back(two_sinks().sinks[0]);
+    proto::SinkInfo usb = s.sinks.back();
+    usb.name = "usb";
+    s.sinks.push_back(usb);
+    number(s, sinks, sources);
+    BOOST_CHECK(s.sink_indices == std::vector<uint32_t>({1, 0, 2}));
+    BOOST_CHECK_EQUAL(sinks.name(2).value_or(""), "usb");
+    BOOST_CHECK(!sinks.name(3));
 }
 
 BOOST_AUTO_TEST_CASE(volumes_are_cubic_and_clients_keep_apart) {
@@ -67,7 +95,10 @@ BOOST_AUTO_TEST_CASE(volumes_are_cubic_and_clients_keep_apart) {
 }
 
 BOOST_AUTO_TEST_CASE(an_older_client_gets_the_fields_of_its_version) {
-    const EngineSnapshot s = two_sinks();
+    EngineSnapshot s = two_sinks();
+    DeviceIndices sinks;
+    DeviceIndices sources;
+    number(s, sinks, sources);
     TagWriter old_sink;
     TagWriter new_sink;
     put_sink(old_sink, s, 0, 13);
