@@ -77,6 +77,9 @@ void ControlServer::on_client_fault(uint32_t client_id, const std::string& reaso
 }
 
 void ControlServer::on_event(const proto::Event& event) {
+    if (gateway_ != nullptr) {
+        gateway_->publish(event); // for the pulse server's subscribers
+    }
     const auto bytes = proto::encode(0, event);
     for (auto& [id, client] : clients_) {
         if (!client->subscribed) {

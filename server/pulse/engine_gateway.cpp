@@ -68,6 +68,12 @@ void EngineGateway::tell(Answer note) {
     signal(answers_fd_.get());
 }
 
+void EngineGateway::publish(const proto::Event& event) {
+    if (event_handler_) {
+        tell([handler = event_handler_, event] { handler(event); });
+    }
+}
+
 void EngineGateway::run_answers() {
     clear(answers_fd_.get());
     std::vector<Answer> answers;

@@ -11,6 +11,7 @@
 // one.)
 #pragma once
 
+#include "protocol/messages.h"
 #include "protocol/unique_fd.h"
 
 #include <functional>
@@ -42,6 +43,13 @@ public:
     // Thread: control. Queues a function for the pulse thread that is not
     // an answer to a job (an engine event, for SUBSCRIBE).
     void tell(Answer note);
+    // An engine event (what `audioctl watch` shows), handed to the pulse
+    // thread for SUBSCRIBE. Set the handler before either thread runs.
+    using EventHandler = std::function<void(const proto::Event&)>;
+    void set_event_handler(EventHandler handler) { event_handler_ = std::move(handler); }
+    // Thread: control.
+    void publish(const proto::Event& event);
+
     // Thread: pulse. Readable while answers wait.
     [[nodiscard]] int answers_fd() const noexcept { return answers_fd_.get(); }
     // Thread: pulse. Runs the waiting answers, in order.
@@ -53,6 +61,7 @@ private:
     std::vector<Answer> answers_; // guarded by mutex_
     UniqueFd jobs_fd_;
     UniqueFd answers_fd_;
+    EventHandler event_handler_;
 };
 
 } // namespace pulse

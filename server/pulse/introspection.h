@@ -46,6 +46,7 @@ class DeviceIndices {
 public:
     uint32_t index(const std::string& name);
     [[nodiscard]] std::optional<std::string> name(uint32_t index) const;
+    [[nodiscard]] bool known(const std::string& name) const { return by_name_.count(name) != 0; }
 
 private:
     std::map<std::string, uint32_t> by_name_;

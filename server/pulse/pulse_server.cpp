@@ -29,7 +29,9 @@ PulseServer::PulseServer(EngineGateway& gateway)
     : gateway_(gateway)
     , epoll_(::epoll_create1(EPOLL_CLOEXEC))
     , stop_fd_(::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC))
-    , cookie_(std::random_device{}()) {}
+    , cookie_(std::random_device{}()) {
+    gateway_.set_event_handler([this](const proto::Event& event) { on_engine_event(event); });
+}
 
 PulseServer::~PulseServer() {
     stop();
@@ -174,6 +176,9 @@ void PulseServer::on_readable(uint32_t id) {
         }
         taken += static_cast<size_t>(n);
         const bool ok = connection->session->receive({buffer, static_cast<size_t>(n)});
+        if (!connection->announced && connection->session->named()) {
+            announce_client(*connection, Happened::added);
+        }
         if (!flush(*connection) || !ok) {
             drop(id, connection->session->error());
             return;
@@ -186,8 +191,12 @@ void PulseServer::on_writable(uint32_t id) {
         drop(id, "");
         return;
     }
-    // The socket took what waited: record streams may send again.
-    with_connection(id, [&](Connection& connection) { pump_records(connection); });
+    // The socket took what waited: held events and record streams may
+    // send again.
+    with_connection(id, [&](Connection& connection) {
+        release_held_events(connection);
+        pump_records(connection);
+    });
 }
 
 bool PulseServer::flush(Connection& connection) {
@@ -247,6 +256,9 @@ void PulseServer::drop(uint32_t id, const std::string& reason) {
     while (!connection->records.empty()) {
         close_record(*connection, connection->records.begin()->first);
     }
+    if (connection->announced) {
+        announce_client(*connection, Happened::removed);
+    }
     log_message(reason.empty() ? LogLevel::debug : LogLevel::warning, "pulse",
                 "client gone id=" + std::to_string(id) +
                     (reason.empty() ? "" : " reason=\"" + reason + "\""));
@@ -295,7 +307,8 @@ bool PulseServer::on_command(Session& session, Command command, uint32_t tag, Ta
         return true;
     }
     return connection != nullptr && (on_introspection_command(*connection, command, tag, fields) ||
-                                     on_control_command(*connection, command, tag, fields));
+                                     on_control_command(*connection, command, tag, fields) ||
+                                     on_subscribe_command(*connection, command, tag, fields));
 }
 
 } // namespace audiod::pulse

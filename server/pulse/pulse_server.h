@@ -22,6 +22,7 @@
 #include "pulse/server_facts.h"
 #include "pulse/session.h"
 #include "pulse/stream_request.h"
+#include "pulse/subscription.h"
 
 #include <chrono>
 #include <cstdint>
@@ -89,6 +90,10 @@ private:
         uint32_t next_channel = 0;
         std::map<uint32_t, std::unique_ptr<RecordStream>> records; // by channel
         uint32_t next_record_channel = 0;
+        uint32_t subscribed = 0; // SUBSCRIBE's mask
+        // Events held while the socket is backed up, each once.
+        std::vector<SubscriptionEvent> held_events;
+        bool announced = false; // its CLIENT new event went out
     };
 
     void run() noexcept;
@@ -138,6 +143,18 @@ private:
     void pump_records(Connection& connection);
     void close_record(Connection& connection, uint32_t channel);
     [[nodiscard]] RecordStream* record_of(Connection& connection, uint32_t channel);
+
+    // SUBSCRIBE (subscribe_commands.cpp).
+    bool on_subscribe_command(Connection& connection, Command command, uint32_t tag,
+                              TagReader& fields);
+    void on_engine_event(const proto::Event& event);
+    // Sends `event` to every connection subscribed to it.
+    void notify(const SubscriptionEvent& event);
+    // Sends it to one, or holds it (once) while its socket is backed up.
+    void notify(Connection& connection, const SubscriptionEvent& event);
+    void release_held_events(Connection& connection);
+    // A libpulse connection named (new) or gone (removed), as a client.
+    void announce_client(Connection& connection, Happened happened);
 
     // Playback streams (playback_commands.cpp).
     bool on_playback_command(Connection& connection, Command command, uint32_t tag,

@@ -350,4 +350,41 @@ BOOST_AUTO_TEST_CASE(parec_of_a_monitor_records_what_paplay_plays_bit_exact) {
     BOOST_CHECK(std::equal(in.begin(), in.end(), out.begin() + static_cast<ptrdiff_t>(*start * 2)));
 }
 
+// pactl subscribe hears what happens in audiod, whoever does it: a libpulse
+// stream, an audioctl volume, a sink loaded and unloaded.
+BOOST_AUTO_TEST_CASE(pactl_subscribe_hears_audiods_events) {
+    TempDir dir;
+    const std::string socket = dir.file("pulse/native");
+    write_signal_wav(dir.file("in.wav"), "random", 4800);
+    ServerProcess server(pulse_config("speakers", socket));
+    BOOST_REQUIRE_MESSAGE(serves_pulse(server), server.log());
+    BackgroundProgram watcher({installed("pactl"), "subscribe"}, pulse_env(dir, socket));
+    // Once it has subscribed, another client's connection is announced.
+    BOOST_REQUIRE_MESSAGE(eventually(
+                              [&] {
+                                  (void)pactl(dir, socket, {"info"});
+                                  return watcher.output_so_far().find("on client #") !=
+                                         std::string::npos;
+                              },
+                              30s),
+                          watcher.errors_so_far() << server.log());
+    const ProgramResult played = pulse_program(dir, socket, "paplay", {dir.file("in.wav")}, 60s);
+    BOOST_REQUIRE_MESSAGE(played.status == 0, played.err);
+    ctl_ok({"set-volume", "sink:speakers", "50%"});
+    ctl_ok({"load-sink", "null", "extra"});
+    ctl_ok({"unload-sink", "extra"});
+    for (const char* line :
+         {"Event 'new' on sink-input #", "Event 'remove' on sink-input #",
+          "Event 'change' on sink #0", "Event 'new' on sink #1", "Event 'remove' on sink #1",
+          "Event 'new' on source #1", "Event 'remove' on source #1"}) {
+        BOOST_CHECK_MESSAGE(
+            eventually([&] { return watcher.output_so_far().find(line) != std::string::npos; },
+                       10s),
+            "no \"" << line << "\" in\n"
+                    << watcher.output_so_far());
+    }
+    ::kill(watcher.pid(), SIGINT);
+    watcher.finish();
+}
+
 BOOST_AUTO_TEST_SUITE_END()

@@ -1,0 +1,99 @@
+// The pulse server's SUBSCRIBE: the mask a client asks for, engine events
+// turned into subscription events for it, and events held (each once)
+// while a client does not read, never queued without bound.
+#include "engine/engine.h"
+#include "pulse/pulse_server.h"
+
+namespace audiod::pulse {
+
+namespace {
+
+// A client's socket queue past which its events are held, not sent.
+constexpr size_t kEventBacklogBytes = 64u << 10;
+// All the facilities PulseAudio has.
+constexpr uint32_t kAllFacilities = 0x02ff;
+
+} // namespace
+
+bool PulseServer::on_subscribe_command(Connection& connection, Command command, uint32_t tag,
+                                       TagReader& fields) {
+    if (command != Command::subscribe) {
+        return false;
+    }
+    uint32_t mask = 0;
+    fields.get_u32(mask);
+    if (!fields.done()) {
+        connection.session->reply_error(tag, Error::protocol);
+        return true;
+    }
+    connection.subscribed = mask & kAllFacilities;
+    connection.held_events.clear();
+    // The devices are numbered before the answer, so that the first event
+    // names them as introspection will.
+    const uint32_t id = connection.id;
+    gateway_.post([this, id, tag](Engine& engine) {
+        auto snapshot = std::make_shared<EngineSnapshot>();
+        snapshot->sinks = engine.list_sinks();
+        snapshot->sources = engine.list_sources();
+        return EngineGateway::Answer([this, id, tag, snapshot] {
+            number(*snapshot, sink_indices_, source_indices_);
+            with_connection(id, [&](Connection& c) { c.session->reply(tag); });
+        });
+    });
+    return true;
+}
+
+void PulseServer::on_engine_event(const proto::Event& event) {
+    for (const SubscriptionEvent& pulse_event :
+         subscription_events(event, sink_indices_, source_indices_)) {
+        notify(pulse_event);
+    }
+}
+
+void PulseServer::notify(const SubscriptionEvent& event) {
+    std::vector<uint32_t> told;
+    for (const auto& [id, connection] : connections_) {
+        if ((connection->subscribed & event.mask_bit()) != 0) {
+            told.push_back(id);
+        }
+    }
+    for (const uint32_t id : told) {
+        with_connection(id, [&](Connection& connection) { notify(connection, event); });
+    }
+}
+
+void PulseServer::notify(Connection& connection, const SubscriptionEvent& event) {
+    const size_t backlog =
+        connection.queued.size() - connection.sent + connection.session->output_bytes();
+    if (backlog > kEventBacklogBytes || !connection.held_events.empty()) {
+        // Held, once: a client that does not read costs one entry per
+        // thing that changed, however often it changes.
+        if (std::find(connection.held_events.begin(), connection.held_events.end(), event) ==
+            connection.held_events.end()) {
+            connection.held_events.push_back(event);
+        }
+        return;
+    }
+    connection.session->send_command(Command::subscribe_event,
+                                     TagWriter().put_u32(event.word()).put_u32(event.index));
+}
+
+void PulseServer::release_held_events(Connection& connection) {
+    std::vector<SubscriptionEvent> held = std::move(connection.held_events);
+    connection.held_events.clear();
+    for (const SubscriptionEvent& event : held) {
+        notify(connection, event);
+    }
+}
+
+void PulseServer::announce_client(Connection& connection, Happened happened) {
+    connection.announced = happened == Happened::added;
+    const uint32_t mask = connection.subscribed;
+    if (happened == Happened::removed) {
+        connection.subscribed = 0; // it is going: it is told nothing more
+    }
+    notify(SubscriptionEvent{Facility::client, happened, connection.id});
+    connection.subscribed = happened == Happened::removed ? 0 : mask;
+}
+
+} // namespace audiod::pulse
