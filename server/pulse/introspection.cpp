@@ -61,6 +61,12 @@ uint32_t source_index_at(const EngineSnapshot& snapshot, std::optional<uint32_t>
                                                             : kInvalidIndex;
 }
 
+FormatInfo any_pcm() {
+    FormatInfo info;
+    info.encoding = 1; // PCM
+    return info;
+}
+
 // A device with no ports, as a software sink or source has.
 void put_no_ports(TagWriter& w) {
     w.put_u32(0);
@@ -205,8 +211,10 @@ void put_sink(TagWriter& w, const EngineSnapshot& snapshot, uint32_t index, uint
         put_no_ports(w);
     }
     if (version >= 21) {
+        // PCM of any kind: audiod converts (one named kind here would have
+        // GStreamer's pulsesink refuse every other).
         w.put_u8(1);
-        w.put_format_info(pcm_format_info(spec, standard_channel_map(sink.channels)));
+        w.put_format_info(any_pcm());
     }
 }
 
@@ -254,8 +262,10 @@ void put_source(TagWriter& w, const EngineSnapshot& snapshot, uint32_t index, ui
         put_no_ports(w);
     }
     if (version >= 22) {
+        // PCM of any kind: audiod converts (one named kind here would have
+        // GStreamer's pulsesink refuse every other).
         w.put_u8(1);
-        w.put_format_info(pcm_format_info(spec, standard_channel_map(source.channels)));
+        w.put_format_info(any_pcm());
     }
 }
 

@@ -43,13 +43,43 @@ uint64_t PlaybackStream::server_pos() const noexcept {
     return client_pos_ - queued_frames();
 }
 
+uint64_t PlaybackStream::dry_bytes(Clock::time_point now) const noexcept {
+    uint64_t bytes = silence_bytes_;
+    if (dry_since_ && now > *dry_since_) {
+        const auto elapsed =
+            std::chrono::duration_cast<std::chrono::microseconds>(now - *dry_since_).count();
+        bytes += static_cast<uint64_t>(elapsed) * spec_.rate / 1000000 * frame_bytes_;
+    }
+    return bytes;
+}
+
+void PlaybackStream::end_dry_spell(Clock::time_point now) noexcept {
+    base_ += dry_bytes(now);
+    silence_bytes_ = 0;
+    dry_since_.reset();
+}
+
+void PlaybackStream::set_corked(bool corked) {
+    if (corked == corked_) {
+        return;
+    }
+    const auto now = Clock::now();
+    if (corked && dry_since_) {
+        silence_bytes_ = dry_bytes(now); // no time goes by while corked
+        dry_since_.reset();
+    }
+    corked_ = corked;
+    if (!corked && dry_ && keeps_time()) {
+        dry_since_ = now;
+    }
+}
+
 bool PlaybackStream::write(std::span<const uint8_t> bytes, int64_t offset, SeekMode mode) {
     if (!ring_.bound()) {
         return false;
     }
     outstanding_ -= std::min<uint64_t>(outstanding_, bytes.size());
-    dry_ = false;
-    const int64_t here = write_index();
+    int64_t here = write_index();
     int64_t target = here;
     switch (mode) {
     case SeekMode::relative:
@@ -63,6 +93,25 @@ bool PlaybackStream::write(std::span<const uint8_t> bytes, int64_t offset, SeekM
         target = read_index() + offset;
         break;
     }
+    const auto now = Clock::now();
+    if (const uint64_t gone = dry_bytes(now); gone > 0) {
+        // What is written for the time that went by dry is dropped; the
+        // rest plays from where the sink is.
+        const int64_t read = read_index();
+        if (target < read) {
+            const auto late = static_cast<size_t>(
+                std::min<int64_t>(read - target, static_cast<int64_t>(bytes.size())));
+            bytes = bytes.subspan(late);
+            target += static_cast<int64_t>(late);
+        }
+        if (target < read) {
+            return true; // all of it was late
+        }
+        end_dry_spell(now);
+        partial_.clear();
+        here = write_index();
+    }
+    dry_ = false;
     const uint64_t capacity = ring_.capacity();
     bool fitted = true;
     if (target != here) {
@@ -70,8 +119,9 @@ bool PlaybackStream::write(std::span<const uint8_t> bytes, int64_t offset, SeekM
         // taken (what is taken cannot be rewritten).
         partial_.clear();
         const uint64_t taken = server_pos();
-        const uint64_t to = std::max<uint64_t>(
-            static_cast<uint64_t>(std::max<int64_t>(target, 0)) / frame_bytes_, taken);
+        const int64_t in_ring = std::max<int64_t>(target - static_cast<int64_t>(base_), 0);
+        const uint64_t to =
+            std::max<uint64_t>(static_cast<uint64_t>(in_ring) / frame_bytes_, taken);
         if (to < client_pos_) {
             client_pos_ = to;
             ring_.write(client_pos_, nullptr, 0);
@@ -177,6 +227,7 @@ void PlaybackStream::prebuffer() {
 }
 
 uint64_t PlaybackStream::flush_position() {
+    end_dry_spell(Clock::now());
     partial_.clear();
     started_ = false;
     prebuffer_ = true;
@@ -246,15 +297,18 @@ bool PlaybackStream::take_underflow() {
     }
     dry_ = true;
     underflow_pos_ = server_pos();
+    if (keeps_time() && !corked_) {
+        dry_since_ = Clock::now();
+    }
     return true;
 }
 
 int64_t PlaybackStream::write_index() const noexcept {
-    return static_cast<int64_t>(client_pos_ * frame_bytes_ + partial_.size());
+    return static_cast<int64_t>(base_ + client_pos_ * frame_bytes_ + partial_.size());
 }
 
 int64_t PlaybackStream::read_index() const noexcept {
-    return static_cast<int64_t>(server_pos() * frame_bytes_);
+    return static_cast<int64_t>(base_ + server_pos() * frame_bytes_ + dry_bytes(Clock::now()));
 }
 
 uint64_t PlaybackStream::sink_usec() const noexcept {
@@ -266,7 +320,7 @@ uint64_t PlaybackStream::sink_usec() const noexcept {
 }
 
 bool PlaybackStream::playing() const noexcept {
-    return started_ && !corked_ && queued_frames() > 0;
+    return started_ && !corked_ && (queued_frames() > 0 || keeps_time());
 }
 
 uint64_t PlaybackStream::underrun_for() const noexcept {

@@ -4,11 +4,18 @@
 //
 // Indices. PulseAudio counts a stream in bytes: the write index (what the
 // client has written, seeks included) and the read index (what the sink
-// has taken). Here both are ring positions times the frame size: the
-// write index is the ring's client position, the read index its server
-// position, so GET_PLAYBACK_LATENCY reports what the RT thread really
-// took. A flush drops what is queued: the read index jumps to the write
-// index.
+// has taken). Here both are ring positions times the frame size (plus
+// what went by dry, below): the write index is the ring's client position,
+// the read index its server position, so GET_PLAYBACK_LATENCY reports what
+// the RT thread really took. A flush drops what is queued: the read index
+// jumps to the write index.
+//
+// A stream that never waits for data (prebuf 0: GStreamer's pulsesink,
+// mpv) keeps its read index moving through an underrun, as PulseAudio's
+// does: the sink plays silence in its place, and a player whose clock
+// follows the read index (pulsesink's does) sees time go on. What the
+// client then writes for the time that went by is dropped, up to the read
+// index, and the rest plays on time.
 //
 // Flow control. The client may have `tlength` bytes queued or asked for;
 // `outstanding` is what REQUESTs asked for that has not come. A REQUEST
@@ -73,7 +80,7 @@ public:
     // The bytes of the creation reply's `missing`, counted as asked for.
     [[nodiscard]] uint32_t take_first_request();
 
-    void set_corked(bool corked) { corked_ = corked; }
+    void set_corked(bool corked);
     [[nodiscard]] bool corked() const noexcept { return corked_; }
     // TRIGGER: start now, whatever is queued. PREBUF: wait for prebuf again.
     void trigger();
@@ -108,6 +115,12 @@ private:
     // Sets the ring's start flag once prebuf is queued (or at once).
     void maybe_start();
     void set_wake_threshold() noexcept;
+    // prebuf 0: the read index goes on through an underrun.
+    [[nodiscard]] bool keeps_time() const noexcept { return attributes_.prebuf == 0; }
+    // Bytes of silence heard since the queue ran dry (0: not dry).
+    [[nodiscard]] uint64_t dry_bytes(Clock::time_point now) const noexcept;
+    // Ends a dry spell: the indices move on by what went by.
+    void end_dry_spell(Clock::time_point now) noexcept;
 
     uint32_t channel_;
     SampleSpec spec_;
@@ -131,6 +144,9 @@ private:
     bool dry_ = false;      // UNDERFLOW sent since data last came
     uint64_t started_at_pos_ = 0;
     uint64_t underflow_pos_ = 0;
+    uint64_t base_ = 0;                          // bytes the indices are ahead of the ring
+    uint64_t silence_bytes_ = 0;                 // heard dry before a cork
+    std::optional<Clock::time_point> dry_since_; // dry, uncorked, keeping time
 
     struct Drain {
         uint32_t tag = 0;

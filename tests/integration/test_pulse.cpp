@@ -5,10 +5,12 @@
 // plays comes out of the sink bit-exact, and pacat's latency reports
 // match what it asked for.
 #include "helpers.h"
+#include "support/tone_analysis.h"
 
 #include <boost/test/unit_test.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <csignal>
 #include <cstring>
 #include <fstream>
@@ -385,6 +387,41 @@ BOOST_AUTO_TEST_CASE(pactl_subscribe_hears_audiods_events) {
     }
     ::kill(watcher.pid(), SIGINT);
     watcher.finish();
+}
+
+// Players whose clock is the server's read index (GStreamer's pulsesink)
+// or that never wait for a prebuffer (mpv) play to the end and stop: each
+// tone comes out whole, at its pitch, and the player does not hang.
+BOOST_AUTO_TEST_CASE(gstreamer_and_mpv_play_their_tone_to_the_end) {
+    TempDir dir;
+    const std::string socket = dir.file("pulse/native");
+    const auto float_sink = [&](const std::string& name) {
+        return "[sinks." + name + "]\ntype = \"file\"\nformat = \"f32le\"\npath = \"" +
+               dir.file(name + ".wav") + "\"\n";
+    };
+    ServerProcess server("[server]\nrt-priority = 0\n" + float_sink("out") + float_sink("mpv") +
+                         "[pulse]\nsocket = \"" + socket + "\"\n");
+    BOOST_REQUIRE_MESSAGE(serves_pulse(server), server.log());
+    // 100 buffers of 1024 frames at 48 kHz: 2.13 s of 1 kHz.
+    const ProgramResult gst = pulse_program(
+        dir, socket, "gst-launch-1.0",
+        {"-q", "audiotestsrc", "num-buffers=100", "freq=1000", "volume=0.5", "!",
+         "audio/x-raw,rate=48000,channels=2,format=S16LE", "!", "pulsesink", "device=out"},
+        60s);
+    BOOST_REQUIRE_MESSAGE(gst.status == 0, gst.err << server.log());
+    write_tone_wav(dir.file("tone.wav"), 48000, 1000.0, 1.0);
+    const ProgramResult mpv = pulse_program(dir, socket, "mpv",
+                                            {"--no-config", "--really-quiet", "--ao=pulse",
+                                             "--audio-device=pulse/mpv", dir.file("tone.wav")},
+                                            60s);
+    BOOST_REQUIRE_MESSAGE(mpv.status == 0, mpv.err << server.log());
+    BOOST_REQUIRE_EQUAL(server.stop(SIGTERM), 0);
+    const HeardTone from_gst = hear_tone(read_wav_f32(dir.file("out.wav")), 2, 48000, 1000.0);
+    BOOST_CHECK_LE(std::fabs(from_gst.seconds - 102400.0 / 48000), 0.02);
+    BOOST_CHECK_LE(from_gst.longest_quiet, 4u);
+    const HeardTone from_mpv = hear_tone(read_wav_f32(dir.file("mpv.wav")), 2, 48000, 1000.0);
+    BOOST_CHECK_LE(std::fabs(from_mpv.seconds - 1.0), 0.02);
+    BOOST_CHECK_LE(from_mpv.longest_quiet, 4u);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

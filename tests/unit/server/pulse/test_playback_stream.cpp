@@ -8,6 +8,7 @@
 
 #include <fcntl.h>
 #include <sys/eventfd.h>
+#include <thread>
 
 using namespace audiod;
 using namespace audiod::pulse;
@@ -202,6 +203,38 @@ BOOST_AUTO_TEST_CASE(an_underflow_is_told_once_per_running_dry) {
     BOOST_CHECK(s.write_frames(100));
     s.take(100);
     BOOST_CHECK(s.stream.take_underflow());
+}
+
+// prebuf 0: the read index goes on through an underrun (a player's clock
+// follows it), and what is written for the time gone by is dropped.
+BOOST_AUTO_TEST_CASE(a_stream_that_never_waits_keeps_time_through_an_underrun) {
+    StreamOnRing s(48000, attributes(4800, 960, 0));
+    BOOST_CHECK(s.write_frames(100, 1));
+    s.take(100);
+    BOOST_CHECK(s.stream.take_underflow());
+    BOOST_CHECK(s.stream.playing());
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    // At least 50 ms (2400 frames) went by.
+    BOOST_CHECK_GE(s.stream.read_index(), int64_t{2500} * kFrame);
+    BOOST_CHECK_EQUAL(s.stream.write_index(), 100 * kFrame);
+    // 100 frames written at the write index are all in the past: dropped.
+    BOOST_CHECK(s.write_frames(100, 2));
+    BOOST_CHECK_EQUAL(s.ring.header()->client_pos.load(), 100u);
+    // A write that reaches past the read index plays its end, on time.
+    const int64_t read = s.stream.read_index();
+    BOOST_CHECK(s.write_frames(48000 / 2, 3, read + 1000 * kFrame, SeekMode::absolute));
+    BOOST_CHECK_GE(s.stream.write_index(), read + 1000 * kFrame);
+    BOOST_CHECK_EQUAL(s.stream.write_index() - s.stream.read_index(),
+                      static_cast<int64_t>((s.ring.header()->client_pos.load() - 100) * kFrame));
+    // Corked, no time goes by.
+    StreamOnRing corked(4800, attributes(4800, 960, 0));
+    BOOST_CHECK(corked.write_frames(10));
+    corked.take(10);
+    corked.stream.set_corked(true);
+    BOOST_CHECK(corked.stream.take_underflow());
+    const int64_t before = corked.stream.read_index();
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    BOOST_CHECK_EQUAL(corked.stream.read_index(), before);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
