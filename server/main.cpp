@@ -153,9 +153,10 @@ default sink (a source its recordings to the default sink's monitor) and is
 reopened every second until the device is back.
 
 Started by systemd (the user units audiod.socket and audiod.service), audiod
-serves the socket it is passed ($LISTEN_FDS, which must be one listening
-SOCK_SEQPACKET socket) and reports readiness ($NOTIFY_SOCKET) once its sinks
-are open; the first client to connect starts it. Without systemd, start it
+serves the socket it is passed ($LISTEN_FDS: one listening SOCK_SEQPACKET
+socket, and the SOCK_STREAM pulse socket of audiod-pulse.socket if that unit
+is enabled) and reports readiness ($NOTIFY_SOCKET) once its sinks are open;
+the first client to connect starts it. Without systemd, start it
 from a session's autostart (`exec audiod` in i3 or sway).
 
 SIGHUP or `audioctl reload` reads the configuration again while streams
@@ -465,8 +466,18 @@ int main(int argc, char** argv) {
         log_info("main", std::string(activated != nullptr ? "serving passed socket="
                                                           : "listening socket=") +
                              socket_path + " state=\"" + state.path() + "\"");
-        pulse_serving =
-            pulse_wanted && pulse::start_pulse_server(pulse_server, pulse_socket, options.system);
+        if (activated != nullptr && activated->pulse_fd) {
+            // audiod-pulse.socket: the service manager made it and keeps it.
+            if (pulse_wanted) {
+                (void)pulse::serve_passed_pulse_socket(
+                    pulse_server, std::move(*activated->pulse_fd), activated->pulse_path);
+            } else {
+                log_info("main", "the passed pulse socket is not served ([pulse] enable = false)");
+            }
+        } else {
+            pulse_serving = pulse_wanted &&
+                            pulse::start_pulse_server(pulse_server, pulse_socket, options.system);
+        }
         if (const Status told = service.ready("serving " + socket_path); !told.ok()) {
             log_warning("main", told.reason());
         }

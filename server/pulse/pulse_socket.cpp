@@ -80,4 +80,13 @@ bool start_pulse_server(PulseServer& server, const std::string& path, bool syste
     return true;
 }
 
+bool serve_passed_pulse_socket(PulseServer& server, UniqueFd listener, const std::string& path) {
+    if (const Status started = server.start(std::move(listener)); !started.ok()) {
+        log_error("pulse", started.reason());
+        return false;
+    }
+    log_info("pulse", "serving passed socket=" + path);
+    return true;
+}
+
 } // namespace audiod::pulse

@@ -26,4 +26,8 @@ class PulseServer;
 // it does not serve.
 bool start_pulse_server(PulseServer& server, const std::string& path, bool system_wide);
 
+// Starts `server` on a socket the service manager passed (bound to `path`,
+// listening), logging what happened. False if it does not serve.
+bool serve_passed_pulse_socket(PulseServer& server, UniqueFd listener, const std::string& path);
+
 } // namespace audiod::pulse

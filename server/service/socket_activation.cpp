@@ -31,13 +31,13 @@ std::optional<long> parse_number(const char* text) {
 }
 
 // Checks the one thing every later step relies on: a listening Unix
-// SOCK_SEQPACKET socket bound to a path, which it stores in `path`.
-Status check_listener(int fd, std::string& path) {
-    int type = 0;
+// socket bound to a path, which it stores in `path`, with its type in
+// `type`.
+Status check_listener(int fd, std::string& path, int& type) {
     socklen_t length = sizeof type;
     if (::getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &length) != 0) {
-        return Status::failure("descriptor 3 is not a socket: " +
-                               std::string(std::strerror(errno)));
+        return Status::failure("descriptor " + std::to_string(fd) +
+                               " is not a socket: " + std::string(std::strerror(errno)));
     }
     sockaddr_un address{};
     socklen_t address_length = sizeof address;
@@ -45,9 +45,9 @@ Status check_listener(int fd, std::string& path) {
         address.sun_family != AF_UNIX) {
         return Status::failure("the passed socket is not a Unix socket");
     }
-    if (type != SOCK_SEQPACKET) {
-        return Status::failure("the passed socket is not SOCK_SEQPACKET (a systemd unit needs "
-                               "ListenSequentialPacket=, not ListenStream=)");
+    if (type != SOCK_SEQPACKET && type != SOCK_STREAM) {
+        return Status::failure("a passed socket is neither SOCK_SEQPACKET (audiod's) nor "
+                               "SOCK_STREAM (the pulse socket)");
     }
     int listening = 0;
     length = sizeof listening;
@@ -76,20 +76,41 @@ std::variant<std::nullopt_t, ActivatedSocket, std::string> take_activated_socket
     if (!for_us || *count == 0) {
         return std::nullopt;
     }
-    if (*count != 1) {
+    if (*count > 2) {
         return "systemd passed " + std::to_string(*count) +
-               " sockets; audiod serves exactly one (its audiod.socket)";
+               " sockets; audiod serves two at the most (audiod.socket and audiod-pulse.socket)";
     }
-    std::string path;
-    if (const Status checked = check_listener(kFirstPassedFd, path); !checked.ok()) {
-        return checked.reason();
+    ActivatedSocket activated;
+    bool control = false;
+    for (int fd = kFirstPassedFd; fd < kFirstPassedFd + *count; ++fd) {
+        std::string path;
+        int type = 0;
+        if (const Status checked = check_listener(fd, path, type); !checked.ok()) {
+            return checked.reason();
+        }
+        const int flags = ::fcntl(fd, F_GETFL);
+        if (flags < 0 || ::fcntl(fd, F_SETFL, flags | O_NONBLOCK) != 0 ||
+            ::fcntl(fd, F_SETFD, FD_CLOEXEC) != 0) {
+            return "cannot set up the passed socket: " + std::string(std::strerror(errno));
+        }
+        if (type == SOCK_SEQPACKET && !control) {
+            control = true;
+            activated.fd = UniqueFd(fd);
+            activated.path = std::move(path);
+        } else if (type == SOCK_STREAM && !activated.pulse_fd) {
+            activated.pulse_fd = UniqueFd(fd);
+            activated.pulse_path = std::move(path);
+        } else {
+            return "systemd passed two sockets of one kind; audiod serves one SOCK_SEQPACKET "
+                   "socket (audiod.socket) and at most one SOCK_STREAM socket "
+                   "(audiod-pulse.socket)";
+        }
     }
-    const int flags = ::fcntl(kFirstPassedFd, F_GETFL);
-    if (flags < 0 || ::fcntl(kFirstPassedFd, F_SETFL, flags | O_NONBLOCK) != 0 ||
-        ::fcntl(kFirstPassedFd, F_SETFD, FD_CLOEXEC) != 0) {
-        return "cannot set up the passed socket: " + std::string(std::strerror(errno));
+    if (!control) {
+        return "the passed socket is not SOCK_SEQPACKET (audiod.socket needs "
+               "ListenSequentialPacket=, not ListenStream=)";
     }
-    return ActivatedSocket{UniqueFd(kFirstPassedFd), std::move(path)};
+    return activated;
 }
 
 } // namespace audiod

@@ -17,13 +17,18 @@ namespace audiod {
 struct ActivatedSocket {
     UniqueFd fd;      // listening, made non-blocking and close-on-exec
     std::string path; // where it is bound, for the log and the lock
+    // The PulseAudio-protocol socket (audiod-pulse.socket), when it was
+    // passed too: a listening AF_UNIX SOCK_STREAM socket.
+    std::optional<UniqueFd> pulse_fd;
+    std::string pulse_path;
 };
 
-// Takes the socket passed for this process, if any: nullopt when nothing was
-// passed (no $LISTEN_FDS, or $LISTEN_PID names another process), an error when
-// something was passed that audiod cannot serve (not exactly one descriptor,
-// not a listening AF_UNIX SOCK_SEQPACKET socket). Clears the variables so
-// that children do not inherit them.
+// Takes the sockets passed for this process, if any: nullopt when nothing
+// was passed (no $LISTEN_FDS, or $LISTEN_PID names another process), an
+// error when something was passed that audiod cannot serve (not one or two
+// descriptors; not one listening AF_UNIX SOCK_SEQPACKET socket, audiod's,
+// and at most one SOCK_STREAM one, the pulse socket). Clears the variables
+// so that children do not inherit them.
 [[nodiscard]] std::variant<std::nullopt_t, ActivatedSocket, std::string> take_activated_socket();
 
 } // namespace audiod

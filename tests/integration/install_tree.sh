@@ -36,7 +36,8 @@ grep -qx "ExecStart=$work/first/bin/audiod" "$units/audiod.service" ||
     fail "audiod.service does not start $work/first/bin/audiod"
 mkdir -m 0700 "$work/runtime"
 XDG_RUNTIME_DIR="$work/runtime" systemd-analyze verify --user --man=no \
-    "$units/audiod.socket" "$units/audiod.service" || fail "systemd-analyze rejects the units"
+    "$units/audiod.socket" "$units/audiod-pulse.socket" "$units/audiod.service" ||
+    fail "systemd-analyze rejects the units"
 system="$work/first/lib/systemd/system/audiod-system.service"
 grep -qx "ExecStart=$work/first/bin/audiod --system" "$system" ||
     fail "audiod-system.service does not start $work/first/bin/audiod --system"

@@ -18,6 +18,7 @@ audiod_add_test(test_integration
   NO_CTEST)
 # The programs it runs must be built first.
 add_dependencies(test_integration audiod_bin audioplay audiorec audioctl audiod-test-client
+  audiod-socket-launcher
   audiod-evil-client audiod-event-client audiod_module_null audiod_module_file
   audiod_module_faulty audiod_module_alsa audiod_fake_card audiod_alsa_pcm audiod_alsa_ctl audiod-alsa-player
   audiod-portaudio-player audiod-udp-relay audiod-unit-sandbox audiod_module_rtp audiod_module_portaudio audiod_module_jack

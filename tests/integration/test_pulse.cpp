@@ -424,4 +424,37 @@ BOOST_AUTO_TEST_CASE(gstreamer_and_mpv_play_their_tone_to_the_end) {
     BOOST_CHECK_LE(from_mpv.longest_quiet, 4u);
 }
 
+// audiod.socket and audiod-pulse.socket both passed, as systemd passes
+// them to audiod.service: audiod serves each, and leaves both to their
+// manager when it ends.
+BOOST_AUTO_TEST_CASE(a_passed_pulse_socket_is_served_beside_audiods_own) {
+    TempDir dir;
+    const std::string control = dir.file("socket");
+    const std::string pulse = dir.file("native");
+    { std::ofstream(dir.file("audiod.conf")) << pulse_config("speakers", dir.file("unused")); }
+    BackgroundProgram server({bin("audiod-socket-launcher"), control, pulse, "--", bin("audiod"),
+                              "--config", dir.file("audiod.conf"), "--state", dir.file("state")});
+    BOOST_REQUIRE_MESSAGE(eventually(
+                              [&] {
+                                  return server.errors_so_far().find(
+                                             "pulse: serving passed socket=" + pulse) !=
+                                         std::string::npos;
+                              },
+                              20s),
+                          server.errors_so_far());
+    const ProgramResult info = pactl(dir, pulse, {"info"});
+    BOOST_CHECK_MESSAGE(info.status == 0, info.err << server.errors_so_far());
+    BOOST_CHECK_EQUAL(field(info.out, "Default Sink"), "speakers");
+    const ProgramResult sinks =
+        run_program({bin("audioctl"), "--socket", control, "list", "sinks"});
+    BOOST_CHECK_MESSAGE(sinks.status == 0 && sinks.out.find("speakers") != std::string::npos,
+                        sinks.err);
+    // The configured pulse socket is not taken: the passed one is served.
+    BOOST_CHECK(::access(dir.file("unused").c_str(), F_OK) != 0);
+    ::kill(server.pid(), SIGTERM);
+    BOOST_CHECK_EQUAL(server.finish(30s).status, 0);
+    BOOST_CHECK_EQUAL(::access(pulse.c_str(), F_OK), 0);
+    BOOST_CHECK_EQUAL(::access(control.c_str(), F_OK), 0);
+}
+
 BOOST_AUTO_TEST_SUITE_END()
