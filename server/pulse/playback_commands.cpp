@@ -263,7 +263,10 @@ void PulseServer::create_playback(Connection& connection, uint32_t tag, TagReade
         BufferAttributes attributes =
             playback_attributes(asked->attributes, bytes, asked->spec.rate, sink->latency_usec);
         made.params.buffer_frames = attributes.tlength / bytes;
-        made.params.device = sink->name;
+        // No sink named: the engine places it, as any client's (where the
+        // application's rule or remembered sink says, else the default).
+        const std::string& named = asked->sink_name.value_or("");
+        made.params.device = named.empty() || named == "@DEFAULT_SINK@" ? "" : sink->name;
         auto created = engine.create_stream(made);
         if (const auto* error = std::get_if<ClientError>(&created)) {
             const Error code = pulse_error(error->code);
@@ -273,12 +276,18 @@ void PulseServer::create_playback(Connection& connection, uint32_t tag, TagReade
             };
         }
         Stream& stream = *std::get<Stream*>(created);
+        const auto placed = choose_sink(sinks, stream.device()->name()).value_or(*sink);
         // The ring holds what the client is asked for.
         const uint64_t ring_bytes = stream.ring.capacity() * bytes;
+        BufferAttributes fitted = asked->attributes;
         if (ring_bytes < attributes.tlength) {
-            BufferAttributes smaller = asked->attributes;
-            smaller.tlength = static_cast<uint32_t>(ring_bytes);
-            attributes = playback_attributes(smaller, bytes, asked->spec.rate, sink->latency_usec);
+            fitted.tlength = static_cast<uint32_t>(ring_bytes);
+        }
+        attributes = playback_attributes(fitted, bytes, asked->spec.rate, placed.latency_usec);
+        if (attributes.tlength > ring_bytes) {
+            fitted.tlength = static_cast<uint32_t>(ring_bytes);
+            fitted.minreq = std::min(attributes.minreq, static_cast<uint32_t>(ring_bytes / 4));
+            attributes = playback_attributes(fitted, bytes, asked->spec.rate, 0);
         }
         if (asked->corked) {
             (void)engine.set_paused(stream, true);
@@ -297,7 +306,7 @@ void PulseServer::create_playback(Connection& connection, uint32_t tag, TagReade
         ring->capacity_frames = stream.ring.capacity();
         ring->memory_bytes = stream.ring.memory_bytes();
         ring->device = stream.device()->name();
-        ring->device_latency_usec = sink->latency_usec;
+        ring->device_latency_usec = placed.latency_usec;
         stream.ring.close_memfd();
         return [this, id, tag, asked, attributes, ring] {
             playback_made(id, tag, *asked, attributes, std::move(*ring));

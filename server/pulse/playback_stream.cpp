@@ -21,6 +21,7 @@ std::string PlaybackStream::bind(Made made) {
     wake_fd_ = std::move(made.wake_fd);
     sink_ = std::move(made.device);
     sink_index_ = made.device_index;
+    sink_latency_usec_ = made.device_latency_usec;
     set_wake_threshold();
     maybe_start();
     return "";

@@ -65,6 +65,12 @@ public:
     [[nodiscard]] const BufferAttributes& attributes() const noexcept { return attributes_; }
     [[nodiscard]] const std::string& sink() const noexcept { return sink_; }
     [[nodiscard]] uint32_t sink_index() const noexcept { return sink_index_; }
+    [[nodiscard]] uint64_t sink_latency_usec() const noexcept { return sink_latency_usec_; }
+    // Moved by the engine (audioctl move-stream, a sink gone).
+    void moved_to(std::string sink, uint32_t index) {
+        sink_ = std::move(sink);
+        sink_index_ = index;
+    }
     [[nodiscard]] int wake_fd() const noexcept { return wake_fd_.get(); }
     [[nodiscard]] bool bound() const noexcept { return ring_.bound(); }
     // What the client says of the stream (media.name...), for introspection.
@@ -130,6 +136,7 @@ private:
     uint32_t stream_id_ = 0;
     std::string sink_;
     uint32_t sink_index_ = 0;
+    uint64_t sink_latency_usec_ = 0;
     RingBinding ring_;
     UniqueFd wake_fd_;
     PropertyList properties_;

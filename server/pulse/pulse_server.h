@@ -148,6 +148,8 @@ private:
     bool on_subscribe_command(Connection& connection, Command command, uint32_t tag,
                               TagReader& fields);
     void on_engine_event(const proto::Event& event);
+    // A libpulse stream moved by the engine: its client is told where to.
+    void tell_moved(const proto::Event& event);
     // Sends `event` to every connection subscribed to it.
     void notify(const SubscriptionEvent& event);
     // Sends it to one, or holds it (once) while its socket is backed up.

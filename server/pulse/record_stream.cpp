@@ -36,6 +36,7 @@ std::string RecordStream::bind(Made made) {
     wake_fd_ = std::move(made.wake_fd);
     source_ = std::move(made.device);
     source_index_ = made.device_index;
+    source_latency_usec_ = made.device_latency_usec;
     // Woken when a fragment is ready (or the ring is half full, if a
     // fragment is more than it holds).
     const uint64_t fragment = std::min<uint64_t>(attributes_.fragsize / frame_bytes_,

@@ -50,6 +50,12 @@ public:
     [[nodiscard]] const BufferAttributes& attributes() const noexcept { return attributes_; }
     [[nodiscard]] const std::string& source() const noexcept { return source_; }
     [[nodiscard]] uint32_t source_index() const noexcept { return source_index_; }
+    [[nodiscard]] uint64_t source_latency_usec() const noexcept { return source_latency_usec_; }
+    // Moved by the engine (audioctl move-stream, a source gone).
+    void moved_to(std::string source, uint32_t index) {
+        source_ = std::move(source);
+        source_index_ = index;
+    }
     [[nodiscard]] int wake_fd() const noexcept { return wake_fd_.get(); }
     [[nodiscard]] const PropertyList& properties() const noexcept { return properties_; }
     PropertyList& properties() noexcept { return properties_; }
@@ -77,6 +83,7 @@ private:
     uint32_t stream_id_ = 0;
     std::string source_;
     uint32_t source_index_ = 0;
+    uint64_t source_latency_usec_ = 0;
     RingBinding ring_;
     UniqueFd wake_fd_;
     PropertyList properties_;

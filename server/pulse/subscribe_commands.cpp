@@ -44,10 +44,53 @@ bool PulseServer::on_subscribe_command(Connection& connection, Command command, 
 }
 
 void PulseServer::on_engine_event(const proto::Event& event) {
+    if (event.kind == "stream-moved") {
+        tell_moved(event);
+    }
     for (const SubscriptionEvent& pulse_event :
          subscription_events(event, sink_indices_, source_indices_)) {
         notify(pulse_event);
     }
+}
+
+void PulseServer::tell_moved(const proto::Event& event) {
+    const auto it = woken_by_.find(event.stream_id);
+    if (it == woken_by_.end()) {
+        return; // not a libpulse stream
+    }
+    const Woken woken = it->second;
+    with_connection(woken.connection, [&](Connection& connection) {
+        Session& session = *connection.session;
+        TagWriter w;
+        if (woken.record) {
+            RecordStream* stream = record_of(connection, woken.channel);
+            if (stream == nullptr) {
+                return;
+            }
+            stream->moved_to(event.device, source_indices_.index(event.device));
+            w.put_u32(stream->channel()).put_u32(stream->source_index());
+            w.put_string(stream->source()).put_bool(false);
+            if (session.version() >= 13) {
+                w.put_u32(stream->attributes().maxlength).put_u32(stream->attributes().fragsize);
+                w.put_usec(stream->source_latency_usec());
+            }
+            session.send_command(Command::record_stream_moved, w);
+            return;
+        }
+        PlaybackStream* stream = playback_of(connection, woken.channel);
+        if (stream == nullptr) {
+            return;
+        }
+        stream->moved_to(event.device, sink_indices_.index(event.device));
+        w.put_u32(stream->channel()).put_u32(stream->sink_index());
+        w.put_string(stream->sink()).put_bool(false);
+        if (session.version() >= 13) {
+            const BufferAttributes& a = stream->attributes();
+            w.put_u32(a.maxlength).put_u32(a.tlength).put_u32(a.prebuf).put_u32(a.minreq);
+            w.put_usec(stream->sink_latency_usec());
+        }
+        session.send_command(Command::playback_stream_moved, w);
+    });
 }
 
 void PulseServer::notify(const SubscriptionEvent& event) {

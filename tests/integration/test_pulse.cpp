@@ -457,4 +457,38 @@ BOOST_AUTO_TEST_CASE(a_passed_pulse_socket_is_served_beside_audiods_own) {
     BOOST_CHECK_EQUAL(::access(control.c_str(), F_OK), 0);
 }
 
+// A libpulse program is an audiod application: its [apps.NAME] rule
+// applies from its first frame, and audioctl's move-stream moves it (its
+// client is told, as pacat -v shows).
+BOOST_AUTO_TEST_CASE(app_rules_and_audioctl_moves_apply_to_pulse_streams) {
+    TempDir dir;
+    const std::string socket = dir.file("pulse/native");
+    write_signal_wav(dir.file("in.wav"), "random", 48000 * 30);
+    ServerProcess server("[server]\nrt-priority = 0\n[sinks.speakers]\ntype = \"null\"\n"
+                         "[sinks.hdmi]\ntype = \"null\"\n[apps.pacat]\nsink = \"hdmi\"\n"
+                         "[pulse]\nsocket = \"" +
+                         socket + "\"\n");
+    BOOST_REQUIRE_MESSAGE(serves_pulse(server), server.log());
+    BackgroundProgram player({installed("pacat"), "-v", "--file-format=wav", dir.file("in.wav")},
+                             pulse_env(dir, socket));
+    const auto id = wait_for_playing("pacat", 30s);
+    BOOST_REQUIRE_MESSAGE(id, player.errors_so_far() << server.log());
+    // The rule's sink, though libpulse asked for the default.
+    BOOST_CHECK_EQUAL(stream_field(*id, "device"), "hdmi");
+    const ProgramResult apps = run_tool("audioctl", {"--json", "list", "apps"});
+    BOOST_CHECK_MESSAGE(apps.out.find("\"name\":\"pacat\"") != std::string::npos, apps.out);
+    ctl_ok({"move-stream", std::to_string(*id), "speakers"});
+    BOOST_CHECK(eventually(
+        [&] {
+            return player.errors_so_far().find("Stream moved to device speakers") !=
+                   std::string::npos;
+        },
+        10s));
+    BOOST_CHECK(wait_for_more(*id, 4800));
+    const ProgramResult inputs = pactl(dir, socket, {"list", "sink-inputs"});
+    BOOST_CHECK_MESSAGE(inputs.out.find("Sink: 0") != std::string::npos, inputs.out);
+    ::kill(player.pid(), SIGTERM);
+    player.finish();
+}
+
 BOOST_AUTO_TEST_SUITE_END()
