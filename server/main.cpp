@@ -148,6 +148,11 @@ Configuration (TOML):
   mute = false           #   audioctl takes it, mute, and a sink. A change
   sink = "speakers"      #   at run time wins until `audioctl forget app:mpv`
 
+  [pulse]                # libpulse programs (paplay, pactl, Firefox): served
+  enable = true          #   on $XDG_RUNTIME_DIR/pulse/native by a user's
+                         #   server, unless PulseAudio or pipewire-pulse
+                         #   serves it already (then left alone)
+
 A sink or source whose device fails (unplugged) hands its streams to the
 default sink (a source its recordings to the default sink's monitor) and is
 reopened every second until the device is back.
