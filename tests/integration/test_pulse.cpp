@@ -391,7 +391,10 @@ BOOST_AUTO_TEST_CASE(pactl_subscribe_hears_audiods_events) {
 
 // Players whose clock is the server's read index (GStreamer's pulsesink)
 // or that never wait for a prebuffer (mpv) play to the end and stop: each
-// tone comes out whole, at its pitch, and the player does not hang.
+// tone comes out whole, at its pitch, and the player does not hang. Each
+// keeps a second of buffer: with their defaults (200 ms) a loaded CI
+// machine starved them (a player that never waits plays on through its
+// underrun, and its tone came out 0.11 s long, with gaps).
 BOOST_AUTO_TEST_CASE(gstreamer_and_mpv_play_their_tone_to_the_end) {
     TempDir dir;
     const std::string socket = dir.file("pulse/native");
@@ -403,17 +406,19 @@ BOOST_AUTO_TEST_CASE(gstreamer_and_mpv_play_their_tone_to_the_end) {
                          "[pulse]\nsocket = \"" + socket + "\"\n");
     BOOST_REQUIRE_MESSAGE(serves_pulse(server), server.log());
     // 100 buffers of 1024 frames at 48 kHz: 2.13 s of 1 kHz.
-    const ProgramResult gst = pulse_program(
-        dir, socket, "gst-launch-1.0",
-        {"-q", "audiotestsrc", "num-buffers=100", "freq=1000", "volume=0.5", "!",
-         "audio/x-raw,rate=48000,channels=2,format=S16LE", "!", "pulsesink", "device=out"},
-        60s);
+    const ProgramResult gst =
+        pulse_program(dir, socket, "gst-launch-1.0",
+                      {"-q", "audiotestsrc", "num-buffers=100", "freq=1000", "volume=0.5", "!",
+                       "audio/x-raw,rate=48000,channels=2,format=S16LE", "!", "pulsesink",
+                       "device=out", "buffer-time=1000000", "latency-time=50000"},
+                      60s);
     BOOST_REQUIRE_MESSAGE(gst.status == 0, gst.err << server.log());
     write_tone_wav(dir.file("tone.wav"), 48000, 1000.0, 1.0);
-    const ProgramResult mpv = pulse_program(dir, socket, "mpv",
-                                            {"--no-config", "--really-quiet", "--ao=pulse",
-                                             "--audio-device=pulse/mpv", dir.file("tone.wav")},
-                                            60s);
+    const ProgramResult mpv =
+        pulse_program(dir, socket, "mpv",
+                      {"--no-config", "--really-quiet", "--ao=pulse", "--audio-device=pulse/mpv",
+                       "--audio-buffer=1", dir.file("tone.wav")},
+                      60s);
     BOOST_REQUIRE_MESSAGE(mpv.status == 0, mpv.err << server.log());
     BOOST_REQUIRE_EQUAL(server.stop(SIGTERM), 0);
     const HeardTone from_gst = hear_tone(read_wav_f32(dir.file("out.wav")), 2, 48000, 1000.0);
