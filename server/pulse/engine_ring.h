@@ -4,10 +4,16 @@
 // device it is on. Made on the control thread, taken by the pulse thread.
 #pragma once
 
+#include "protocol/ring_binding.h"
 #include "protocol/unique_fd.h"
 
 #include <cstdint>
+#include <memory>
 #include <string>
+
+namespace audiod {
+struct Stream;
+}
 
 namespace audiod::pulse {
 
@@ -21,5 +27,14 @@ struct EngineRing {
     uint32_t device_index = 0; // its pulse index
     uint64_t device_latency_usec = 0;
 };
+
+// The ring of a stream the engine has just made, for the pulse thread:
+// duplicates of its memfd and eventfd; the engine's copy of the memfd is
+// closed, as when it is sent to a libaudiod client. Thread: control.
+[[nodiscard]] std::shared_ptr<EngineRing> hand_over_ring(Stream& stream, std::string device,
+                                                         uint64_t device_latency_usec);
+
+// Maps it into `ring`: "" or why it cannot. Thread: pulse.
+[[nodiscard]] std::string map_ring(RingBinding& ring, const EngineRing& made, uint32_t frame_bytes);
 
 } // namespace audiod::pulse

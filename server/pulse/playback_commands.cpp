@@ -38,36 +38,6 @@ std::optional<ChosenSink> choose_sink(const std::vector<proto::SinkInfo>& sinks,
     return std::nullopt;
 }
 
-// How UPDATE_*_PROPLIST merges: set (replace the list), merge (add the
-// keys not there), replace (overwrite the keys given).
-constexpr uint32_t kUpdateSet = 0;
-constexpr uint32_t kUpdateMerge = 1;
-constexpr uint32_t kUpdateReplace = 2;
-
-bool update_properties(PropertyList& properties, uint32_t mode, PropertyList update) {
-    switch (mode) {
-    case kUpdateSet:
-        properties = std::move(update);
-        return true;
-    case kUpdateMerge:
-        properties.merge(update);
-        return true;
-    case kUpdateReplace:
-        for (auto& [key, value] : update) {
-            properties[key] = std::move(value);
-        }
-        return true;
-    default:
-        return false;
-    }
-}
-
-Timeval now_timeval() {
-    timeval now{};
-    ::gettimeofday(&now, nullptr);
-    return {static_cast<uint32_t>(now.tv_sec), static_cast<uint32_t>(now.tv_usec)};
-}
-
 } // namespace
 
 PlaybackStream* PulseServer::playback_of(Connection& connection, uint32_t channel) {
@@ -82,50 +52,16 @@ bool PulseServer::on_playback_command(Connection& connection, Command command, u
         create_playback(connection, tag, fields);
         return true;
     }
-    switch (command) {
-    case Command::delete_playback_stream:
-    case Command::drain_playback_stream:
-    case Command::cork_playback_stream:
-    case Command::flush_playback_stream:
-    case Command::trigger_playback_stream:
-    case Command::prebuf_playback_stream:
-    case Command::get_playback_latency:
-    case Command::update_playback_stream_proplist:
-    case Command::remove_playback_stream_proplist:
-    case Command::set_playback_stream_name:
-        break;
-    default:
+    const auto shape = stream_command_shape(command);
+    if (!shape || shape->record) {
         return false;
     }
-    uint32_t channel = 0;
-    fields.get_u32(channel);
-    bool corked = false;
-    Timeval sent;
-    uint32_t mode = 0;
-    PropertyList properties;
-    std::vector<std::string> removed;
-    if (command == Command::cork_playback_stream) {
-        fields.get_bool(corked);
-    } else if (command == Command::get_playback_latency) {
-        fields.get_timeval(sent);
-    } else if (command == Command::update_playback_stream_proplist) {
-        fields.get_u32(mode);
-        fields.get_proplist(properties);
-    } else if (command == Command::remove_playback_stream_proplist) {
-        // Keys, ended by a null string.
-        for (std::optional<std::string> key; fields.get_string(key) && key;) {
-            removed.push_back(*key);
-        }
-    } else if (command == Command::set_playback_stream_name) {
-        std::string name;
-        fields.get_string(name);
-        set_property(properties, "media.name", name);
-        mode = kUpdateReplace;
-    }
-    if (!fields.done()) {
+    std::optional<StreamCommandFields> f = read_stream_command(fields, shape->kind);
+    if (!f) {
         session.reply_error(tag, Error::protocol);
         return true;
     }
+    const uint32_t channel = f->channel;
     PlaybackStream* stream = playback_of(connection, channel);
     if (stream == nullptr) {
         session.reply_error(tag, Error::noentity);
@@ -142,13 +78,8 @@ bool PulseServer::on_playback_command(Connection& connection, Command command, u
         service(connection, *stream);
         break;
     case Command::cork_playback_stream:
-        stream->set_corked(corked);
-        gateway_.post([stream_id, corked](Engine& engine) -> EngineGateway::Answer {
-            if (Stream* engine_stream = engine.find_stream(stream_id)) {
-                (void)engine.set_paused(*engine_stream, corked);
-            }
-            return {};
-        });
+        stream->set_corked(f->flag);
+        pause_in_engine(stream_id, f->flag);
         session.reply(tag);
         break;
     case Command::flush_playback_stream: {
@@ -176,8 +107,8 @@ bool PulseServer::on_playback_command(Connection& connection, Command command, u
         w.put_usec(stream->sink_usec());
         w.put_usec(0);
         w.put_bool(stream->playing());
-        w.put_timeval(sent);
-        w.put_timeval(now_timeval());
+        w.put_timeval(f->sent);
+        w.put_timeval(timeval_now());
         w.put_s64(stream->write_index());
         w.put_s64(stream->read_index());
         if (session.version() >= 13) {
@@ -189,14 +120,14 @@ bool PulseServer::on_playback_command(Connection& connection, Command command, u
     }
     case Command::update_playback_stream_proplist:
     case Command::set_playback_stream_name:
-        if (!update_properties(stream->properties(), mode, std::move(properties))) {
+        if (!update_properties(stream->properties(), f->mode, std::move(f->properties))) {
             session.reply_error(tag, Error::invalid);
             break;
         }
         session.reply(tag);
         break;
     default: // remove_playback_stream_proplist
-        for (const std::string& key : removed) {
+        for (const std::string& key : f->removed) {
             stream->properties().erase(key);
         }
         session.reply(tag);
@@ -212,23 +143,7 @@ void PulseServer::create_playback(Connection& connection, uint32_t tag, TagReade
         session.reply_error(tag, Error::protocol);
         return;
     }
-    // A client of pa_stream_new_extended names its format in format infos.
-    if (request->spec.channels == 0 && !request->formats.empty()) {
-        for (const FormatInfo& format : request->formats) {
-            if (const auto spec = spec_of(format); spec && unplayable(*spec).empty()) {
-                request->spec = *spec;
-                request->map = standard_channel_map(spec->channels);
-                break;
-            }
-        }
-    }
-    if (const std::string why = unplayable(request->spec); !why.empty()) {
-        log_info("pulse", "client " + std::to_string(connection.id) + ": " + why);
-        session.reply_error(tag, Error::notsupported);
-        return;
-    }
-    if (request->map.positions.size() != request->spec.channels) {
-        session.reply_error(tag, Error::invalid);
+    if (!settle_format(connection, tag, request->spec, request->map, request->formats)) {
         return;
     }
     if (request->sink_index != kInvalidIndex) {
@@ -238,15 +153,9 @@ void PulseServer::create_playback(Connection& connection, uint32_t tag, TagReade
             return;
         }
     }
-    StreamRequest made;
-    made.client_id = kClientIdBase + connection.id;
-    made.pid = static_cast<uint32_t>(connection.pid);
-    made.app = app_of(connection);
-    made.params.format = static_cast<uint32_t>(*audiod_format(request->spec.format));
-    made.params.rate = request->spec.rate;
-    made.params.channels = request->spec.channels;
+    StreamRequest made =
+        engine_request(connection, request->spec, proto::StreamDirection::playback);
     made.params.volume = request->volume_set ? linear_gain(request->volume) : 1.0f;
-    made.params.direction = static_cast<uint32_t>(proto::StreamDirection::playback);
 
     const uint32_t id = connection.id;
     auto asked = std::make_shared<const PlaybackRequest>(std::move(*request));
@@ -254,10 +163,7 @@ void PulseServer::create_playback(Connection& connection, uint32_t tag, TagReade
         const std::vector<proto::SinkInfo> sinks = engine.list_sinks();
         const auto sink = choose_sink(sinks, asked->sink_name.value_or(""));
         if (!sink) {
-            return [this, id, tag] {
-                with_connection(
-                    id, [&](Connection& c) { c.session->reply_error(tag, Error::noentity); });
-            };
+            return refuse_later(id, tag, Error::noentity);
         }
         const uint32_t bytes = frame_bytes(asked->spec);
         BufferAttributes attributes =
@@ -269,11 +175,8 @@ void PulseServer::create_playback(Connection& connection, uint32_t tag, TagReade
         made.params.device = named.empty() || named == "@DEFAULT_SINK@" ? "" : sink->name;
         auto created = engine.create_stream(made);
         if (const auto* error = std::get_if<ClientError>(&created)) {
-            const Error code = pulse_error(error->code);
             log_info("pulse", "client " + std::to_string(id) + ": " + error->message);
-            return [this, id, tag, code] {
-                with_connection(id, [&](Connection& c) { c.session->reply_error(tag, code); });
-            };
+            return refuse_later(id, tag, pulse_error(error->code));
         }
         Stream& stream = *std::get<Stream*>(created);
         const auto placed = choose_sink(sinks, stream.device()->name()).value_or(*sink);
@@ -299,15 +202,7 @@ void PulseServer::create_playback(Connection& connection, uint32_t tag, TagReade
             mute.mode = static_cast<uint32_t>(proto::MuteMode::on);
             (void)engine.set_mute(mute);
         }
-        auto ring = std::make_shared<PlaybackStream::Made>();
-        ring->stream_id = stream.id;
-        ring->memfd = UniqueFd(::fcntl(stream.ring.memfd(), F_DUPFD_CLOEXEC, 0));
-        ring->wake_fd = UniqueFd(::fcntl(stream.wake_fd.get(), F_DUPFD_CLOEXEC, 0));
-        ring->capacity_frames = stream.ring.capacity();
-        ring->memory_bytes = stream.ring.memory_bytes();
-        ring->device = stream.device()->name();
-        ring->device_latency_usec = placed.latency_usec;
-        stream.ring.close_memfd();
+        auto ring = hand_over_ring(stream, stream.device()->name(), placed.latency_usec);
         return [this, id, tag, asked, attributes, ring] {
             playback_made(id, tag, *asked, attributes, std::move(*ring));
         };
@@ -317,32 +212,21 @@ void PulseServer::create_playback(Connection& connection, uint32_t tag, TagReade
 void PulseServer::playback_made(uint32_t id, uint32_t tag, const PlaybackRequest& request,
                                 const BufferAttributes& attributes, PlaybackStream::Made made) {
     const uint32_t stream_id = made.stream_id;
-    const auto close_in_engine = [this, stream_id] {
-        gateway_.post([stream_id](Engine& engine) -> EngineGateway::Answer {
-            if (Stream* stream = engine.find_stream(stream_id)) {
-                engine.close_stream(*stream);
-            }
-            return {};
-        });
-    };
     Connection* connection = find(id);
     if (connection == nullptr) {
-        close_in_engine(); // the client left while the engine made it
+        end_stream(-1, stream_id); // the client left while the engine made it
         return;
     }
     const uint32_t channel = connection->next_channel++;
     auto stream = std::make_unique<PlaybackStream>(channel, request.spec, request.map, attributes);
     const uint64_t latency_usec = made.device_latency_usec;
     made.device_index = sink_indices_.index(made.device);
-    epoll_event ev{};
-    ev.events = EPOLLIN;
-    ev.data.u64 = tag_of(Source::stream, stream_id);
     if (const std::string why = stream->bind(std::move(made));
-        !why.empty() || ::epoll_ctl(epoll_.get(), EPOLL_CTL_ADD, stream->wake_fd(), &ev) != 0) {
+        !why.empty() || !watch_stream(stream->wake_fd(), stream_id)) {
         log_warning("pulse",
                     "client " + std::to_string(id) + ": " +
                         (why.empty() ? std::string("epoll: ") + std::strerror(errno) : why));
-        close_in_engine();
+        end_stream(-1, stream_id);
         with_connection(id, [&](Connection& c) { c.session->reply_error(tag, Error::internal); });
         return;
     }
@@ -484,16 +368,8 @@ void PulseServer::close_playback(Connection& connection, uint32_t channel) {
         return;
     }
     const uint32_t stream_id = stream->stream_id();
-    // The engine holds the same eventfd: it leaves epoll only when told.
-    ::epoll_ctl(epoll_.get(), EPOLL_CTL_DEL, stream->wake_fd(), nullptr);
-    woken_by_.erase(stream_id);
+    end_stream(stream->wake_fd(), stream_id);
     connection.playbacks.erase(channel);
-    gateway_.post([stream_id](Engine& engine) -> EngineGateway::Answer {
-        if (Stream* engine_stream = engine.find_stream(stream_id)) {
-            engine.close_stream(*engine_stream);
-        }
-        return {};
-    });
 }
 
 } // namespace audiod::pulse

@@ -1,6 +1,5 @@
 #include "pulse/playback_stream.h"
 
-#include "protocol/messages.h"
 #include "pulse/sample_spec.h"
 
 #include <algorithm>
@@ -10,12 +9,8 @@ namespace audiod::pulse {
 
 std::string PlaybackStream::bind(Made made) {
     frame_bytes_ = frame_bytes(spec_);
-    proto::StreamCreated created;
-    created.stream_id = made.stream_id;
-    created.capacity_frames = made.capacity_frames;
-    created.memory_bytes = made.memory_bytes;
-    if (frame_bytes_ == 0 || ring_.map(created, made.memfd.get(), frame_bytes_) != 0) {
-        return "cannot map the stream's ring";
+    if (std::string why = map_ring(ring_, made, frame_bytes_); !why.empty()) {
+        return why;
     }
     stream_id_ = made.stream_id;
     wake_fd_ = std::move(made.wake_fd);

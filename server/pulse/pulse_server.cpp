@@ -2,6 +2,7 @@
 
 #include "engine/engine.h"
 #include "log.h"
+#include "os/scheduling.h"
 
 #include <cerrno>
 #include <cstring>
@@ -69,6 +70,12 @@ void PulseServer::stop() {
 }
 
 void PulseServer::run() noexcept {
+    // In the audio path of every libpulse stream (their audio crosses this
+    // thread into the rings), so raised as far as a nice level goes: never
+    // SCHED_FIFO, as it allocates and does socket I/O for any client. On a
+    // loaded machine at the default level it was held up long enough for
+    // players with a second queued to run dry.
+    log_debug("pulse", "thread scheduling=\"" + raise_current_thread_priority(0) + "\"");
     epoll_event events[32];
     for (;;) {
         const int n = ::epoll_wait(epoll_.get(), events, std::size(events), next_timeout_ms());

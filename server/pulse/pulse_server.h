@@ -132,6 +132,20 @@ private:
     // outcome.
     void post_control(uint32_t id, uint32_t tag, std::function<MaybeError(Engine&)> operation);
 
+    // Making and ending streams (stream_setup.cpp). settle_format answers
+    // the client's error itself and returns false.
+    bool settle_format(Connection& connection, uint32_t tag, SampleSpec& spec, ChannelMap& map,
+                       const std::vector<FormatInfo>& formats);
+    [[nodiscard]] static StreamRequest engine_request(const Connection& connection,
+                                                      const SampleSpec& spec,
+                                                      proto::StreamDirection direction);
+    bool watch_stream(int wake_fd, uint32_t stream_id);
+    // Stops watching its ring and closes it in the engine (-1: not watched).
+    void end_stream(int wake_fd, uint32_t stream_id);
+    void pause_in_engine(uint32_t stream_id, bool paused);
+    // An answer to a job: `code` for the client's `tag`.
+    [[nodiscard]] EngineGateway::Answer refuse_later(uint32_t id, uint32_t tag, Error code);
+
     // Record streams (record_commands.cpp).
     bool on_record_command(Connection& connection, Command command, uint32_t tag,
                            TagReader& fields);

@@ -22,12 +22,6 @@ namespace {
 // queue at which a client that does not read is dropped.
 constexpr size_t kRecordBacklogBytes = 1u << 20;
 
-Timeval time_now() {
-    timeval now{};
-    ::gettimeofday(&now, nullptr);
-    return {static_cast<uint32_t>(now.tv_sec), static_cast<uint32_t>(now.tv_usec)};
-}
-
 // A source's latency: a monitor's is its sink's (buffer and a cycle), a
 // capture device's its own buffer.
 uint64_t source_latency_usec(const EngineSnapshot& snapshot, uint32_t index) {
@@ -54,46 +48,16 @@ bool PulseServer::on_record_command(Connection& connection, Command command, uin
         create_record(connection, tag, fields);
         return true;
     }
-    switch (command) {
-    case Command::delete_record_stream:
-    case Command::cork_record_stream:
-    case Command::flush_record_stream:
-    case Command::get_record_latency:
-    case Command::update_record_stream_proplist:
-    case Command::remove_record_stream_proplist:
-    case Command::set_record_stream_name:
-        break;
-    default:
+    const auto shape = stream_command_shape(command);
+    if (!shape || !shape->record) {
         return false;
     }
-    uint32_t channel = 0;
-    fields.get_u32(channel);
-    bool corked = false;
-    Timeval sent;
-    uint32_t mode = 0;
-    PropertyList properties;
-    std::vector<std::string> removed;
-    if (command == Command::cork_record_stream) {
-        fields.get_bool(corked);
-    } else if (command == Command::get_record_latency) {
-        fields.get_timeval(sent);
-    } else if (command == Command::update_record_stream_proplist) {
-        fields.get_u32(mode);
-        fields.get_proplist(properties);
-    } else if (command == Command::remove_record_stream_proplist) {
-        for (std::optional<std::string> key; fields.get_string(key) && key;) {
-            removed.push_back(*key);
-        }
-    } else if (command == Command::set_record_stream_name) {
-        std::string name;
-        fields.get_string(name);
-        set_property(properties, "media.name", name);
-        mode = 2; // replace
-    }
-    if (!fields.done()) {
+    std::optional<StreamCommandFields> f = read_stream_command(fields, shape->kind);
+    if (!f) {
         session.reply_error(tag, Error::protocol);
         return true;
     }
+    const uint32_t channel = f->channel;
     RecordStream* stream = record_of(connection, channel);
     if (stream == nullptr) {
         session.reply_error(tag, Error::noentity);
@@ -106,13 +70,8 @@ bool PulseServer::on_record_command(Connection& connection, Command command, uin
         session.reply(tag);
         break;
     case Command::cork_record_stream:
-        stream->set_corked(corked);
-        gateway_.post([stream_id, corked](Engine& engine) -> EngineGateway::Answer {
-            if (Stream* engine_stream = engine.find_stream(stream_id)) {
-                (void)engine.set_paused(*engine_stream, corked);
-            }
-            return {};
-        });
+        stream->set_corked(f->flag);
+        pause_in_engine(stream_id, f->flag);
         session.reply(tag);
         break;
     case Command::flush_record_stream:
@@ -124,29 +83,21 @@ bool PulseServer::on_record_command(Connection& connection, Command command, uin
         w.put_usec(0); // the source's latency: its audio is in the ring as captured
         w.put_usec(0);
         w.put_bool(!stream->corked());
-        w.put_timeval(sent);
-        w.put_timeval(time_now());
+        w.put_timeval(f->sent);
+        w.put_timeval(timeval_now());
         w.put_s64(stream->write_index());
         w.put_s64(stream->read_index());
         session.reply(tag, w);
         break;
     }
     case Command::remove_record_stream_proplist:
-        for (const std::string& key : removed) {
+        for (const std::string& key : f->removed) {
             stream->properties().erase(key);
         }
         session.reply(tag);
         break;
     default: // update_record_stream_proplist, set_record_stream_name
-        if (mode == 0) {
-            stream->properties() = std::move(properties);
-        } else if (mode == 1) {
-            stream->properties().merge(properties);
-        } else if (mode == 2) {
-            for (auto& [key, value] : properties) {
-                stream->properties()[key] = std::move(value);
-            }
-        } else {
+        if (!update_properties(stream->properties(), f->mode, std::move(f->properties))) {
             session.reply_error(tag, Error::invalid);
             break;
         }
@@ -163,22 +114,7 @@ void PulseServer::create_record(Connection& connection, uint32_t tag, TagReader&
         session.reply_error(tag, Error::protocol);
         return;
     }
-    if (request->spec.channels == 0 && !request->formats.empty()) {
-        for (const FormatInfo& format : request->formats) {
-            if (const auto spec = spec_of(format); spec && unplayable(*spec).empty()) {
-                request->spec = *spec;
-                request->map = standard_channel_map(spec->channels);
-                break;
-            }
-        }
-    }
-    if (const std::string why = unplayable(request->spec); !why.empty()) {
-        log_info("pulse", "client " + std::to_string(connection.id) + ": " + why);
-        session.reply_error(tag, Error::notsupported);
-        return;
-    }
-    if (request->map.positions.size() != request->spec.channels) {
-        session.reply_error(tag, Error::invalid);
+    if (!settle_format(connection, tag, request->spec, request->map, request->formats)) {
         return;
     }
     if (request->source_index != kInvalidIndex) {
@@ -188,14 +124,7 @@ void PulseServer::create_record(Connection& connection, uint32_t tag, TagReader&
             return;
         }
     }
-    StreamRequest made;
-    made.client_id = kClientIdBase + connection.id;
-    made.pid = static_cast<uint32_t>(connection.pid);
-    made.app = app_of(connection);
-    made.params.format = static_cast<uint32_t>(*audiod_format(request->spec.format));
-    made.params.rate = request->spec.rate;
-    made.params.channels = request->spec.channels;
-    made.params.direction = static_cast<uint32_t>(proto::StreamDirection::record);
+    StreamRequest made = engine_request(connection, request->spec, proto::StreamDirection::record);
     const uint32_t bytes = frame_bytes(request->spec);
     const BufferAttributes attributes =
         record_attributes(request->attributes, bytes, request->spec.rate);
@@ -213,33 +142,20 @@ void PulseServer::create_record(Connection& connection, uint32_t tag, TagReader&
             snapshot.default_sink = engine.info().default_sink;
             const auto source = find_source(snapshot, kInvalidIndex, asked->source_name);
             if (!source) {
-                return [this, id, tag] {
-                    with_connection(
-                        id, [&](Connection& c) { c.session->reply_error(tag, Error::noentity); });
-                };
+                return refuse_later(id, tag, Error::noentity);
             }
             made.params.device = snapshot.sources[*source].name;
             auto created = engine.create_stream(made);
             if (const auto* error = std::get_if<ClientError>(&created)) {
-                const Error code = pulse_error(error->code);
                 log_info("pulse", "client " + std::to_string(id) + ": " + error->message);
-                return [this, id, tag, code] {
-                    with_connection(id, [&](Connection& c) { c.session->reply_error(tag, code); });
-                };
+                return refuse_later(id, tag, pulse_error(error->code));
             }
             Stream& stream = *std::get<Stream*>(created);
             if (asked->corked) {
                 (void)engine.set_paused(stream, true);
             }
-            auto ring = std::make_shared<EngineRing>();
-            ring->stream_id = stream.id;
-            ring->memfd = UniqueFd(::fcntl(stream.ring.memfd(), F_DUPFD_CLOEXEC, 0));
-            ring->wake_fd = UniqueFd(::fcntl(stream.wake_fd.get(), F_DUPFD_CLOEXEC, 0));
-            ring->capacity_frames = stream.ring.capacity();
-            ring->memory_bytes = stream.ring.memory_bytes();
-            ring->device = snapshot.sources[*source].name;
-            ring->device_latency_usec = source_latency_usec(snapshot, *source);
-            stream.ring.close_memfd();
+            auto ring = hand_over_ring(stream, snapshot.sources[*source].name,
+                                       source_latency_usec(snapshot, *source));
             return [this, id, tag, asked, attributes, ring] {
                 record_made(id, tag, *asked, attributes, std::move(*ring));
             };
@@ -249,32 +165,21 @@ void PulseServer::create_record(Connection& connection, uint32_t tag, TagReader&
 void PulseServer::record_made(uint32_t id, uint32_t tag, const RecordRequest& request,
                               const BufferAttributes& attributes, EngineRing made) {
     const uint32_t stream_id = made.stream_id;
-    const auto close_in_engine = [this, stream_id] {
-        gateway_.post([stream_id](Engine& engine) -> EngineGateway::Answer {
-            if (Stream* stream = engine.find_stream(stream_id)) {
-                engine.close_stream(*stream);
-            }
-            return {};
-        });
-    };
     Connection* connection = find(id);
     if (connection == nullptr) {
-        close_in_engine();
+        end_stream(-1, stream_id); // the client left while the engine made it
         return;
     }
     const uint32_t channel = connection->next_record_channel++;
     auto stream = std::make_unique<RecordStream>(channel, request.spec, request.map, attributes);
     const uint64_t latency_usec = made.device_latency_usec;
     made.device_index = source_indices_.index(made.device);
-    epoll_event ev{};
-    ev.events = EPOLLIN;
-    ev.data.u64 = tag_of(Source::stream, stream_id);
     if (const std::string why = stream->bind(std::move(made));
-        !why.empty() || ::epoll_ctl(epoll_.get(), EPOLL_CTL_ADD, stream->wake_fd(), &ev) != 0) {
+        !why.empty() || !watch_stream(stream->wake_fd(), stream_id)) {
         log_warning("pulse",
                     "client " + std::to_string(id) + ": " +
                         (why.empty() ? std::string("epoll: ") + std::strerror(errno) : why));
-        close_in_engine();
+        end_stream(-1, stream_id);
         with_connection(id, [&](Connection& c) { c.session->reply_error(tag, Error::internal); });
         return;
     }
@@ -324,15 +229,8 @@ void PulseServer::close_record(Connection& connection, uint32_t channel) {
         return;
     }
     const uint32_t stream_id = stream->stream_id();
-    ::epoll_ctl(epoll_.get(), EPOLL_CTL_DEL, stream->wake_fd(), nullptr);
-    woken_by_.erase(stream_id);
+    end_stream(stream->wake_fd(), stream_id);
     connection.records.erase(channel);
-    gateway_.post([stream_id](Engine& engine) -> EngineGateway::Answer {
-        if (Stream* engine_stream = engine.find_stream(stream_id)) {
-            engine.close_stream(*engine_stream);
-        }
-        return {};
-    });
 }
 
 } // namespace audiod::pulse

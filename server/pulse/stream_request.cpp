@@ -8,6 +8,20 @@ namespace {
 
 constexpr size_t kMaxFormats = 16;
 
+// A count of format infos, then each; false if there are more than we take.
+bool read_formats(TagReader& fields, std::vector<FormatInfo>& formats) {
+    uint8_t count = 0;
+    fields.get_u8(count);
+    if (count > kMaxFormats) {
+        return false;
+    }
+    formats.resize(count);
+    for (FormatInfo& format : formats) {
+        fields.get_format_info(format);
+    }
+    return true;
+}
+
 } // namespace
 
 std::optional<PlaybackRequest> read_playback_request(TagReader& fields, uint32_t version) {
@@ -55,14 +69,8 @@ std::optional<PlaybackRequest> read_playback_request(TagReader& fields, uint32_t
         fields.get_bool(r.passthrough);
     }
     if (version >= 21) {
-        uint8_t count = 0;
-        fields.get_u8(count);
-        if (count > kMaxFormats) {
+        if (!read_formats(fields, r.formats)) {
             return std::nullopt;
-        }
-        r.formats.resize(count);
-        for (FormatInfo& format : r.formats) {
-            fields.get_format_info(format);
         }
     }
     if (!fields.done()) {
@@ -100,14 +108,8 @@ std::optional<RecordRequest> read_record_request(TagReader& fields, uint32_t ver
         fields.get_bool(ignored); // fail_on_suspend
     }
     if (version >= 22) {
-        uint8_t count = 0;
-        fields.get_u8(count);
-        if (count > kMaxFormats) {
+        if (!read_formats(fields, r.formats)) {
             return std::nullopt;
-        }
-        r.formats.resize(count);
-        for (FormatInfo& format : r.formats) {
-            fields.get_format_info(format);
         }
         fields.get_channel_volumes(r.volume);
         fields.get_bool(r.muted);
@@ -120,6 +122,96 @@ std::optional<RecordRequest> read_record_request(TagReader& fields, uint32_t ver
         return std::nullopt;
     }
     return r;
+}
+
+std::optional<StreamCommandFields> read_stream_command(TagReader& fields, StreamFieldsKind kind) {
+    StreamCommandFields f;
+    fields.get_u32(f.channel);
+    switch (kind) {
+    case StreamFieldsKind::channel_only:
+        break;
+    case StreamFieldsKind::flag:
+        fields.get_bool(f.flag);
+        break;
+    case StreamFieldsKind::time:
+        fields.get_timeval(f.sent);
+        break;
+    case StreamFieldsKind::properties:
+        fields.get_u32(f.mode);
+        fields.get_proplist(f.properties);
+        break;
+    case StreamFieldsKind::removed_keys:
+        for (std::optional<std::string> key; fields.get_string(key) && key;) {
+            f.removed.push_back(*key);
+        }
+        break;
+    case StreamFieldsKind::name: {
+        std::string name;
+        fields.get_string(name);
+        set_property(f.properties, "media.name", name);
+        f.mode = kUpdateReplace;
+        break;
+    }
+    }
+    if (!fields.done()) {
+        return std::nullopt;
+    }
+    return f;
+}
+
+std::optional<StreamCommandShape> stream_command_shape(Command command) noexcept {
+    using enum StreamFieldsKind;
+    switch (command) {
+    case Command::delete_playback_stream:
+    case Command::drain_playback_stream:
+    case Command::flush_playback_stream:
+    case Command::trigger_playback_stream:
+    case Command::prebuf_playback_stream:
+        return StreamCommandShape{channel_only, false};
+    case Command::cork_playback_stream:
+        return StreamCommandShape{flag, false};
+    case Command::get_playback_latency:
+        return StreamCommandShape{time, false};
+    case Command::update_playback_stream_proplist:
+        return StreamCommandShape{properties, false};
+    case Command::remove_playback_stream_proplist:
+        return StreamCommandShape{removed_keys, false};
+    case Command::set_playback_stream_name:
+        return StreamCommandShape{name, false};
+    case Command::delete_record_stream:
+    case Command::flush_record_stream:
+        return StreamCommandShape{channel_only, true};
+    case Command::cork_record_stream:
+        return StreamCommandShape{flag, true};
+    case Command::get_record_latency:
+        return StreamCommandShape{time, true};
+    case Command::update_record_stream_proplist:
+        return StreamCommandShape{properties, true};
+    case Command::remove_record_stream_proplist:
+        return StreamCommandShape{removed_keys, true};
+    case Command::set_record_stream_name:
+        return StreamCommandShape{name, true};
+    default:
+        return std::nullopt;
+    }
+}
+
+bool update_properties(PropertyList& properties, uint32_t mode, PropertyList update) {
+    switch (mode) {
+    case kUpdateSet:
+        properties = std::move(update);
+        return true;
+    case kUpdateMerge:
+        properties.merge(update);
+        return true;
+    case kUpdateReplace:
+        for (auto& [key, value] : update) {
+            properties[key] = std::move(value);
+        }
+        return true;
+    default:
+        return false;
+    }
 }
 
 float linear_gain(const ChannelVolumes& volume) noexcept {

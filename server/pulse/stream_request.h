@@ -83,6 +83,40 @@ struct RecordRequest {
 
 [[nodiscard]] std::optional<RecordRequest> read_record_request(TagReader& fields, uint32_t version);
 
+// The fields of a command on one stream, playback or record: its channel,
+// then by kind a flag (CORK), the client's time (GET_*_LATENCY), a merge
+// mode and a property list (UPDATE_*_PROPLIST), keys ended by a null
+// string (REMOVE_*_PROPLIST), or a name (SET_*_NAME, taken as media.name
+// replaced). nullopt if the packet is malformed.
+enum class StreamFieldsKind { channel_only, flag, time, properties, removed_keys, name };
+
+struct StreamCommandFields {
+    uint32_t channel = 0;
+    bool flag = false;
+    Timeval sent;
+    uint32_t mode = 0;
+    PropertyList properties;
+    std::vector<std::string> removed;
+};
+
+[[nodiscard]] std::optional<StreamCommandFields> read_stream_command(TagReader& fields,
+                                                                     StreamFieldsKind kind);
+
+// What a command on an existing stream carries, and whether it is one on
+// a record stream; nullopt for any other command (CREATE_* included).
+struct StreamCommandShape {
+    StreamFieldsKind kind = StreamFieldsKind::channel_only;
+    bool record = false;
+};
+[[nodiscard]] std::optional<StreamCommandShape> stream_command_shape(Command command) noexcept;
+
+// UPDATE_*_PROPLIST's modes: set (replace the list), merge (add the keys
+// not there), replace (overwrite the keys given). False for another mode.
+inline constexpr uint32_t kUpdateSet = 0;
+inline constexpr uint32_t kUpdateMerge = 1;
+inline constexpr uint32_t kUpdateReplace = 2;
+bool update_properties(PropertyList& properties, uint32_t mode, PropertyList update);
+
 // A stream's volume as audiod's linear gain: PulseAudio's volumes are
 // cubic (0x10000 is 100 %, full amplitude), the channels' average is taken.
 [[nodiscard]] float linear_gain(const ChannelVolumes& volume) noexcept;

@@ -1,9 +1,17 @@
 #include "pulse/tagstruct.h"
 
+#include <sys/time.h>
+
 #include <algorithm>
 #include <cstring>
 
 namespace audiod::pulse {
+
+Timeval timeval_now() noexcept {
+    timeval now{};
+    ::gettimeofday(&now, nullptr);
+    return {static_cast<uint32_t>(now.tv_sec), static_cast<uint32_t>(now.tv_usec)};
+}
 
 namespace {
 

@@ -60,6 +60,10 @@ struct Timeval {
     uint32_t microseconds = 0;
 };
 
+// The wall clock now, as timing replies carry it (libpulse compares it with
+// its own gettimeofday).
+[[nodiscard]] Timeval timeval_now() noexcept;
+
 class TagReader {
 public:
     explicit TagReader(std::span<const uint8_t> data) noexcept

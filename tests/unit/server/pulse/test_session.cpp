@@ -2,6 +2,8 @@
 // fed with what real clients sent and with what no client should send.
 #include "pulse/session.h"
 
+#include "unit/server/pulse/recorded_session.h"
+
 #include <boost/test/unit_test.hpp>
 
 #include <fstream>
@@ -12,16 +14,6 @@
 using namespace audiod::pulse;
 
 namespace {
-
-std::vector<uint8_t> client_bytes(const std::string& name) {
-    std::ifstream in(std::string(AUDIOD_SOURCE_DIR) + "/tests/fuzz/corpus/pulse/" + name,
-                     std::ios::binary);
-    std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)),
-                               std::istreambuf_iterator<char>());
-    BOOST_REQUIRE_GT(bytes.size(), 1u);
-    bytes.erase(bytes.begin()); // the fuzzer's cut byte
-    return bytes;
-}
 
 // Takes every command; knows none.
 struct Recorder : CommandHandler {
@@ -72,7 +64,8 @@ BOOST_AUTO_TEST_SUITE(pulse_session)
 BOOST_AUTO_TEST_CASE(pactl_is_greeted_and_its_first_command_reaches_the_handler) {
     Recorder handler;
     Session session(7, handler);
-    BOOST_REQUIRE_MESSAGE(session.receive(client_bytes("pactl_info")), session.error());
+    BOOST_REQUIRE_MESSAGE(session.receive(audiod::test::recorded_session("pactl_info")),
+                          session.error());
     BOOST_CHECK_EQUAL(session.version(), kVersion);
     BOOST_CHECK(session.named());
     BOOST_CHECK_EQUAL(
@@ -112,7 +105,8 @@ BOOST_AUTO_TEST_CASE(every_recorded_client_gets_through_the_handshake) {
         BOOST_TEST_CONTEXT(name) {
             Recorder handler;
             Session session(1, handler);
-            session.receive(client_bytes(name)); // audio for no stream may end it later
+            session.receive(
+                audiod::test::recorded_session(name)); // audio for no stream may end it later
             BOOST_CHECK(session.named());
             BOOST_CHECK(!handler.commands.empty());
         }

@@ -3,6 +3,8 @@
 #include "pulse/session.h"
 #include "pulse/stream_request.h"
 
+#include "unit/server/pulse/recorded_session.h"
+
 #include <boost/test/unit_test.hpp>
 
 #include <fstream>
@@ -11,16 +13,6 @@
 using namespace audiod::pulse;
 
 namespace {
-
-std::vector<uint8_t> recorded_session(const std::string& name) {
-    std::ifstream in(std::string(AUDIOD_SOURCE_DIR) + "/tests/fuzz/corpus/pulse/" + name,
-                     std::ios::binary);
-    std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)),
-                               std::istreambuf_iterator<char>());
-    BOOST_REQUIRE_GT(bytes.size(), 1u);
-    bytes.erase(bytes.begin()); // the fuzzer's cut byte
-    return bytes;
-}
 
 // Reads the session's CREATE_PLAYBACK_STREAM or CREATE_RECORD_STREAM, if
 // it sends one.
@@ -72,7 +64,7 @@ BOOST_AUTO_TEST_CASE(paplay_and_pacat_requests_are_read_whole) {
         BOOST_TEST_CONTEXT(name) {
             CreateReader handler;
             Session session(1, handler);
-            session.receive(recorded_session(name));
+            session.receive(audiod::test::recorded_session(name));
             BOOST_REQUIRE(handler.seen);
             BOOST_REQUIRE(handler.request);
             const PlaybackRequest& r = *handler.request;
@@ -87,7 +79,7 @@ BOOST_AUTO_TEST_CASE(paplay_and_pacat_requests_are_read_whole) {
 BOOST_AUTO_TEST_CASE(parecs_request_is_read_whole) {
     CreateReader handler;
     Session session(1, handler);
-    session.receive(recorded_session("parec_monitor"));
+    session.receive(audiod::test::recorded_session("parec_monitor"));
     BOOST_REQUIRE(handler.seen);
     BOOST_REQUIRE(handler.record);
     BOOST_CHECK_EQUAL(handler.record->spec.channels, 2u);

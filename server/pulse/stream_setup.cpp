@@ -1,0 +1,88 @@
+// What making and ending a libpulse stream takes, playback or record: its
+// format settled, the engine's request, the ring's wake-ups watched, the
+// engine's stream closed.
+#include "engine/engine.h"
+#include "log.h"
+#include "pulse/pulse_server.h"
+#include "pulse/sample_spec.h"
+#include "pulse/server_facts.h"
+
+#include <sys/epoll.h>
+
+namespace audiod::pulse {
+
+bool PulseServer::settle_format(Connection& connection, uint32_t tag, SampleSpec& spec,
+                                ChannelMap& map, const std::vector<FormatInfo>& formats) {
+    Session& session = *connection.session;
+    // A client of pa_stream_new_extended names its format in format infos.
+    if (spec.channels == 0 && !formats.empty()) {
+        for (const FormatInfo& format : formats) {
+            if (const auto named = spec_of(format); named && unplayable(*named).empty()) {
+                spec = *named;
+                map = standard_channel_map(named->channels);
+                break;
+            }
+        }
+    }
+    if (const std::string why = unplayable(spec); !why.empty()) {
+        log_info("pulse", "client " + std::to_string(connection.id) + ": " + why);
+        session.reply_error(tag, Error::notsupported);
+        return false;
+    }
+    if (map.positions.size() != spec.channels) {
+        session.reply_error(tag, Error::invalid);
+        return false;
+    }
+    return true;
+}
+
+StreamRequest PulseServer::engine_request(const Connection& connection, const SampleSpec& spec,
+                                          proto::StreamDirection direction) {
+    StreamRequest request;
+    request.client_id = kClientIdBase + connection.id;
+    request.pid = static_cast<uint32_t>(connection.pid);
+    request.app = app_of(connection);
+    request.params.format = static_cast<uint32_t>(*audiod_format(spec.format));
+    request.params.rate = spec.rate;
+    request.params.channels = spec.channels;
+    request.params.direction = static_cast<uint32_t>(direction);
+    return request;
+}
+
+bool PulseServer::watch_stream(int wake_fd, uint32_t stream_id) {
+    epoll_event ev{};
+    ev.events = EPOLLIN;
+    ev.data.u64 = tag_of(Source::stream, stream_id);
+    return ::epoll_ctl(epoll_.get(), EPOLL_CTL_ADD, wake_fd, &ev) == 0;
+}
+
+void PulseServer::end_stream(int wake_fd, uint32_t stream_id) {
+    // The engine holds the same eventfd: it leaves epoll only when told.
+    if (wake_fd >= 0) {
+        ::epoll_ctl(epoll_.get(), EPOLL_CTL_DEL, wake_fd, nullptr);
+    }
+    woken_by_.erase(stream_id);
+    gateway_.post([stream_id](Engine& engine) -> EngineGateway::Answer {
+        if (Stream* stream = engine.find_stream(stream_id)) {
+            engine.close_stream(*stream);
+        }
+        return {};
+    });
+}
+
+EngineGateway::Answer PulseServer::refuse_later(uint32_t id, uint32_t tag, Error code) {
+    return [this, id, tag, code] {
+        with_connection(id, [&](Connection& c) { c.session->reply_error(tag, code); });
+    };
+}
+
+void PulseServer::pause_in_engine(uint32_t stream_id, bool paused) {
+    gateway_.post([stream_id, paused](Engine& engine) -> EngineGateway::Answer {
+        if (Stream* stream = engine.find_stream(stream_id)) {
+            (void)engine.set_paused(*stream, paused);
+        }
+        return {};
+    });
+}
+
+} // namespace audiod::pulse
