@@ -44,7 +44,8 @@ public:
     // an answer to a job (an engine event, for SUBSCRIBE).
     void tell(Answer note);
     // An engine event (what `audioctl watch` shows), handed to the pulse
-    // thread for SUBSCRIBE. Set the handler before either thread runs.
+    // thread for SUBSCRIBE. Set (or cleared) the handler only while the
+    // control thread is not serving: without one, events are not queued.
     using EventHandler = std::function<void(const proto::Event&)>;
     void set_event_handler(EventHandler handler) { event_handler_ = std::move(handler); }
     // Thread: control.

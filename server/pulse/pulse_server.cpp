@@ -30,9 +30,7 @@ PulseServer::PulseServer(EngineGateway& gateway)
     : gateway_(gateway)
     , epoll_(::epoll_create1(EPOLL_CLOEXEC))
     , stop_fd_(::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC))
-    , cookie_(std::random_device{}()) {
-    gateway_.set_event_handler([this](const proto::Event& event) { on_engine_event(event); });
-}
+    , cookie_(std::random_device{}()) {}
 
 PulseServer::~PulseServer() {
     stop();
@@ -51,9 +49,22 @@ Status PulseServer::start(UniqueFd listener) {
         !watch(gateway_.answers_fd(), tag_of(Source::answers, 0))) {
         return Status::failure(std::string("pulse server: ") + std::strerror(errno));
     }
+    // Engine events come only while this thread runs to take them: a
+    // server that does not serve pulse clients must not queue them up.
+    gateway_.set_event_handler([this](const proto::Event& event) { on_engine_event(event); });
+    // The devices there are numbered first, in the engine's order, so that
+    // the indices read as audioctl lists them.
+    gateway_.post([this](Engine& engine) {
+        auto snapshot = std::make_shared<EngineSnapshot>();
+        snapshot->sinks = engine.list_sinks();
+        snapshot->sources = engine.list_sources();
+        return EngineGateway::Answer(
+            [this, snapshot] { number(*snapshot, sink_indices_, source_indices_); });
+    });
     try {
         thread_ = std::thread([this] { run(); });
     } catch (const std::system_error& e) {
+        gateway_.set_event_handler({});
         return Status::failure(std::string("pulse server: no thread: ") + e.what());
     }
     return Status::success();
@@ -66,6 +77,7 @@ void PulseServer::stop() {
     const uint64_t one = 1;
     [[maybe_unused]] const ssize_t r = ::write(stop_fd_.get(), &one, sizeof one);
     thread_.join();
+    gateway_.set_event_handler({});
     connections_.clear();
 }
 

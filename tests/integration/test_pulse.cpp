@@ -497,8 +497,16 @@ BOOST_AUTO_TEST_CASE(app_rules_and_audioctl_moves_apply_to_pulse_streams) {
         },
         10s));
     BOOST_CHECK(wait_for_more(*id, 4800));
+    // pactl names the sink input's sink by index: speakers' own.
+    const std::string sinks = pactl(dir, socket, {"list", "short", "sinks"}).out;
+    const size_t line = sinks.find("\tspeakers\t");
+    BOOST_REQUIRE_MESSAGE(line != std::string::npos, sinks);
+    const std::string index =
+        sinks.substr(sinks.rfind('\n', line) + 1, line - (sinks.rfind('\n', line) + 1));
     const ProgramResult inputs = pactl(dir, socket, {"list", "sink-inputs"});
-    BOOST_CHECK_MESSAGE(inputs.out.find("Sink: 0") != std::string::npos, inputs.out);
+    BOOST_CHECK_MESSAGE(inputs.out.find("Sink: " + index + "\n") != std::string::npos,
+                        index << " in\n"
+                              << inputs.out);
     ::kill(player.pid(), SIGTERM);
     player.finish();
 }
