@@ -7,6 +7,23 @@
 
 namespace audiod::pulse {
 
+namespace {
+
+// Where a seek lands: `from` + `offset`, the client's offset being any
+// 64-bit number, kept within [0, 2^62] so that no index arithmetic after it
+// overflows (a stream would take 30 000 years at 192 kHz x 8 x 4 bytes to
+// reach that).
+int64_t seek_target(int64_t from, int64_t offset) noexcept {
+    constexpr int64_t kMost = int64_t{1} << 62;
+    int64_t target = 0;
+    if (__builtin_add_overflow(from, offset, &target)) {
+        return offset < 0 ? 0 : kMost;
+    }
+    return std::clamp<int64_t>(target, 0, kMost);
+}
+
+} // namespace
+
 std::string PlaybackStream::bind(Made made) {
     frame_bytes_ = frame_bytes(spec_);
     if (std::string why = map_ring(ring_, made, frame_bytes_); !why.empty()) {
@@ -80,13 +97,13 @@ bool PlaybackStream::write(std::span<const uint8_t> bytes, int64_t offset, SeekM
     switch (mode) {
     case SeekMode::relative:
     case SeekMode::relative_end:
-        target = here + offset;
+        target = seek_target(here, offset);
         break;
     case SeekMode::absolute:
-        target = offset;
+        target = seek_target(0, offset);
         break;
     case SeekMode::relative_on_read:
-        target = read_index() + offset;
+        target = seek_target(read_index(), offset);
         break;
     }
     const auto now = Clock::now();

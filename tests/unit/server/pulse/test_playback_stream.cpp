@@ -6,6 +6,7 @@
 
 #include <boost/test/unit_test.hpp>
 
+#include <climits>
 #include <fcntl.h>
 #include <sys/eventfd.h>
 #include <thread>
@@ -165,6 +166,19 @@ BOOST_AUTO_TEST_CASE(seeks_leave_silence_forward_and_rewrite_what_is_not_taken) 
     BOOST_CHECK_EQUAL(s.frame_at(50), 4);
     BOOST_CHECK(s.write_frames(5, 5, int64_t{-1000} * kFrame, SeekMode::relative_on_read));
     BOOST_CHECK_EQUAL(s.stream.write_index(), 55 * kFrame);
+}
+
+BOOST_AUTO_TEST_CASE(seeks_to_the_ends_of_64_bits_are_held_in_range) {
+    StreamOnRing s(4800, attributes(4800, 960, 0));
+    BOOST_CHECK(s.write_frames(10));
+    // Far forward: silence up to what the ring holds (an overflow), no more.
+    BOOST_CHECK(!s.write_frames(1, 1, INT64_MAX, SeekMode::relative));
+    BOOST_CHECK_LE(s.ring.header()->client_pos.load(), s.ring.capacity());
+    // Far back: from what the sink has taken, which is nothing yet.
+    BOOST_CHECK(s.write_frames(1, 2, INT64_MIN, SeekMode::relative_on_read));
+    BOOST_CHECK_EQUAL(s.frame_at(0), 2);
+    BOOST_CHECK(s.write_frames(1, 3, INT64_MIN, SeekMode::absolute));
+    BOOST_CHECK_EQUAL(s.stream.write_index(), 1 * kFrame);
 }
 
 BOOST_AUTO_TEST_CASE(more_than_the_ring_holds_is_an_overflow_and_the_rest_is_kept) {
