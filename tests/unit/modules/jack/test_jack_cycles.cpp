@@ -137,17 +137,33 @@ BOOST_AUTO_TEST_CASE(a_skipped_cycle_that_jack_also_reports_counts_once) {
     const uint64_t before = m.module->sink->xruns(sink);
     const uint64_t jack_skipped = g_jack_skipped_cycles.load();
     const uint64_t jack_reported = g_jack_xrun_reports.load();
+    // The module takes a skip and a report up to 100 ms apart (by JACK's
+    // clock, which is the wall's) for one xrun. Two periods are 11 ms, but
+    // a loaded machine has held this thread up past 100 ms between the two
+    // (CI counted 16 for at most 12): then they are two xruns, rightly, and
+    // the count may be one more for each such pair.
+    constexpr auto kOneXrunWindow = std::chrono::milliseconds(90);
+    uint64_t far_apart = 0;
+    const auto timed = [&](const auto& between) {
+        const auto start = std::chrono::steady_clock::now();
+        between();
+        if (std::chrono::steady_clock::now() - start > kOneXrunWindow) {
+            ++far_apart;
+        }
+    };
     for (int i = 0; i < kWithheld; ++i) {
         // Skipped, found, then reported.
         g_jack_calls_to_withhold.store(1);
         BOOST_REQUIRE(cycle_until(cycle, [] { return g_jack_calls_to_withhold.load() == 0; }));
-        run_periods(2);
+        timed([&] { run_periods(2); });
         report_jack_xrun();
         run_periods(kApart);
         // Reported before the module's next call finds the skip.
         g_jack_calls_to_withhold.store(1);
         report_jack_xrun();
-        BOOST_REQUIRE(cycle_until(cycle, [] { return g_jack_calls_to_withhold.load() == 0; }));
+        timed([&] {
+            BOOST_REQUIRE(cycle_until(cycle, [] { return g_jack_calls_to_withhold.load() == 0; }));
+        });
         run_periods(kApart);
     }
     report_jack_xrun(); // alone
@@ -159,7 +175,8 @@ BOOST_AUTO_TEST_CASE(a_skipped_cycle_that_jack_also_reports_counts_once) {
                               (g_jack_xrun_reports.load() - jack_reported);
     m.module->sink->stop(sink);
     m.module->sink->close(sink);
-    BOOST_TEST_MESSAGE("counted " << counted << ", JACK's own skips and reports " << jack_own);
+    BOOST_TEST_MESSAGE("counted " << counted << ", JACK's own skips and reports " << jack_own
+                                  << ", pairs held up past the window " << far_apart);
     BOOST_CHECK_GE(counted, uint64_t{2 * kWithheld + 1});
-    BOOST_CHECK_LE(counted, uint64_t{2 * kWithheld + 1} + jack_own);
+    BOOST_CHECK_LE(counted, uint64_t{2 * kWithheld + 1} + jack_own + far_apart);
 }
