@@ -196,7 +196,12 @@ void PulseServer::on_readable(uint32_t id) {
         taken += static_cast<size_t>(n);
         const bool ok = connection->session->receive({buffer, static_cast<size_t>(n)});
         if (!connection->announced && connection->session->named()) {
+            // Told to every subscriber, this one too if it subscribed in
+            // the same read: a send that fails there drops it.
             announce_client(*connection, Happened::added);
+            if (find(id) == nullptr) {
+                return;
+            }
         }
         if (!flush(*connection) || !ok) {
             drop(id, connection->session->error());
