@@ -47,7 +47,9 @@ bool TagReader::raw(void* out, size_t bytes) {
     if (failed_ || data_.size() - at_ < bytes) {
         return fail();
     }
-    std::memcpy(out, data_.data() + at_, bytes);
+    if (bytes > 0) { // an empty map or list has no storage: memcpy must not see null
+        std::memcpy(out, data_.data() + at_, bytes);
+    }
     at_ += bytes;
     return true;
 }

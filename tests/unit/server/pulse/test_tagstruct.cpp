@@ -166,4 +166,22 @@ BOOST_AUTO_TEST_CASE(a_written_string_ends_at_its_first_nul) {
     BOOST_CHECK_EQUAL(s, "ab");
 }
 
+// An empty channel map or volume list has no storage to copy into (a
+// null pointer that UBSan caught under memcpy, with nothing to copy).
+BOOST_AUTO_TEST_CASE(empty_maps_and_lists_read_back_empty) {
+    TagWriter w;
+    w.put_channel_map({}).put_channel_volumes({}).put_arbitrary({});
+    TagReader r(w.bytes());
+    ChannelMap map{{1}};
+    ChannelVolumes volumes{{7}};
+    std::vector<uint8_t> bytes{1};
+    BOOST_CHECK(r.get_channel_map(map));
+    BOOST_CHECK(r.get_channel_volumes(volumes));
+    BOOST_CHECK(r.get_arbitrary(bytes, 16));
+    BOOST_CHECK(r.done());
+    BOOST_CHECK(map.positions.empty());
+    BOOST_CHECK(volumes.values.empty());
+    BOOST_CHECK(bytes.empty());
+}
+
 BOOST_AUTO_TEST_SUITE_END()
