@@ -97,9 +97,12 @@ unsigned read_server_table(const toml::node& node, ServerConfig& config) {
     unsigned default_sink_line = 0;
     for (const auto& [k, value] : *table) {
         const std::string key(k.str());
+        // Named, not the binding itself: clang 14 (Debian 12's, which
+        // builds the fuzzers) cannot capture a structured binding.
+        const toml::node& entry = value;
         const auto bounded = [&](std::string_view name) {
             const ConfigKey& spec = config_key("server", name);
-            return read_uint(value, key, spec.min, spec.max, src);
+            return read_uint(entry, key, spec.min, spec.max, src);
         };
         if (key == "rate") {
             config.rate = bounded(key);
