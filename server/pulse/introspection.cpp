@@ -24,10 +24,6 @@ SampleSpec spec_of_device(uint32_t format, uint32_t rate, uint32_t channels) {
             rate};
 }
 
-ChannelVolumes volumes(float gain, uint32_t channels) {
-    return {std::vector<uint32_t>(channels, pulse_volume(gain))};
-}
-
 uint64_t usec_of(uint64_t frames, uint32_t rate) {
     return rate == 0 ? 0 : frames * 1000000 / rate;
 }
@@ -104,6 +100,10 @@ uint32_t pulse_volume(float gain) noexcept {
     return static_cast<uint32_t>(std::lround(std::cbrt(static_cast<double>(gain)) * kNormVolume));
 }
 
+ChannelVolumes channel_volumes(float gain, uint32_t channels) {
+    return {std::vector<uint32_t>(channels, pulse_volume(gain))};
+}
+
 std::string default_source(const EngineSnapshot& snapshot) {
     return snapshot.default_sink.empty() ? "" : snapshot.default_sink + ".monitor";
 }
@@ -176,7 +176,11 @@ uint32_t pulse_client_of(uint32_t engine_client, uint32_t pulse_base) noexcept {
 
 void put_sink(TagWriter& w, const EngineSnapshot& snapshot, uint32_t index, uint32_t version) {
     const proto::SinkInfo& sink = snapshot.sinks[index];
-    const std::string description = sink.name + " (audiod " + sink.type + " sink)";
+    const auto module = snapshot.module_sinks.find(sink.name);
+    const bool by_module = module != snapshot.module_sinks.end();
+    const std::string description = by_module && !module->second.description.empty()
+                                        ? module->second.description
+                                        : sink.name + " (audiod " + sink.type + " sink)";
     const SampleSpec spec = spec_of_device(sink.format, sink.rate, sink.channels);
     const std::string monitor = sink.name + ".monitor";
     w.put_u32(sink_index_at(snapshot, index));
@@ -184,8 +188,8 @@ void put_sink(TagWriter& w, const EngineSnapshot& snapshot, uint32_t index, uint
     w.put_string(description);
     w.put_sample_spec(spec);
     w.put_channel_map(standard_channel_map(sink.channels));
-    w.put_u32(kInvalidIndex); // owner module
-    w.put_channel_volumes(volumes(sink.volume, sink.channels));
+    w.put_u32(by_module ? module->second.module : kInvalidIndex);
+    w.put_channel_volumes(channel_volumes(sink.volume, sink.channels));
     w.put_bool(sink.muted);
     const auto monitor_index = source_named(snapshot, monitor);
     w.put_u32(source_index_at(snapshot, monitor_index));
@@ -237,7 +241,7 @@ void put_source(TagWriter& w, const EngineSnapshot& snapshot, uint32_t index, ui
     w.put_sample_spec(spec);
     w.put_channel_map(standard_channel_map(source.channels));
     w.put_u32(kInvalidIndex); // owner module
-    w.put_channel_volumes(volumes(1.0f, source.channels));
+    w.put_channel_volumes(channel_volumes(1.0f, source.channels));
     w.put_bool(false);
     w.put_u32(sink != nullptr ? sink_index_at(snapshot, of_sink) : kInvalidIndex);
     w.put_optional_string(sink != nullptr ? std::optional(source.sink) : std::nullopt);
@@ -279,7 +283,7 @@ void put_sink_input(TagWriter& w, const EngineSnapshot& snapshot, const proto::S
     w.put_u32(sink_index_at(snapshot, sink_named(snapshot, stream.device)));
     w.put_sample_spec(spec);
     w.put_channel_map(standard_channel_map(stream.channels));
-    w.put_channel_volumes(volumes(stream.volume, stream.channels));
+    w.put_channel_volumes(channel_volumes(stream.volume, stream.channels));
     w.put_usec(usec_of(stream.buffer_frames, stream.rate));
     w.put_usec(0);
     w.put_string("audiod");
@@ -324,7 +328,7 @@ void put_source_output(TagWriter& w, const EngineSnapshot& snapshot,
         w.put_bool(stream.state == "paused");
     }
     if (version >= 22) {
-        w.put_channel_volumes(volumes(stream.volume, stream.channels));
+        w.put_channel_volumes(channel_volumes(stream.volume, stream.channels));
         w.put_bool(stream.muted);
         w.put_bool(true); // has a volume
         w.put_bool(true); // that can be set

@@ -39,6 +39,12 @@ struct EngineSnapshot {
     // Each sink's and source's pulse index, beside the lists (number()).
     std::vector<uint32_t> sink_indices;
     std::vector<uint32_t> source_indices;
+    // Sinks that pulse modules stand for, by name (pulse_modules.h).
+    struct ModuleSink {
+        uint32_t module = kInvalidIndex;
+        std::string description; // the module arguments' own, if any
+    };
+    std::map<std::string, ModuleSink> module_sinks;
 };
 
 // Pulse indices of devices by name, given on first sight. Thread: pulse.
@@ -73,6 +79,8 @@ struct PulseStreamFacts {
 
 // A linear gain as a pulse volume (cubic; 0x10000 is 100 %).
 [[nodiscard]] uint32_t pulse_volume(float gain) noexcept;
+// The same on every one of `channels`.
+[[nodiscard]] ChannelVolumes channel_volumes(float gain, uint32_t channels);
 
 void put_sink(TagWriter& w, const EngineSnapshot& snapshot, uint32_t index, uint32_t version);
 void put_source(TagWriter& w, const EngineSnapshot& snapshot, uint32_t index, uint32_t version);

@@ -49,7 +49,6 @@ bool PulseServer::on_introspection_command(Connection& connection, Command comma
     case Command::get_sink_input_info:
     case Command::get_source_output_info:
     case Command::get_client_info:
-    case Command::get_module_info:
         fields.get_u32(index);
         break;
     case Command::lookup_sink:
@@ -65,7 +64,6 @@ bool PulseServer::on_introspection_command(Connection& connection, Command comma
     case Command::get_sink_input_info_list:
     case Command::get_source_output_info_list:
     case Command::get_client_info_list:
-    case Command::get_module_info_list:
     case Command::get_card_info_list:
     case Command::get_sample_info_list:
     case Command::stat:
@@ -79,13 +77,11 @@ bool PulseServer::on_introspection_command(Connection& connection, Command comma
         return true;
     }
     switch (command) {
-    case Command::get_module_info:
     case Command::get_card_info:
     case Command::get_sample_info:
-        // audiod has no modules, cards or samples in PulseAudio's sense.
+        // audiod has no cards or samples in PulseAudio's sense.
         session.reply_error(tag, Error::noentity);
         return true;
-    case Command::get_module_info_list:
     case Command::get_card_info_list:
     case Command::get_sample_info_list:
         session.reply(tag);
@@ -107,6 +103,9 @@ bool PulseServer::on_introspection_command(Connection& connection, Command comma
         return EngineGateway::Answer(
             [this, id, tag, command, index, name, cookie, snapshot, facts] {
                 number(*snapshot, sink_indices_, source_indices_);
+                for (const auto& [at, module] : modules_.all()) {
+                    snapshot->module_sinks[module.sink] = {at, module.description};
+                }
                 with_connection(id, [&](Connection& c) {
                     answer_introspection(c, tag, command, index, name, *snapshot, facts, cookie);
                 });

@@ -332,7 +332,9 @@ bool PulseServer::on_command(Session& session, Command command, uint32_t tag, Ta
     }
     return connection != nullptr && (on_introspection_command(*connection, command, tag, fields) ||
                                      on_control_command(*connection, command, tag, fields) ||
-                                     on_subscribe_command(*connection, command, tag, fields));
+                                     on_subscribe_command(*connection, command, tag, fields) ||
+                                     on_module_command(*connection, command, tag, fields) ||
+                                     on_extension_command(*connection, command, tag, fields));
 }
 
 } // namespace audiod::pulse

@@ -14,14 +14,17 @@
 
 #include "common/status.h"
 #include "engine/client_error.h"
+#include "engine/stream_table.h"
 #include "protocol/unique_fd.h"
 #include "pulse/engine_gateway.h"
 #include "pulse/introspection.h"
 #include "pulse/playback_stream.h"
+#include "pulse/pulse_modules.h"
 #include "pulse/record_stream.h"
 #include "pulse/server_facts.h"
 #include "pulse/session.h"
 #include "pulse/stream_request.h"
+#include "pulse/stream_restore.h"
 #include "pulse/subscription.h"
 
 #include <chrono>
@@ -93,7 +96,9 @@ private:
         uint32_t subscribed = 0; // SUBSCRIBE's mask
         // Events held while the socket is backed up, each once.
         std::vector<SubscriptionEvent> held_events;
-        bool announced = false; // its CLIENT new event went out
+        bool announced = false;          // its CLIENT new event went out
+        bool restore_subscribed = false; // to stream-restore's events
+        bool restore_event_held = false; // one is due once it reads again
     };
 
     void run() noexcept;
@@ -158,6 +163,22 @@ private:
     void close_record(Connection& connection, uint32_t channel);
     [[nodiscard]] RecordStream* record_of(Connection& connection, uint32_t channel);
 
+    // EXTENSION: stream-restore (extension_commands.cpp).
+    bool on_extension_command(Connection& connection, Command command, uint32_t tag,
+                              TagReader& fields);
+    void write_restore_entries(Connection& connection, uint32_t tag, TagReader& fields);
+    // An application's state changed: subscribed clients are told.
+    void tell_restore_changed();
+    void tell_restore_changed(Connection& connection);
+
+    // Pulse modules (module_commands.cpp).
+    bool on_module_command(Connection& connection, Command command, uint32_t tag,
+                           TagReader& fields);
+    void load_module(Connection& connection, uint32_t tag, const std::string& name,
+                     const std::string& argument);
+    // The module is gone (its sink was closed): clients are told.
+    void forget_module(uint32_t index);
+
     // SUBSCRIBE (subscribe_commands.cpp).
     bool on_subscribe_command(Connection& connection, Command command, uint32_t tag,
                               TagReader& fields);
@@ -169,6 +190,8 @@ private:
     // Sends it to one, or holds it (once) while its socket is backed up.
     void notify(Connection& connection, const SubscriptionEvent& event);
     void release_held_events(Connection& connection);
+    // Whether so much waits for its socket that events are held back.
+    [[nodiscard]] static bool backed_up(const Connection& connection);
     // A libpulse connection named (new) or gone (removed), as a client.
     void announce_client(Connection& connection, Happened happened);
 
@@ -204,6 +227,9 @@ private:
     PulseStreamFacts facts_scratch_;
     DeviceIndices sink_indices_;
     DeviceIndices source_indices_;
+    PulseModules modules_;
+    // stream-restore entries of kinds audiod has no state for, by name.
+    std::map<std::string, RestoreEntry> kept_restore_entries_;
     std::vector<uint32_t> doomed_; // connections to drop once the current event is handled
     uint32_t cookie_ = 0;
 };

@@ -47,6 +47,14 @@ void PulseServer::on_engine_event(const proto::Event& event) {
     if (event.kind == "stream-moved") {
         tell_moved(event);
     }
+    if (event.kind == "app-changed") {
+        tell_restore_changed();
+    }
+    if (event.kind == "sink-removed") {
+        if (const PulseModule* module = modules_.owner_of(event.device)) {
+            forget_module(module->index);
+        }
+    }
     for (const SubscriptionEvent& pulse_event :
          subscription_events(event, sink_indices_, source_indices_)) {
         notify(pulse_event);
@@ -106,9 +114,7 @@ void PulseServer::notify(const SubscriptionEvent& event) {
 }
 
 void PulseServer::notify(Connection& connection, const SubscriptionEvent& event) {
-    const size_t backlog =
-        connection.queued.size() - connection.sent + connection.session->output_bytes();
-    if (backlog > kEventBacklogBytes || !connection.held_events.empty()) {
+    if (backed_up(connection) || !connection.held_events.empty()) {
         // Held, once: a client that does not read costs one entry per
         // thing that changed, however often it changes.
         if (std::find(connection.held_events.begin(), connection.held_events.end(), event) ==
@@ -127,6 +133,15 @@ void PulseServer::release_held_events(Connection& connection) {
     for (const SubscriptionEvent& event : held) {
         notify(connection, event);
     }
+    if (connection.restore_event_held) {
+        tell_restore_changed(connection);
+    }
+}
+
+bool PulseServer::backed_up(const Connection& connection) {
+    const size_t backlog =
+        connection.queued.size() - connection.sent + connection.session->output_bytes();
+    return backlog > kEventBacklogBytes;
 }
 
 void PulseServer::announce_client(Connection& connection, Happened happened) {

@@ -5,9 +5,11 @@
 // packet read value by value as its type bytes say, each value written
 // again and required to read back the same.
 #include "pulse/frame.h"
+#include "pulse/pulse_modules.h"
 #include "pulse/sample_spec.h"
 #include "pulse/session.h"
 #include "pulse/stream_request.h"
+#include "pulse/stream_restore.h"
 #include "pulse/tagstruct.h"
 
 #include <cstdint>
@@ -111,10 +113,11 @@ void read_packet(std::span<const uint8_t> packet) {
     }
 }
 
-// Reads CREATE_PLAYBACK_STREAM's and CREATE_RECORD_STREAM's fields as the server does (a request
-// read whole must hold a sample spec and a channel map it can describe);
-// knows no other command and no stream: the session answers the handshake
-// and ERROR(command) to the rest.
+// Reads CREATE_PLAYBACK_STREAM's and CREATE_RECORD_STREAM's fields as the
+// server does (a request read whole must hold a sample spec and a channel
+// map it can describe), LOAD_MODULE's arguments as module-null-sink's, and
+// EXTENSION's fields as stream-restore entries; knows no stream: the
+// session answers the handshake and ERROR(command) to the rest.
 struct NoCommands : CommandHandler {
     bool on_command(Session& session, Command command, uint32_t, TagReader& fields) override {
         if (command == Command::create_playback_stream) {
@@ -129,6 +132,26 @@ struct NoCommands : CommandHandler {
             if (const auto request = read_record_request(fields, session.version())) {
                 if (request->map.positions.size() > kMaxChannels) {
                     __builtin_trap();
+                }
+            }
+        } else if (command == Command::load_module) {
+            std::string name;
+            std::string argument;
+            if (fields.get_string(name) && fields.get_string(argument)) {
+                (void)plan_null_sink(argument);
+            }
+        } else if (command == Command::extension) {
+            uint32_t index = 0;
+            std::optional<std::string> name;
+            uint32_t subcommand = 0;
+            if (fields.get_u32(index) && fields.get_string(name) && fields.get_u32(subcommand)) {
+                RestoreEntry entry;
+                while (get_restore_entry(fields, entry)) {
+                    if (entry.name.empty() ||
+                        (!entry.volume.values.empty() &&
+                         entry.volume.values.size() != entry.map.positions.size())) {
+                        __builtin_trap();
+                    }
                 }
             }
         }

@@ -339,6 +339,10 @@ std::string sink_field(const std::string& sink, const std::string& key) {
     return field_after(list_json("sinks"), "\"name\":\"" + sink + "\"", key);
 }
 
+std::string app_field(const std::string& app, const std::string& key) {
+    return field_after(list_json("apps"), "\"name\":\"" + app + "\"", key);
+}
+
 bool wait_for_sink_state(const std::string& sink, const std::string& state,
                          std::chrono::milliseconds limit) {
     return eventually([&] { return sink_field(sink, "state") == state; }, limit);

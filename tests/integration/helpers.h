@@ -199,6 +199,8 @@ void wait_until_watching(const BackgroundProgram& watch);
 // values without their quotes), or "" if there is no such stream or sink.
 std::string stream_field(uint32_t id, const std::string& key);
 std::string sink_field(const std::string& sink, const std::string& key);
+// The same for an application (`audioctl --json list apps`).
+std::string app_field(const std::string& app, const std::string& key);
 // Waits until `audioctl list sinks` shows the sink in `state` ("running",
 // "failed"), at most `limit`.
 bool wait_for_sink_state(const std::string& sink, const std::string& state,

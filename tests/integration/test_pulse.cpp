@@ -31,6 +31,14 @@ std::string pulse_config(const std::string& sink, const std::string& pulse_socke
            "]\ntype = \"null\"\n[pulse]\nsocket = \"" + pulse_socket + "\"\n";
 }
 
+// Null sinks speakers and hdmi, EXTRA, and the pulse server on
+// `pulse_socket`.
+std::string two_sinks_config(const std::string& pulse_socket, const std::string& extra = "") {
+    return "[server]\nrt-priority = 0\n[sinks.speakers]\ntype = \"null\"\n[sinks.hdmi]\ntype = "
+           "\"null\"\n" +
+           extra + "[pulse]\nsocket = \"" + pulse_socket + "\"\n";
+}
+
 // The environment that sends a libpulse program to the server on
 // `pulse_socket`, never autospawning a PulseAudio of its own.
 std::map<std::string, std::string> pulse_env(const TempDir& dir, const std::string& pulse_socket) {
@@ -281,9 +289,7 @@ BOOST_AUTO_TEST_CASE(pactl_controls_are_audiods_volumes_mutes_moves_and_default)
     TempDir dir;
     const std::string socket = dir.file("pulse/native");
     write_signal_wav(dir.file("in.wav"), "random", 48000 * 30);
-    ServerProcess server("[server]\nrt-priority = 0\n[sinks.speakers]\ntype = \"null\"\n"
-                         "[sinks.hdmi]\ntype = \"null\"\n[pulse]\nsocket = \"" +
-                         socket + "\"\n");
+    ServerProcess server(two_sinks_config(socket));
     BOOST_REQUIRE_MESSAGE(serves_pulse(server), server.log());
     BackgroundProgram player({installed("paplay"), dir.file("in.wav")}, pulse_env(dir, socket));
     const auto id = wait_for_playing("paplay", 30s);
@@ -476,10 +482,7 @@ BOOST_AUTO_TEST_CASE(app_rules_and_audioctl_moves_apply_to_pulse_streams) {
     TempDir dir;
     const std::string socket = dir.file("pulse/native");
     write_signal_wav(dir.file("in.wav"), "random", 48000 * 30);
-    ServerProcess server("[server]\nrt-priority = 0\n[sinks.speakers]\ntype = \"null\"\n"
-                         "[sinks.hdmi]\ntype = \"null\"\n[apps.pacat]\nsink = \"hdmi\"\n"
-                         "[pulse]\nsocket = \"" +
-                         socket + "\"\n");
+    ServerProcess server(two_sinks_config(socket, "[apps.pacat]\nsink = \"hdmi\"\n"));
     BOOST_REQUIRE_MESSAGE(serves_pulse(server), server.log());
     BackgroundProgram player({installed("pacat"), "-v", "--file-format=wav", dir.file("in.wav")},
                              pulse_env(dir, socket));
@@ -507,6 +510,120 @@ BOOST_AUTO_TEST_CASE(app_rules_and_audioctl_moves_apply_to_pulse_streams) {
     BOOST_CHECK_MESSAGE(inputs.out.find("Sink: " + index + "\n") != std::string::npos,
                         index << " in\n"
                               << inputs.out);
+    ::kill(player.pid(), SIGTERM);
+    player.finish();
+}
+
+// `pactl load-module module-null-sink` is an audiod null sink, listed as a
+// module that owns it; unloading the module closes the sink, and closing
+// the sink with audioctl ends the module. Other modules are refused as
+// libpulse expects of a module that does not exist.
+BOOST_AUTO_TEST_CASE(load_module_null_sink_is_an_audiod_null_sink) {
+    TempDir dir;
+    const std::string socket = dir.file("pulse/native");
+    ServerProcess server(pulse_config("speakers", socket));
+    BOOST_REQUIRE_MESSAGE(serves_pulse(server), server.log());
+    const ProgramResult loaded =
+        pactl(dir, socket,
+              {"load-module", "module-null-sink", "sink_name=virt",
+               "sink_properties=device.description=Virtual", "rate=44100"});
+    BOOST_REQUIRE_MESSAGE(loaded.status == 0, loaded.err << server.log());
+    const std::string module = loaded.out.substr(0, loaded.out.find('\n'));
+    BOOST_CHECK_EQUAL(sink_field("virt", "type"), "null");
+    BOOST_CHECK_EQUAL(sink_field("virt", "rate"), "44100");
+    const std::string modules = pactl(dir, socket, {"list", "modules"}).out;
+    BOOST_CHECK_MESSAGE(modules.find("Module #" + module + "\n") != std::string::npos &&
+                            modules.find("Name: module-null-sink") != std::string::npos,
+                        modules);
+    const std::string sinks = pactl(dir, socket, {"list", "sinks"}).out;
+    BOOST_CHECK_MESSAGE(sinks.find("Description: Virtual") != std::string::npos &&
+                            sinks.find("Owner Module: " + module + "\n") != std::string::npos,
+                        sinks);
+    // A name taken, an argument module-null-sink does not have, another
+    // module: each refused, and the server goes on.
+    const ProgramResult taken =
+        pactl(dir, socket, {"load-module", "module-null-sink", "sink_name=speakers"});
+    BOOST_CHECK_NE(taken.status, 0);
+    BOOST_CHECK_MESSAGE(taken.err.find("Module initialization failed") != std::string::npos,
+                        taken.err);
+    BOOST_CHECK_NE(pactl(dir, socket, {"load-module", "module-null-sink", "color=red"}).status, 0);
+    const ProgramResult other = pactl(dir, socket, {"load-module", "module-loopback"});
+    BOOST_CHECK_NE(other.status, 0);
+    BOOST_CHECK_MESSAGE(other.err.find("No such entity") != std::string::npos, other.err);
+    BOOST_CHECK(server.log().find("module-loopback, which audiod does not have") !=
+                std::string::npos);
+    // Unloaded by pulse, the sink goes.
+    BOOST_REQUIRE_EQUAL(pactl(dir, socket, {"unload-module", module}).status, 0);
+    BOOST_CHECK_EQUAL(sink_field("virt", "type"), "");
+    BOOST_CHECK_NE(pactl(dir, socket, {"unload-module", module}).status, 0);
+    // Unloaded by audioctl, the module goes.
+    BOOST_REQUIRE_EQUAL(
+        pactl(dir, socket, {"load-module", "module-null-sink", "sink_name=virt2"}).status, 0);
+    ctl_ok({"unload-sink", "virt2"});
+    BOOST_CHECK(eventually(
+        [&] {
+            return pactl(dir, socket, {"list", "modules"}).out.find("module-null-sink") ==
+                   std::string::npos;
+        },
+        10s));
+}
+
+// The stream-restore extension (pavucontrol's per-application volumes,
+// here through libpulse's own calls) reads and writes audiod's
+// per-application state: what one sets, the other shows, and a change
+// made with audioctl is announced to subscribed clients.
+BOOST_AUTO_TEST_CASE(stream_restore_is_audiods_per_application_state) {
+    TempDir dir;
+    const std::string socket = dir.file("pulse/native");
+    write_signal_wav(dir.file("in.wav"), "random", 48000 * 30);
+    ServerProcess server(two_sinks_config(socket));
+    BOOST_REQUIRE_MESSAGE(serves_pulse(server), server.log());
+    const auto restore = [&](const std::vector<std::string>& args) {
+        std::vector<std::string> argv{bin("audiod-pulse-restore")};
+        argv.insert(argv.end(), args.begin(), args.end());
+        return run_program(argv, 30s, pulse_env(dir, socket));
+    };
+    BOOST_CHECK_EQUAL(restore({"test"}).out, "1\n");
+    // Written by pulse: audiod's state for paplay, before it ever played.
+    const ProgramResult wrote =
+        restore({"write", "sink-input-by-application-name:paplay", "50", "0", "hdmi"});
+    BOOST_REQUIRE_MESSAGE(wrote.status == 0, wrote.err << server.log());
+    BOOST_CHECK_EQUAL(app_field("paplay", "volume"), "0.125");
+    BOOST_CHECK_EQUAL(app_field("paplay", "sink"), "hdmi");
+    BOOST_CHECK_EQUAL(app_field("paplay", "remembered"), "true");
+    BackgroundProgram player({installed("paplay"), dir.file("in.wav")}, pulse_env(dir, socket));
+    const auto id = wait_for_playing("paplay", 30s);
+    BOOST_REQUIRE_MESSAGE(id, player.errors_so_far() << server.log());
+    BOOST_CHECK_EQUAL(stream_field(*id, "device"), "hdmi");
+    // Set by audioctl: read by pulse, and announced.
+    BackgroundProgram watcher({bin("audiod-pulse-restore"), "watch", "1"}, pulse_env(dir, socket));
+    BOOST_REQUIRE(eventually(
+        [&] { return watcher.output_so_far().find("subscribed") != std::string::npos; }, 20s));
+    ctl_ok({"mute", "app:paplay"});
+    const ProgramResult watched = watcher.finish(30s);
+    BOOST_CHECK_MESSAGE(watched.out.find("event") != std::string::npos, watched.err);
+    const ProgramResult read = restore({"read"});
+    BOOST_CHECK_MESSAGE(read.out.find("sink-input-by-application-name:paplay volume=50 muted=1 "
+                                      "device=hdmi\n") != std::string::npos,
+                        read.out << read.err);
+    // A device that is not there is refused, and nothing of the entry is
+    // applied.
+    BOOST_CHECK_NE(
+        restore({"write", "sink-input-by-application-name:paplay", "100", "0", "nowhere"}).status,
+        0);
+    BOOST_CHECK_EQUAL(app_field("paplay", "volume"), "0.125");
+    // Entries of other kinds are kept as written; deleted, gone.
+    BOOST_REQUIRE_EQUAL(restore({"write", "sink-input-by-media-role:event", "80", "0"}).status, 0);
+    BOOST_CHECK(restore({"read"}).out.find("sink-input-by-media-role:event volume=80 muted=0") !=
+                std::string::npos);
+    BOOST_REQUIRE_EQUAL(restore({"delete", "sink-input-by-media-role:event"}).status, 0);
+    BOOST_CHECK(restore({"read"}).out.find("media-role") == std::string::npos);
+    // Deleting an application's entry forgets what was set for it.
+    BOOST_REQUIRE_EQUAL(restore({"delete", "sink-input-by-application-name:paplay"}).status, 0);
+    BOOST_CHECK_EQUAL(app_field("paplay", "remembered"), "false");
+    BOOST_CHECK_EQUAL(app_field("paplay", "volume"), "1");
+    // Extensions audiod does not have answer as libpulse expects.
+    BOOST_CHECK_EQUAL(restore({"device-restore"}).out, "No such extension\n");
     ::kill(player.pid(), SIGTERM);
     player.finish();
 }
