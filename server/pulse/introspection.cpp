@@ -166,6 +166,18 @@ std::optional<uint32_t> find_source(const EngineSnapshot& snapshot, uint32_t ind
     return source_named(snapshot, *name);
 }
 
+std::optional<ChosenSink> choose_sink(const std::vector<proto::SinkInfo>& sinks,
+                                      const std::string& name) {
+    const bool by_default = name.empty() || name == "@DEFAULT_SINK@";
+    for (const proto::SinkInfo& sink : sinks) {
+        if ((by_default ? sink.is_default : sink.name == name) && sink.rate > 0) {
+            return ChosenSink{sink.name,
+                              (uint64_t{sink.latency_frames} + sink.quantum) * 1000000 / sink.rate};
+        }
+    }
+    return std::nullopt;
+}
+
 uint32_t pulse_client_of(uint32_t engine_client, uint32_t pulse_base) noexcept {
     if (engine_client == 0) {
         return kInvalidIndex;

@@ -77,6 +77,15 @@ struct PulseStreamFacts {
                                                   const std::optional<std::string>& name);
 [[nodiscard]] std::string default_source(const EngineSnapshot& snapshot);
 
+// The sink a stream asks for by name (none or @DEFAULT_SINK@: the
+// default), and its latency: its own buffer and one cycle.
+struct ChosenSink {
+    std::string name;
+    uint64_t latency_usec = 0;
+};
+[[nodiscard]] std::optional<ChosenSink> choose_sink(const std::vector<proto::SinkInfo>& sinks,
+                                                    const std::string& name);
+
 // A linear gain as a pulse volume (cubic; 0x10000 is 100 %).
 [[nodiscard]] uint32_t pulse_volume(float gain) noexcept;
 // The same on every one of `channels`.

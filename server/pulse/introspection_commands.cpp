@@ -42,7 +42,6 @@ bool PulseServer::on_introspection_command(Connection& connection, Command comma
     case Command::get_sink_info:
     case Command::get_source_info:
     case Command::get_card_info:
-    case Command::get_sample_info:
         fields.get_u32(index);
         fields.get_string(name);
         break;
@@ -65,7 +64,6 @@ bool PulseServer::on_introspection_command(Connection& connection, Command comma
     case Command::get_source_output_info_list:
     case Command::get_client_info_list:
     case Command::get_card_info_list:
-    case Command::get_sample_info_list:
     case Command::stat:
         break;
     default:
@@ -78,12 +76,10 @@ bool PulseServer::on_introspection_command(Connection& connection, Command comma
     }
     switch (command) {
     case Command::get_card_info:
-    case Command::get_sample_info:
-        // audiod has no cards or samples in PulseAudio's sense.
+        // audiod has no cards in PulseAudio's sense.
         session.reply_error(tag, Error::noentity);
         return true;
     case Command::get_card_info_list:
-    case Command::get_sample_info_list:
         session.reply(tag);
         return true;
     case Command::stat: {

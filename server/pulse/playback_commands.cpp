@@ -16,30 +16,6 @@
 
 namespace audiod::pulse {
 
-namespace {
-
-// The sink a client named (by name; none or @DEFAULT_SINK@: the default),
-// and its latency: its own buffer and one cycle. (An index was turned into
-// a name on the pulse thread, which gives them.)
-struct ChosenSink {
-    std::string name;
-    uint64_t latency_usec = 0;
-};
-
-std::optional<ChosenSink> choose_sink(const std::vector<proto::SinkInfo>& sinks,
-                                      const std::string& name) {
-    const bool by_default = name.empty() || name == "@DEFAULT_SINK@";
-    for (const proto::SinkInfo& sink : sinks) {
-        if ((by_default ? sink.is_default : sink.name == name) && sink.rate > 0) {
-            return ChosenSink{sink.name,
-                              (uint64_t{sink.latency_frames} + sink.quantum) * 1000000 / sink.rate};
-        }
-    }
-    return std::nullopt;
-}
-
-} // namespace
-
 PlaybackStream* PulseServer::playback_of(Connection& connection, uint32_t channel) {
     const auto it = connection.playbacks.find(channel);
     return it == connection.playbacks.end() ? nullptr : it->second.get();
@@ -265,6 +241,10 @@ bool PulseServer::on_audio(Session& session, const Frame& frame) {
     if (connection == nullptr) {
         return false;
     }
+    if (Upload* upload = upload_of(*connection, frame.channel)) {
+        upload->append(frame.payload);
+        return true;
+    }
     PlaybackStream* stream = playback_of(*connection, frame.channel);
     if (stream == nullptr) {
         // A stream this connection had (killed by the server, say) takes
@@ -310,11 +290,19 @@ void PulseServer::on_stream_wake(uint32_t stream_id) {
         return;
     }
     const Woken woken = it->second;
+    uint64_t count = 0;
+    if (woken.connection == kNoConnection) {
+        if (const auto player = sample_players_.find(stream_id); player != sample_players_.end()) {
+            [[maybe_unused]] const ssize_t r =
+                ::read(player->second.stream->wake_fd(), &count, sizeof count);
+            feed_sample(stream_id);
+        }
+        return;
+    }
     Connection* connection = find(woken.connection);
     if (connection == nullptr) {
         return;
     }
-    uint64_t count = 0;
     if (woken.record) {
         if (RecordStream* stream = record_of(*connection, woken.channel)) {
             [[maybe_unused]] const ssize_t r = ::read(stream->wake_fd(), &count, sizeof count);
@@ -346,18 +334,33 @@ void PulseServer::service_drains() {
             }
         });
     }
+    std::vector<uint32_t> samples_due;
+    for (const auto& [stream_id, player] : sample_players_) {
+        if (const auto at = player.stream->next_deadline(); at && *at <= now) {
+            samples_due.push_back(stream_id);
+        }
+    }
+    for (const uint32_t stream_id : samples_due) {
+        feed_sample(stream_id);
+    }
 }
 
 int PulseServer::next_timeout_ms() const {
     const auto now = PlaybackStream::Clock::now();
     auto wait = std::chrono::milliseconds(kLookMs);
+    const auto wait_for = [&](const PlaybackStream& stream) {
+        if (const auto at = stream.next_deadline()) {
+            const auto until = std::chrono::ceil<std::chrono::milliseconds>(*at - now);
+            wait = std::clamp(until, std::chrono::milliseconds(1), wait);
+        }
+    };
     for (const auto& [id, connection] : connections_) {
         for (const auto& [channel, stream] : connection->playbacks) {
-            if (const auto at = stream->next_deadline()) {
-                const auto until = std::chrono::ceil<std::chrono::milliseconds>(*at - now);
-                wait = std::clamp(until, std::chrono::milliseconds(1), wait);
-            }
+            wait_for(*stream);
         }
+    }
+    for (const auto& [stream_id, player] : sample_players_) {
+        wait_for(*player.stream);
     }
     return static_cast<int>(wait.count());
 }

@@ -334,7 +334,8 @@ bool PulseServer::on_command(Session& session, Command command, uint32_t tag, Ta
                                      on_control_command(*connection, command, tag, fields) ||
                                      on_subscribe_command(*connection, command, tag, fields) ||
                                      on_module_command(*connection, command, tag, fields) ||
-                                     on_extension_command(*connection, command, tag, fields));
+                                     on_extension_command(*connection, command, tag, fields) ||
+                                     on_sample_command(*connection, command, tag, fields));
 }
 
 } // namespace audiod::pulse

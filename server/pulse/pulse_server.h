@@ -21,6 +21,7 @@
 #include "pulse/playback_stream.h"
 #include "pulse/pulse_modules.h"
 #include "pulse/record_stream.h"
+#include "pulse/sample_cache.h"
 #include "pulse/server_facts.h"
 #include "pulse/session.h"
 #include "pulse/stream_request.h"
@@ -48,6 +49,8 @@ public:
     static constexpr auto kAuthDeadline = std::chrono::seconds(10);
     // Engine client ids of pulse clients: apart from the control server's.
     static constexpr uint32_t kClientIdBase = 0x80000000u;
+    // No connection's: connection ids start at 1.
+    static constexpr uint32_t kNoConnection = 0;
 
     explicit PulseServer(EngineGateway& gateway);
     ~PulseServer() override;
@@ -90,8 +93,9 @@ private:
         size_t sent = 0;             // of `queued`
         bool writing = false;        // EPOLLOUT is asked for
         std::map<uint32_t, std::unique_ptr<PlaybackStream>> playbacks; // by channel
-        uint32_t next_channel = 0;
-        std::map<uint32_t, std::unique_ptr<RecordStream>> records; // by channel
+        uint32_t next_channel = 0;                                     // playbacks' and uploads'
+        std::map<uint32_t, Upload> uploads;                            // by channel
+        std::map<uint32_t, std::unique_ptr<RecordStream>> records;     // by channel
         uint32_t next_record_channel = 0;
         uint32_t subscribed = 0; // SUBSCRIBE's mask
         // Events held while the socket is backed up, each once.
@@ -171,6 +175,21 @@ private:
     void tell_restore_changed();
     void tell_restore_changed(Connection& connection);
 
+    // The sample cache (sample_commands.cpp).
+    bool on_sample_command(Connection& connection, Command command, uint32_t tag,
+                           TagReader& fields);
+    [[nodiscard]] Upload* upload_of(Connection& connection, uint32_t channel);
+    void start_upload(Connection& connection, uint32_t tag, Upload upload);
+    void finish_upload(Connection& connection, uint32_t tag, Upload upload);
+    void play_sample(Connection& connection, uint32_t tag, const std::string& name,
+                     const std::string& sink_name, uint32_t volume);
+    void sample_playing(uint32_t id, uint32_t tag, const SampleSpec& spec, const ChannelMap& map,
+                        const BufferAttributes& attributes,
+                        std::shared_ptr<const std::vector<uint8_t>> audio, EngineRing made);
+    // Writes what a playing sample's stream has room for; ends the stream
+    // once all of it was heard.
+    void feed_sample(uint32_t stream_id);
+
     // Pulse modules (module_commands.cpp).
     bool on_module_command(Connection& connection, Command command, uint32_t tag,
                            TagReader& fields);
@@ -223,7 +242,17 @@ private:
         uint32_t channel = 0;
         bool record = false;
     };
-    std::map<uint32_t, Woken> woken_by_;
+    std::map<uint32_t, Woken> woken_by_; // a playing sample's: kNoConnection
+    SampleCache samples_;
+    // A sample playing: its stream, fed from the cache.
+    struct SamplePlayer {
+        std::unique_ptr<PlaybackStream> stream;
+        std::shared_ptr<const std::vector<uint8_t>> audio;
+        size_t written = 0; // bytes of `audio` in the stream
+        uint64_t room = 0;  // bytes the stream has asked for
+        bool draining = false;
+    };
+    std::map<uint32_t, SamplePlayer> sample_players_; // by engine stream id
     PulseStreamFacts facts_scratch_;
     DeviceIndices sink_indices_;
     DeviceIndices source_indices_;

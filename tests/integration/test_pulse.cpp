@@ -82,6 +82,17 @@ std::string field(const std::string& text, const std::string& key) {
     return text.substr(value, text.find('\n', value) - value);
 }
 
+// Checks that the stereo s16 WAV `in` is in `out` (a file sink's), whole and
+// bit-exact, from its first sound on.
+void check_heard_whole(const std::string& in_wav, const std::string& out_wav) {
+    const auto in = read_wav_s16(in_wav);
+    const auto out = read_wav_s16(out_wav);
+    const auto start = first_sound(out, 2);
+    BOOST_REQUIRE(start);
+    BOOST_REQUIRE_GE(out.size(), *start * 2 + in.size());
+    BOOST_CHECK(std::equal(in.begin(), in.end(), out.begin() + static_cast<ptrdiff_t>(*start * 2)));
+}
+
 // Whether `server` says it serves pulse clients, within 10 s.
 bool serves_pulse(const ServerProcess& server) {
     return eventually([&] { return server.log().find("pulse: listening") != std::string::npos; },
@@ -191,12 +202,7 @@ BOOST_AUTO_TEST_CASE(paplay_plays_a_wav_bit_exact_and_ends_when_it_is_heard) {
     BOOST_REQUIRE_MESSAGE(played.status == 0, played.err << server.log());
     BOOST_CHECK_GE(played.seconds, 0.9);
     BOOST_REQUIRE_EQUAL(server.stop(SIGTERM), 0);
-    const auto in = read_wav_s16(dir.file("in.wav"));
-    const auto out = read_wav_s16(dir.file("out.wav"));
-    const auto start = first_sound(out, 2);
-    BOOST_REQUIRE(start);
-    BOOST_REQUIRE_GE(out.size(), *start * 2 + in.size());
-    BOOST_CHECK(std::equal(in.begin(), in.end(), out.begin() + static_cast<ptrdiff_t>(*start * 2)));
+    check_heard_whole(dir.file("in.wav"), dir.file("out.wav"));
     BOOST_CHECK(server.log().find("app=\"paplay\"") != std::string::npos);
 }
 
@@ -626,6 +632,31 @@ BOOST_AUTO_TEST_CASE(stream_restore_is_audiods_per_application_state) {
     BOOST_CHECK_EQUAL(restore({"device-restore"}).out, "No such extension\n");
     ::kill(player.pid(), SIGTERM);
     player.finish();
+}
+
+// The sample cache, as libcanberra's event sounds use it (here through
+// pactl): a sample uploaded once plays whole on a sink, bit-exact, even
+// after the client that asked for it has gone; it is listed until removed.
+BOOST_AUTO_TEST_CASE(an_uploaded_sample_plays_bit_exact_until_removed) {
+    TempDir dir;
+    const std::string socket = dir.file("pulse/native");
+    write_signal_wav(dir.file("click.wav"), "random", 4800);
+    ServerProcess server(pulse_file_config(dir.file("out.wav"), socket));
+    BOOST_REQUIRE_MESSAGE(serves_pulse(server), server.log());
+    const ProgramResult uploaded =
+        pactl(dir, socket, {"upload-sample", dir.file("click.wav"), "click"});
+    BOOST_REQUIRE_MESSAGE(uploaded.status == 0, uploaded.err << server.log());
+    const std::string listed = pactl(dir, socket, {"list", "samples"}).out;
+    BOOST_CHECK_MESSAGE(listed.find("Name: click") != std::string::npos, listed);
+    // pactl leaves as soon as the server says the sample plays.
+    BOOST_REQUIRE_EQUAL(pactl(dir, socket, {"play-sample", "click", "out"}).status, 0);
+    BOOST_REQUIRE(eventually([&] { return sink_field("out", "streams") == "0"; }, 30s));
+    BOOST_CHECK_NE(pactl(dir, socket, {"play-sample", "nothing"}).status, 0);
+    BOOST_REQUIRE_EQUAL(pactl(dir, socket, {"remove-sample", "click"}).status, 0);
+    BOOST_CHECK(pactl(dir, socket, {"list", "samples"}).out.find("click") == std::string::npos);
+    BOOST_CHECK_NE(pactl(dir, socket, {"play-sample", "click"}).status, 0);
+    BOOST_REQUIRE_EQUAL(server.stop(SIGTERM), 0);
+    check_heard_whole(dir.file("click.wav"), dir.file("out.wav"));
 }
 
 BOOST_AUTO_TEST_SUITE_END()
