@@ -8,7 +8,10 @@
 #   bench/run-side-by-side.sh --before 2e092e6 m1_cpu.sh audiod-before audiod pipewire
 #
 # Adapters added (bench/side-by-side/): audiod-rt, audiod whose players feed
-# their streams from SCHED_FIFO threads; audiod-before, an earlier revision
+# their streams from SCHED_FIFO threads; audiod-pulse, audiod serving the
+# PulseAudio protocol with a `paplay` client kind (as the PipeWire adapter's,
+# through pipewire-pulse), and audiod-pulse-copy, the same without shared
+# memory; audiod-before, an earlier revision
 # (--before REV builds and installs it under /tmp/bench/audiod-before). The
 # harness is copied to /tmp/bench/harness so that the shared one stays as it
 # is; install this checkout for it first with ../shared/bench/setup-audiod.sh.

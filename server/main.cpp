@@ -430,6 +430,7 @@ int main(int argc, char** argv) {
     Engine engine(std::move(config), modules, state);
     pulse::EngineGateway pulse_gateway;
     pulse::PulseServer pulse_server(pulse_gateway);
+    pulse_server.set_shared_memory(engine.config().pulse.shared_memory);
     bool pulse_serving = false;
     Status served = Status::success();
     {

@@ -202,6 +202,11 @@ void read_pulse_table(const toml::node& node, ServerConfig& config) {
                 fail(src, line_of(value), "socket must be an absolute path");
             }
             config.pulse.socket = value.as_string()->get();
+        } else if (key == "shared-memory") {
+            if (!value.is_boolean()) {
+                fail(src, line_of(value), "shared-memory must be true or false");
+            }
+            config.pulse.shared_memory = value.as_boolean()->get();
         } else {
             fail(src, line_of(value),
                  "unknown key '" + key + "' in [pulse] (known: " + known_keys("pulse") + ")");

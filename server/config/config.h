@@ -62,6 +62,7 @@ struct AppRule {
 struct PulseConfig {
     std::optional<bool> enable; // unset: on for a user's server on its default socket
     std::string socket;         // "": $XDG_RUNTIME_DIR/pulse/native
+    bool shared_memory = true;  // audio in memfd pools from clients of our uid
 };
 
 struct ServerConfig {

@@ -35,6 +35,7 @@ constexpr std::array kKeys = {
     ConfigKey{"apps.NAME", "sink", "string", "the default sink", 0, 0},
     ConfigKey{"pulse", "enable", "boolean", "true for a user's server on its default socket", 0, 0},
     ConfigKey{"pulse", "socket", "string", "$XDG_RUNTIME_DIR/pulse/native", 0, 0},
+    ConfigKey{"pulse", "shared-memory", "boolean", "true", 0, 0},
 };
 
 } // namespace

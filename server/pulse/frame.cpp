@@ -42,6 +42,11 @@ std::vector<uint8_t> frame_packet(std::span<const uint8_t> packet) {
     return out;
 }
 
+std::array<uint8_t, kFrameHeaderBytes> frame_release(uint32_t block_id) {
+    return frame_header(0, kControlChannel, static_cast<int64_t>(uint64_t{block_id} << 32),
+                        kShmRelease);
+}
+
 bool FrameReader::start_payload() {
     const uint32_t length = read_u32(header_.data());
     const uint32_t channel = read_u32(header_.data() + 4);
@@ -51,9 +56,18 @@ bool FrameReader::start_payload() {
                  std::to_string(max_frame_bytes_) + ")";
         return false;
     }
-    if ((flags & kShmFlagsMask) != 0) {
-        error_ = "a frame in shared memory, which was not agreed on";
-        return false;
+    if (const uint32_t shm = flags & kShmFlagsMask; shm != 0) {
+        if (!shared_memory_) {
+            error_ = "a frame in shared memory, which was not agreed on";
+            return false;
+        }
+        // Only audio by reference comes this way: the peer never holds a
+        // block of ours to release or revoke.
+        if (channel == kControlChannel || (shm != kShmData && shm != (kShmData | kShmMemfdBlock)) ||
+            length != kSharedBlockBytes) {
+            error_ = "a malformed shared-memory frame";
+            return false;
+        }
     }
     if (channel == kControlChannel && flags != 0) {
         error_ = "a command packet with flags";

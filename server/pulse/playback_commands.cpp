@@ -236,26 +236,26 @@ void PulseServer::playback_made(uint32_t id, uint32_t tag, const PlaybackRequest
     with_connection(id, [&](Connection& c) { c.session->reply(tag, w); });
 }
 
-bool PulseServer::on_audio(Session& session, const Frame& frame) {
+bool PulseServer::on_audio(Session& session, const Audio& audio) {
     Connection* connection = owner_of(session);
     if (connection == nullptr) {
         return false;
     }
-    if (Upload* upload = upload_of(*connection, frame.channel)) {
-        upload->append(frame.payload);
+    if (Upload* upload = upload_of(*connection, audio.channel)) {
+        upload->append(audio.bytes);
         return true;
     }
-    PlaybackStream* stream = playback_of(*connection, frame.channel);
+    PlaybackStream* stream = playback_of(*connection, audio.channel);
     if (stream == nullptr) {
         // A stream this connection had (killed by the server, say) takes
         // what was on its way; a channel never given out is a broken client.
-        return frame.channel < connection->next_channel;
+        return audio.channel < connection->next_channel;
     }
-    const uint32_t mode = frame.flags & kSeekModeMask;
+    const uint32_t mode = audio.flags & kSeekModeMask;
     if (mode > static_cast<uint32_t>(SeekMode::relative_end)) {
         return false;
     }
-    if (!stream->write(frame.payload, frame.offset, static_cast<SeekMode>(mode))) {
+    if (!stream->write(audio.bytes, audio.offset, static_cast<SeekMode>(mode))) {
         session.send_command(Command::overflow, TagWriter().put_u32(stream->channel()));
     }
     service(*connection, *stream);

@@ -20,6 +20,9 @@ inline constexpr uint32_t kVersion = 35;
 inline constexpr uint32_t kVersionMask = 0x0000ffffu;
 inline constexpr uint32_t kShmFlag = 0x80000000u;
 inline constexpr uint32_t kMemfdFlag = 0x40000000u;
+// memfd pools are agreed on from this version (9.0's clients, at 31,
+// registered them wrongly; PulseAudio waits for 32 too).
+inline constexpr uint32_t kMemfdVersion = 32;
 
 inline constexpr size_t kCookieLength = 256;
 

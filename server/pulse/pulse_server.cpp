@@ -20,6 +20,37 @@ namespace audiod::pulse {
 
 namespace {
 
+// recv() that keeps the descriptors passed with the bytes (a memfd pool:
+// session.h); any beyond the few a message may carry are closed by the
+// kernel (MSG_CTRUNC), and the connection then fails where one is missing.
+ssize_t receive_with_fds(int socket, uint8_t* buffer, size_t size, std::vector<UniqueFd>& fds) {
+    iovec io{buffer, size};
+    alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int) * 4)];
+    msghdr message{};
+    message.msg_iov = &io;
+    message.msg_iovlen = 1;
+    message.msg_control = control;
+    message.msg_controllen = sizeof control;
+    const ssize_t n = ::recvmsg(socket, &message, MSG_CMSG_CLOEXEC);
+    for (cmsghdr* c = CMSG_FIRSTHDR(&message); n >= 0 && c != nullptr;
+         c = CMSG_NXTHDR(&message, c)) {
+        if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS) {
+            continue;
+        }
+        const size_t count = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+        for (size_t i = 0; i < count; ++i) {
+            int fd = -1;
+            std::memcpy(&fd, CMSG_DATA(c) + i * sizeof(int), sizeof fd);
+            fds.emplace_back(fd);
+        }
+    }
+    return n;
+}
+
+} // namespace
+
+namespace {
+
 // Bytes read from one connection per wake-up, so that one busy client
 // cannot starve the others.
 constexpr size_t kReadPerTurn = 256u << 10;
@@ -151,7 +182,10 @@ void PulseServer::accept_connections() {
             connection->uid = cred.uid;
             connection->pid = cred.pid;
         }
-        connection->session = std::make_unique<Session>(connection->id, *this);
+        // Shared memory with a client of our own uid only: a pool is
+        // the client's memory, mapped into ours.
+        connection->session = std::make_unique<Session>(
+            connection->id, *this, shared_memory_ && connection->uid == ::geteuid());
         epoll_event ev{};
         ev.events = EPOLLIN;
         ev.data.u64 = tag_of(Source::connection, connection->id);
@@ -181,7 +215,8 @@ void PulseServer::on_readable(uint32_t id) {
     uint8_t buffer[16384];
     size_t taken = 0;
     while (taken < kReadPerTurn) {
-        const ssize_t n = ::recv(connection->fd.get(), buffer, sizeof buffer, 0);
+        std::vector<UniqueFd> fds;
+        const ssize_t n = receive_with_fds(connection->fd.get(), buffer, sizeof buffer, fds);
         if (n == 0) {
             drop(id, "");
             return;
@@ -194,7 +229,8 @@ void PulseServer::on_readable(uint32_t id) {
             return;
         }
         taken += static_cast<size_t>(n);
-        const bool ok = connection->session->receive({buffer, static_cast<size_t>(n)});
+        const bool ok =
+            connection->session->receive({buffer, static_cast<size_t>(n)}, std::move(fds));
         if (!connection->announced && connection->session->named()) {
             // Told to every subscriber, this one too if it subscribed in
             // the same read: a send that fails there drops it.

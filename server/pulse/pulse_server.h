@@ -57,6 +57,10 @@ public:
     PulseServer(const PulseServer&) = delete;
     PulseServer& operator=(const PulseServer&) = delete;
 
+    // Whether clients of the server's uid may send audio in shared memory
+    // (memfd pools); on unless turned off. Before start(). Thread: control.
+    void set_shared_memory(bool allowed) noexcept { shared_memory_ = allowed; }
+
     // Serves `listener` (bound, listening, SOCK_STREAM) on a thread of its
     // own until stop(). Thread: control.
     Status start(UniqueFd listener);
@@ -65,7 +69,7 @@ public:
 
     // CommandHandler. Thread: pulse.
     bool on_command(Session& session, Command command, uint32_t tag, TagReader& fields) override;
-    bool on_audio(Session& session, const Frame& frame) override;
+    bool on_audio(Session& session, const Audio& audio) override;
 
 private:
     // What an epoll event is about: its high 32 bits; the low ones are an id.
@@ -261,6 +265,7 @@ private:
     std::map<std::string, RestoreEntry> kept_restore_entries_;
     std::vector<uint32_t> doomed_; // connections to drop once the current event is handled
     uint32_t cookie_ = 0;
+    bool shared_memory_ = true;
 };
 
 } // namespace audiod::pulse

@@ -9,9 +9,15 @@ bool Session::fail(std::string reason) {
     return false;
 }
 
-bool Session::receive(std::span<const uint8_t> bytes) {
+bool Session::receive(std::span<const uint8_t> bytes, std::vector<UniqueFd> fds) {
     if (!error_.empty()) {
         return false;
+    }
+    for (UniqueFd& fd : fds) {
+        pending_fds_.push_back(std::move(fd));
+    }
+    if (pending_fds_.size() > kMaxPendingFds) {
+        return fail("file descriptors that no packet asked for");
     }
     if (!reader_.feed(bytes)) {
         return fail(reader_.error());
@@ -26,10 +32,7 @@ bool Session::receive(std::span<const uint8_t> bytes) {
 
 bool Session::handle(const Frame& frame) {
     if (!frame.is_packet()) {
-        if (!named_) {
-            return fail("audio before the handshake");
-        }
-        return handler_.on_audio(*this, frame) || fail("audio for no stream of its own");
+        return handle_audio(frame);
     }
     TagReader fields(frame.payload);
     uint32_t command = 0;
@@ -45,6 +48,9 @@ bool Session::handle(const Frame& frame) {
     }
     if (static_cast<Command>(command) == Command::auth) {
         return fail("AUTH twice");
+    }
+    if (static_cast<Command>(command) == Command::register_memfd_shmid) {
+        return handle_register_pool(fields);
     }
     if (static_cast<Command>(command) == Command::set_client_name) {
         return handle_set_client_name(tag, fields);
@@ -71,11 +77,59 @@ bool Session::handle_auth(uint32_t tag, TagReader& fields) {
                     std::to_string(kOldestVersion) + ")");
     }
     version_ = std::min(theirs, kVersion);
-    // Our version, and no shared memory: the flag bits stay clear.
+    // memfd pools or nothing: a POSIX shared-memory segment is named, not
+    // passed, and a name is no proof of whose it is.
+    shares_memory_ = may_share_memory_ && (word & kShmFlag) != 0 && (word & kMemfdFlag) != 0 &&
+                     theirs >= kMemfdVersion;
+    if (shares_memory_) {
+        reader_.allow_shared_memory();
+    }
     TagWriter answer;
-    answer.put_u32(kVersion);
+    answer.put_u32(kVersion | (shares_memory_ ? kShmFlag | kMemfdFlag : 0));
     reply(tag, answer);
     return true;
+}
+
+bool Session::handle_register_pool(TagReader& fields) {
+    uint32_t pool_id = 0;
+    if (!fields.get_u32(pool_id) || !fields.done()) {
+        return fail("a malformed REGISTER_MEMFD_SHMID");
+    }
+    if (pending_fds_.empty()) {
+        return fail("REGISTER_MEMFD_SHMID without its memfd");
+    }
+    UniqueFd memfd = std::move(pending_fds_.front());
+    pending_fds_.erase(pending_fds_.begin());
+    if (!shares_memory_) {
+        return true; // not agreed on: ignored, as PulseAudio does
+    }
+    if (const std::string why = pools_.add(pool_id, std::move(memfd)); !why.empty()) {
+        return fail(why);
+    }
+    return true;
+}
+
+bool Session::handle_audio(const Frame& frame) {
+    if (!named_) {
+        return fail("audio before the handshake");
+    }
+    Audio audio{frame.channel, frame.offset, frame.flags & kSeekModeMask, frame.payload};
+    std::optional<SharedBlock> block;
+    if (frame.shared()) {
+        block = read_shared_block(frame.payload);
+        const auto bytes = block ? pools_.bytes(*block) : std::nullopt;
+        if (!bytes) {
+            return fail("audio in shared memory outside the pools it registered");
+        }
+        audio.bytes = *bytes;
+    }
+    const bool taken = handler_.on_audio(*this, audio);
+    if (block) {
+        // Copied (or dropped) by now: the client may use the block again.
+        const auto release = frame_release(block->block_id);
+        output_.insert(output_.end(), release.begin(), release.end());
+    }
+    return taken || fail("audio for no stream of its own");
 }
 
 bool Session::handle_set_client_name(uint32_t tag, TagReader& fields) {

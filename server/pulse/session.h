@@ -11,13 +11,24 @@
 // peer's uid, as for audiod's own socket. Anything but AUTH first, a
 // version below kOldestVersion, or a malformed packet ends the connection.
 //
+// Shared memory. Where the server allows it (a client of its own uid) and
+// the client offers memfd pools at version 32 or later, the AUTH answer
+// agrees to them; the client then registers its pool (REGISTER_MEMFD_SHMID,
+// the memfd passed beside it) and sends audio as references into it
+// (shared_memory.h). Each block is handed to the handler as audio and
+// released at once: the handler copies what it keeps. A reference outside
+// the registered pools ends the connection. Without agreement, audio
+// travels in the frames.
+//
 // After it, each command goes to the handler (CommandHandler); one it does
 // not take is answered ERROR(command), never with a dropped connection.
 // Thread: the pulse server's.
 #pragma once
 
+#include "protocol/unique_fd.h"
 #include "pulse/frame.h"
 #include "pulse/protocol.h"
+#include "pulse/shared_memory.h"
 #include "pulse/tagstruct.h"
 
 #include <cstdint>
@@ -38,19 +49,27 @@ public:
     // ERROR(command)); otherwise it answers, now or later, through the
     // session's reply functions.
     virtual bool on_command(Session& session, Command command, uint32_t tag, TagReader& fields) = 0;
-    // Audio for a stream of the session's (frame.channel).
-    virtual bool on_audio(Session& session, const Frame& frame) = 0;
+    // Audio for a stream of the session's (audio.channel); the bytes are
+    // valid for the call only.
+    virtual bool on_audio(Session& session, const Audio& audio) = 0;
 };
 
 class Session {
 public:
-    Session(uint32_t client_index, CommandHandler& handler)
-        : client_index_(client_index)
-        , handler_(handler) {}
+    // At most this many descriptors wait for the packets they came with.
+    static constexpr size_t kMaxPendingFds = 4;
 
-    // Takes what the client sent. False if the connection must end (the
-    // reason is in error(); what is queued to send should still go).
-    bool receive(std::span<const uint8_t> bytes);
+    // `may_share_memory`: whether this client may have its memory pools
+    // used (it runs as the server's uid).
+    Session(uint32_t client_index, CommandHandler& handler, bool may_share_memory = false)
+        : client_index_(client_index)
+        , handler_(handler)
+        , may_share_memory_(may_share_memory) {}
+
+    // Takes what the client sent, and the descriptors that came with it.
+    // False if the connection must end (the reason is in error(); what is
+    // queued to send should still go).
+    bool receive(std::span<const uint8_t> bytes, std::vector<UniqueFd> fds = {});
     // Framed bytes to send, in order.
     [[nodiscard]] std::vector<uint8_t> take_output() { return std::move(output_); }
     [[nodiscard]] size_t output_bytes() const noexcept { return output_.size(); }
@@ -69,6 +88,9 @@ public:
     [[nodiscard]] uint32_t version() const noexcept { return version_; }
     [[nodiscard]] bool authorized() const noexcept { return version_ != 0; }
     [[nodiscard]] bool named() const noexcept { return named_; }
+    // Whether audio may come in shared memory (agreed at AUTH).
+    [[nodiscard]] bool shares_memory() const noexcept { return shares_memory_; }
+    [[nodiscard]] size_t shared_pools() const noexcept { return pools_.size(); }
     [[nodiscard]] const PropertyList& client_properties() const noexcept { return properties_; }
     [[nodiscard]] const std::string& error() const noexcept { return error_; }
 
@@ -76,10 +98,16 @@ private:
     bool handle(const Frame& frame);
     bool handle_auth(uint32_t tag, TagReader& fields);
     bool handle_set_client_name(uint32_t tag, TagReader& fields);
+    bool handle_register_pool(TagReader& fields);
+    bool handle_audio(const Frame& frame);
     bool fail(std::string reason);
 
     uint32_t client_index_;
     CommandHandler& handler_;
+    bool may_share_memory_;
+    bool shares_memory_ = false;
+    SharedPools pools_;
+    std::vector<UniqueFd> pending_fds_; // oldest first
     FrameReader reader_;
     std::vector<uint8_t> output_;
     uint32_t version_ = 0;

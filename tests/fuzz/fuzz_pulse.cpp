@@ -1,13 +1,15 @@
 // Fuzz target: what a PulseAudio client sends, which anyone who can open
 // the socket may send. The bytes arrive in two pieces (cut where the first
 // byte says), as a whole connection (handshake and commands: what the
-// server sends back must be well framed) and as frames, each command
+// server sends back must be well framed) and as frames (shared-memory
+// references allowed where the first byte is odd), each command
 // packet read value by value as its type bytes say, each value written
 // again and required to read back the same.
 #include "pulse/frame.h"
 #include "pulse/pulse_modules.h"
 #include "pulse/sample_spec.h"
 #include "pulse/session.h"
+#include "pulse/shared_memory.h"
 #include "pulse/stream_request.h"
 #include "pulse/stream_restore.h"
 #include "pulse/tagstruct.h"
@@ -157,7 +159,7 @@ struct NoCommands : CommandHandler {
         }
         return false;
     }
-    bool on_audio(Session&, const Frame&) override { return false; }
+    bool on_audio(Session&, const Audio&) override { return false; }
 };
 
 // The same bytes as a connection: whatever they hold, what the session
@@ -192,9 +194,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     std::span<const uint8_t> bytes(data + 1, size - 1);
     run_session(bytes.first(cut), bytes.subspan(cut));
     FrameReader reader(1 << 16);
+    if ((data[0] & 1) != 0) {
+        reader.allow_shared_memory(); // audio frames by reference may come
+    }
     if (reader.feed(bytes.first(cut)) && reader.feed(bytes.subspan(cut))) {
         while (auto frame = reader.next()) {
-            if (frame->payload.empty() || frame->payload.size() > (1 << 16)) {
+            if (frame->payload.empty() || frame->payload.size() > (1 << 16) ||
+                (frame->shared() && !read_shared_block(frame->payload))) {
                 __builtin_trap();
             }
             if (frame->is_packet()) {

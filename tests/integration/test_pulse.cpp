@@ -191,19 +191,36 @@ BOOST_AUTO_TEST_CASE(a_client_speaking_nonsense_is_dropped_and_others_are_served
     BOOST_CHECK(server.log().find("bytes (1 to") != std::string::npos);
 }
 
+// Both ways audio may come: as references into paplay's memfd pool (the
+// default, for a client of the server's uid), and in the frames
+// themselves (shared memory turned off, as pipewire-pulse always has it).
 BOOST_AUTO_TEST_CASE(paplay_plays_a_wav_bit_exact_and_ends_when_it_is_heard) {
-    TempDir dir;
-    const std::string socket = dir.file("pulse/native");
-    write_signal_wav(dir.file("in.wav"), "random", 48000);
-    ServerProcess server(pulse_file_config(dir.file("out.wav"), socket));
-    BOOST_REQUIRE_MESSAGE(serves_pulse(server), server.log());
-    // paplay drains at the end: it exits once the server says all was heard.
-    const ProgramResult played = pulse_program(dir, socket, "paplay", {dir.file("in.wav")}, 60s);
-    BOOST_REQUIRE_MESSAGE(played.status == 0, played.err << server.log());
-    BOOST_CHECK_GE(played.seconds, 0.9);
-    BOOST_REQUIRE_EQUAL(server.stop(SIGTERM), 0);
-    check_heard_whole(dir.file("in.wav"), dir.file("out.wav"));
-    BOOST_CHECK(server.log().find("app=\"paplay\"") != std::string::npos);
+    for (const bool shared : {true, false}) {
+        BOOST_TEST_CONTEXT("shared memory " << shared) {
+            TempDir dir;
+            const std::string socket = dir.file("pulse/native");
+            write_signal_wav(dir.file("in.wav"), "random", 48000);
+            ServerProcess server(
+                file_sink_config(dir.file("out.wav"), 256,
+                                 "[pulse]\nsocket = \"" + socket +
+                                     "\"\nshared-memory = " + (shared ? "true" : "false") + "\n"));
+            BOOST_REQUIRE_MESSAGE(serves_pulse(server), server.log());
+            // paplay drains at the end: it exits once the server says all
+            // was heard. libpulse says what it agreed on (PULSE_LOG).
+            auto env = pulse_env(dir, socket);
+            env["PULSE_LOG"] = "4";
+            const ProgramResult played =
+                run_program({installed("paplay"), dir.file("in.wav")}, 60s, env);
+            BOOST_REQUIRE_MESSAGE(played.status == 0, played.err << server.log());
+            BOOST_CHECK_GE(played.seconds, 0.9);
+            const std::string agreed =
+                shared ? "Negotiated SHM type: shared memfd" : "Negotiated SHM: no";
+            BOOST_CHECK_MESSAGE(played.err.find(agreed) != std::string::npos, played.err);
+            BOOST_REQUIRE_EQUAL(server.stop(SIGTERM), 0);
+            check_heard_whole(dir.file("in.wav"), dir.file("out.wav"));
+            BOOST_CHECK(server.log().find("app=\"paplay\"") != std::string::npos);
+        }
+    }
 }
 
 BOOST_AUTO_TEST_CASE(a_pulse_stream_is_an_audiod_stream_of_its_application) {

@@ -154,14 +154,18 @@ BOOST_AUTO_TEST_CASE(the_pulse_table_is_optional_and_checked) {
     const auto plain = parse_ok("[sinks.a]\ntype = \"null\"\n");
     BOOST_CHECK(!plain.pulse.enable);
     BOOST_CHECK(plain.pulse.socket.empty());
-    const auto set = parse_ok(
-        "[sinks.a]\ntype = \"null\"\n[pulse]\nenable = false\nsocket = \"/run/x/native\"\n");
+    BOOST_CHECK(plain.pulse.shared_memory);
+    const auto set = parse_ok("[sinks.a]\ntype = \"null\"\n[pulse]\nenable = false\nsocket = "
+                              "\"/run/x/native\"\nshared-memory = false\n");
     BOOST_CHECK(set.pulse.enable == std::optional<bool>(false));
+    BOOST_CHECK(!set.pulse.shared_memory);
     BOOST_CHECK_EQUAL(set.pulse.socket, "/run/x/native");
     std::string e = parse_error("[sinks.a]\ntype = \"null\"\n[pulse]\nsocket = \"native\"\n");
     BOOST_CHECK_MESSAGE(starts_with(e, "test.conf:4: socket must be an absolute path"), e);
     e = parse_error("[sinks.a]\ntype = \"null\"\n[pulse]\nenable = 1\n");
     BOOST_CHECK_MESSAGE(starts_with(e, "test.conf:4: enable must be true or false"), e);
+    e = parse_error("[sinks.a]\ntype = \"null\"\n[pulse]\nshared-memory = \"yes\"\n");
+    BOOST_CHECK_MESSAGE(starts_with(e, "test.conf:4: shared-memory must be true or false"), e);
     e = parse_error("[sinks.a]\ntype = \"null\"\n[pulse]\ntcp = true\n");
     BOOST_CHECK_MESSAGE(starts_with(e, "test.conf:4: unknown key 'tcp' in [pulse]"), e);
 }

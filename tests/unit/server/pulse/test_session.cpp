@@ -22,7 +22,7 @@ struct Recorder : CommandHandler {
         commands.push_back(command);
         return false;
     }
-    bool on_audio(Session&, const Frame&) override { return false; }
+    bool on_audio(Session&, const Audio&) override { return false; }
 };
 
 // The server's answers: (command, tag, the rest).

@@ -30,7 +30,7 @@ struct CreateReader : CommandHandler {
         }
         return false;
     }
-    bool on_audio(Session&, const Frame&) override { return false; }
+    bool on_audio(Session&, const Audio&) override { return false; }
 };
 
 // The fields of a v35 request for s16le stereo at 44.1 kHz.
