@@ -194,24 +194,12 @@ bool PulseServer::on_control_command(Connection& connection, Command command, ui
         });
         return true;
     case Command::kill_sink_input:
+    case Command::kill_source_output:
         // A libpulse stream is told it was killed and ends; a libaudiod
         // program's streams are ended by `audioctl kill-client`.
-        for (auto& [client_id, client] : connections_) {
-            for (auto& [channel, stream] : client->playbacks) {
-                if (stream->stream_id() == index) {
-                    client->session->send_command(Command::playback_stream_killed,
-                                                  TagWriter().put_u32(channel));
-                    const uint32_t owner = client_id;
-                    close_playback(*client, channel);
-                    session.reply(tag);
-                    if (owner != id) {
-                        with_connection(owner, [](Connection&) {});
-                    }
-                    return true;
-                }
-            }
-        }
-        session.reply_error(tag, Error::noentity);
+        kill_stream(index, command == Command::kill_source_output)
+            ? session.reply(tag)
+            : session.reply_error(tag, Error::noentity);
         return true;
     case Command::kill_client:
         if (index == id || find(index) == nullptr) {
@@ -223,12 +211,27 @@ bool PulseServer::on_control_command(Connection& connection, Command command, ui
         return true;
     default:
         // Sources have no volume of their own in audiod, sinks are never
-        // suspended (they run, or fail and are reopened), the default
-        // source is the default sink's monitor, and a record stream is not
-        // killed from outside yet.
+        // suspended (they run, or fail and are reopened), and the default
+        // source is the default sink's monitor.
         session.reply_error(tag, Error::notsupported);
         return true;
     }
+}
+
+bool PulseServer::kill_stream(uint32_t stream_id, bool record) {
+    const auto it = woken_by_.find(stream_id);
+    if (it == woken_by_.end() || it->second.record != record ||
+        it->second.connection == kNoConnection) {
+        return false; // no libpulse stream's (a playing sample is short)
+    }
+    const Woken woken = it->second;
+    with_connection(woken.connection, [&](Connection& c) {
+        c.session->send_command(record ? Command::record_stream_killed
+                                       : Command::playback_stream_killed,
+                                TagWriter().put_u32(woken.channel));
+        record ? close_record(c, woken.channel) : close_playback(c, woken.channel);
+    });
+    return true;
 }
 
 } // namespace audiod::pulse

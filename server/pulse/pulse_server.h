@@ -141,6 +141,9 @@ private:
     // Control (control_commands.cpp).
     bool on_control_command(Connection& connection, Command command, uint32_t tag,
                             TagReader& fields);
+    // Ends a libpulse stream of any connection, telling its client
+    // (KILLED); false if no libpulse stream has that index.
+    bool kill_stream(uint32_t stream_id, bool record);
     // Runs `operation` on the control thread and answers `tag` with its
     // outcome.
     void post_control(uint32_t id, uint32_t tag, std::function<MaybeError(Engine&)> operation);

@@ -61,6 +61,14 @@ ProgramResult pulse_program(const TempDir& dir, const std::string& pulse_socket,
     return run_program(argv, limit, pulse_env(dir, pulse_socket));
 }
 
+// Runs tests/fixtures' audiod-pulse-client (libpulse calls pactl lacks).
+ProgramResult pulse_client(const TempDir& dir, const std::string& pulse_socket,
+                           const std::vector<std::string>& args) {
+    std::vector<std::string> argv{bin("audiod-pulse-client")};
+    argv.insert(argv.end(), args.begin(), args.end());
+    return run_program(argv, 30s, pulse_env(dir, pulse_socket));
+}
+
 ProgramResult pactl(const TempDir& dir, const std::string& pulse_socket,
                     const std::vector<std::string>& args) {
     return pulse_program(dir, pulse_socket, "pactl", args);
@@ -602,14 +610,12 @@ BOOST_AUTO_TEST_CASE(stream_restore_is_audiods_per_application_state) {
     ServerProcess server(two_sinks_config(socket));
     BOOST_REQUIRE_MESSAGE(serves_pulse(server), server.log());
     const auto restore = [&](const std::vector<std::string>& args) {
-        std::vector<std::string> argv{bin("audiod-pulse-restore")};
-        argv.insert(argv.end(), args.begin(), args.end());
-        return run_program(argv, 30s, pulse_env(dir, socket));
+        return pulse_client(dir, socket, args);
     };
-    BOOST_CHECK_EQUAL(restore({"test"}).out, "1\n");
+    BOOST_CHECK_EQUAL(restore({"restore-test"}).out, "1\n");
     // Written by pulse: audiod's state for paplay, before it ever played.
     const ProgramResult wrote =
-        restore({"write", "sink-input-by-application-name:paplay", "50", "0", "hdmi"});
+        restore({"restore-write", "sink-input-by-application-name:paplay", "50", "0", "hdmi"});
     BOOST_REQUIRE_MESSAGE(wrote.status == 0, wrote.err << server.log());
     BOOST_CHECK_EQUAL(app_field("paplay", "volume"), "0.125");
     BOOST_CHECK_EQUAL(app_field("paplay", "sink"), "hdmi");
@@ -619,30 +625,35 @@ BOOST_AUTO_TEST_CASE(stream_restore_is_audiods_per_application_state) {
     BOOST_REQUIRE_MESSAGE(id, player.errors_so_far() << server.log());
     BOOST_CHECK_EQUAL(stream_field(*id, "device"), "hdmi");
     // Set by audioctl: read by pulse, and announced.
-    BackgroundProgram watcher({bin("audiod-pulse-restore"), "watch", "1"}, pulse_env(dir, socket));
+    BackgroundProgram watcher({bin("audiod-pulse-client"), "restore-watch", "1"},
+                              pulse_env(dir, socket));
     BOOST_REQUIRE(eventually(
         [&] { return watcher.output_so_far().find("subscribed") != std::string::npos; }, 20s));
     ctl_ok({"mute", "app:paplay"});
     const ProgramResult watched = watcher.finish(30s);
     BOOST_CHECK_MESSAGE(watched.out.find("event") != std::string::npos, watched.err);
-    const ProgramResult read = restore({"read"});
+    const ProgramResult read = restore({"restore-read"});
     BOOST_CHECK_MESSAGE(read.out.find("sink-input-by-application-name:paplay volume=50 muted=1 "
                                       "device=hdmi\n") != std::string::npos,
                         read.out << read.err);
     // A device that is not there is refused, and nothing of the entry is
     // applied.
     BOOST_CHECK_NE(
-        restore({"write", "sink-input-by-application-name:paplay", "100", "0", "nowhere"}).status,
+        restore({"restore-write", "sink-input-by-application-name:paplay", "100", "0", "nowhere"})
+            .status,
         0);
     BOOST_CHECK_EQUAL(app_field("paplay", "volume"), "0.125");
     // Entries of other kinds are kept as written; deleted, gone.
-    BOOST_REQUIRE_EQUAL(restore({"write", "sink-input-by-media-role:event", "80", "0"}).status, 0);
-    BOOST_CHECK(restore({"read"}).out.find("sink-input-by-media-role:event volume=80 muted=0") !=
-                std::string::npos);
-    BOOST_REQUIRE_EQUAL(restore({"delete", "sink-input-by-media-role:event"}).status, 0);
-    BOOST_CHECK(restore({"read"}).out.find("media-role") == std::string::npos);
+    BOOST_REQUIRE_EQUAL(
+        restore({"restore-write", "sink-input-by-media-role:event", "80", "0"}).status, 0);
+    BOOST_CHECK(
+        restore({"restore-read"}).out.find("sink-input-by-media-role:event volume=80 muted=0") !=
+        std::string::npos);
+    BOOST_REQUIRE_EQUAL(restore({"restore-delete", "sink-input-by-media-role:event"}).status, 0);
+    BOOST_CHECK(restore({"restore-read"}).out.find("media-role") == std::string::npos);
     // Deleting an application's entry forgets what was set for it.
-    BOOST_REQUIRE_EQUAL(restore({"delete", "sink-input-by-application-name:paplay"}).status, 0);
+    BOOST_REQUIRE_EQUAL(restore({"restore-delete", "sink-input-by-application-name:paplay"}).status,
+                        0);
     BOOST_CHECK_EQUAL(app_field("paplay", "remembered"), "false");
     BOOST_CHECK_EQUAL(app_field("paplay", "volume"), "1");
     // Extensions audiod does not have answer as libpulse expects.
@@ -674,6 +685,38 @@ BOOST_AUTO_TEST_CASE(an_uploaded_sample_plays_bit_exact_until_removed) {
     BOOST_CHECK_NE(pactl(dir, socket, {"play-sample", "click"}).status, 0);
     BOOST_REQUIRE_EQUAL(server.stop(SIGTERM), 0);
     check_heard_whole(dir.file("click.wav"), dir.file("out.wav"));
+}
+
+// pavucontrol's "Terminate" on a playing and a recording stream: each
+// program is told its stream was killed and ends; others play on.
+BOOST_AUTO_TEST_CASE(killed_streams_end_their_programs) {
+    TempDir dir;
+    const std::string socket = dir.file("pulse/native");
+    write_signal_wav(dir.file("in.wav"), "random", 48000 * 30);
+    ServerProcess server(pulse_config("speakers", socket));
+    BOOST_REQUIRE_MESSAGE(serves_pulse(server), server.log());
+    BackgroundProgram player({installed("paplay"), dir.file("in.wav")}, pulse_env(dir, socket));
+    BackgroundProgram recorder({installed("parec"), "-d", "speakers.monitor", "/dev/null"},
+                               pulse_env(dir, socket));
+    const auto played = wait_for_playing("paplay", 30s);
+    const auto recorded = wait_for_playing("parec", 30s);
+    BOOST_REQUIRE_MESSAGE(played && recorded, player.errors_so_far()
+                                                  << recorder.errors_so_far() << server.log());
+    BOOST_CHECK_NE(
+        pulse_client(dir, socket, {"kill-source-output", std::to_string(*played)}).status, 0);
+    const ProgramResult killed =
+        pulse_client(dir, socket, {"kill-source-output", std::to_string(*recorded)});
+    BOOST_CHECK_MESSAGE(killed.status == 0, killed.err);
+    const ProgramResult parec = recorder.finish(30s);
+    BOOST_CHECK_NE(parec.status, 0);
+    BOOST_CHECK_MESSAGE(parec.err.find("killed") != std::string::npos, parec.err);
+    BOOST_CHECK(wait_for_more(*played, 4800)); // the player heard nothing of it
+    BOOST_REQUIRE_EQUAL(
+        pulse_client(dir, socket, {"kill-sink-input", std::to_string(*played)}).status, 0);
+    const ProgramResult paplay = player.finish(30s);
+    BOOST_CHECK_NE(paplay.status, 0);
+    BOOST_CHECK_MESSAGE(paplay.err.find("killed") != std::string::npos, paplay.err);
+    BOOST_CHECK(eventually([&] { return sink_field("speakers", "streams") == "0"; }, 10s));
 }
 
 BOOST_AUTO_TEST_SUITE_END()

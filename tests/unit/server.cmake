@@ -35,5 +35,5 @@ set_tests_properties(test_server PROPERTIES COST 95)
 if(NOT AUDIOD_SANITIZE)
   audiod_add_test(test_rt_safety
     SOURCES unit/server/test_rt_safety.cpp unit/server/rt_hooks.cpp
-    LIBS audiod_server audiod_test_stepped_sink)
+    LIBS audiod_server audiod_test_stepped_sink audiod_pulse_wire)
 endif()
