@@ -296,8 +296,11 @@ void put_sink_input(TagWriter& w, const EngineSnapshot& snapshot, const proto::S
     w.put_sample_spec(spec);
     w.put_channel_map(standard_channel_map(stream.channels));
     w.put_channel_volumes(channel_volumes(stream.volume, stream.channels));
-    w.put_usec(usec_of(stream.buffer_frames, stream.rate));
-    w.put_usec(0);
+    // A libpulse stream's queue and its sink's delay, as its player's own
+    // clock counts them; another stream's ring.
+    const bool timed = pulse != nullptr && pulse->buffer_usec;
+    w.put_usec(timed ? *pulse->buffer_usec : usec_of(stream.buffer_frames, stream.rate));
+    w.put_usec(timed ? pulse->sink_usec : 0);
     w.put_string("audiod");
     w.put_string(kDriver);
     if (version >= 11) {

@@ -63,9 +63,12 @@ private:
 void number(EngineSnapshot& snapshot, DeviceIndices& sinks, DeviceIndices& sources);
 
 // What the pulse thread knows of a libpulse stream beyond the engine: its
-// property list (media.name...).
+// property list (media.name...) and, for a playback stream, its latency as
+// GET_PLAYBACK_LATENCY reports it: what is queued and the sink's delay.
 struct PulseStreamFacts {
     PropertyList properties;
+    std::optional<uint64_t> buffer_usec; // none: the ring's size is shown
+    uint64_t sink_usec = 0;
 };
 
 // A sink or source (its place in the snapshot's list) by index (in a

@@ -4,6 +4,9 @@
 #include "engine/engine.h"
 #include "pulse/introspection.h"
 #include "pulse/pulse_server.h"
+#include "pulse/sample_spec.h"
+
+#include <algorithm>
 
 namespace audiod::pulse {
 
@@ -236,14 +239,19 @@ const PulseStreamFacts* PulseServer::stream_facts(uint32_t stream_id) {
         if (stream == nullptr) {
             return nullptr;
         }
-        facts_scratch_.properties = stream->properties();
+        facts_scratch_ = PulseStreamFacts{stream->properties(), std::nullopt, 0};
         return &facts_scratch_;
     }
     const PlaybackStream* stream = playback_of(*connection, it->second.channel);
     if (stream == nullptr) {
         return nullptr;
     }
-    facts_scratch_.properties = stream->properties();
+    const int64_t queued = std::max<int64_t>(0, stream->write_index() - stream->read_index());
+    facts_scratch_ = PulseStreamFacts{
+        stream->properties(),
+        bytes_to_usec(static_cast<uint64_t>(queued), frame_bytes(stream->spec()),
+                      stream->spec().rate),
+        stream->sink_usec()};
     return &facts_scratch_;
 }
 
