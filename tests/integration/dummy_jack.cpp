@@ -174,7 +174,20 @@ void check_tone_from_jack(const TempDir& dir, const ServerProcess& server, const
                            << log);
         return;
     }
-    BOOST_REQUIRE_MESSAGE(span.sounded() && span.last - span.first > 48000 * 9 / 10,
+    // JACK held up (jackd reported an xrun, or a sink counted one: a jackd
+    // without real-time rights, on a loaded machine, ran its clients late)
+    // loses graph cycles, and the tone's length with them: 0.88 s of it was
+    // recorded with 51 sink xruns under ASan on a busy machine. Then the
+    // tone must be heard for half a second, not 0.9.
+    const std::string sinks = run_tool("audioctl", {"--json", "list", "sinks"}).out;
+    uint64_t sink_xruns = 0;
+    for (size_t at = sinks.find("\"xruns\":"); at != std::string::npos;
+         at = sinks.find("\"xruns\":", at + 1)) {
+        sink_xruns += std::strtoull(sinks.c_str() + at + 8, nullptr, 10);
+    }
+    const bool jack_held_up = sink_xruns > 0 || jack.said().find("XRun") != std::string::npos;
+    const size_t length_needed = jack_held_up ? 48000 / 2 : 48000 * 9 / 10;
+    BOOST_REQUIRE_MESSAGE(span.sounded() && span.last - span.first > length_needed,
                           "the 1 s tone is not whole in the "
                               << samples.size() / 2 / 48000.0 << " s recorded ("
                               << (span.sounded() ? std::to_string(span.first / 48000.0) + " to " +
@@ -200,20 +213,13 @@ void check_tone_from_jack(const TempDir& dir, const ServerProcess& server, const
     // real-time rights, on a loaded machine, ran its clients late; a stress
     // pass under ASan heard 3 of 9 windows whole). Then the windows that are
     // whole are judged, and there must be two.
-    const std::string sinks = run_tool("audioctl", {"--json", "list", "sinks"}).out;
-    uint64_t sink_xruns = 0;
-    for (size_t at = sinks.find("\"xruns\":"); at != std::string::npos;
-         at = sinks.find("\"xruns\":", at + 1)) {
-        sink_xruns += std::strtoull(sinks.c_str() + at + 8, nullptr, 10);
-    }
-    const bool jack_held_up = sink_xruns > 0 || jack.said().find("XRun") != std::string::npos;
     const size_t whole_needed = jack_held_up ? 2 : (windows.size() + 1) / 2;
-    BOOST_REQUIRE_MESSAGE(windows.size() >= 8 && pitches.size() >= whole_needed,
-                          pitches.size()
-                              << " of " << windows.size() << " windows hold the tone at -12 dBFS ("
-                              << whole_needed << " needed; sink xruns " << sink_xruns << "):\n"
-                              << describe(windows) << "sinks: " << sinks << "\njackd said:\n"
-                              << jack.said());
+    BOOST_REQUIRE_MESSAGE(
+        windows.size() >= length_needed / 4800 - 1 && pitches.size() >= whole_needed,
+        pitches.size() << " of " << windows.size() << " windows hold the tone at -12 dBFS ("
+                       << whole_needed << " needed; sink xruns " << sink_xruns << "):\n"
+                       << describe(windows) << "sinks: " << sinks << "\njackd said:\n"
+                       << jack.said());
     std::nth_element(pitches.begin(), pitches.begin() + pitches.size() / 2, pitches.end());
     BOOST_TEST_MESSAGE(pitches.size()
                        << " of " << windows.size() << " windows hold the tone whole, "
