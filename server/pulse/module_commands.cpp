@@ -4,6 +4,7 @@
 // expects of a module that does not exist, and the server log says why.
 #include "engine/engine.h"
 #include "log.h"
+#include "pulse/engine_errors.h"
 #include "pulse/pulse_server.h"
 
 #include <algorithm>
