@@ -500,6 +500,171 @@ BOOST_AUTO_TEST_CASE(gstreamer_and_mpv_play_their_tone_to_the_end) {
     check("mpv.wav", 1.0);
 }
 
+// A player's clock follows libpulse's latency reports, and so follows
+// what the server says it has played: mpv playing a film through the
+// pulse server keeps its picture within 20 ms of its sound for a whole
+// minute (mpv's own avsync, sampled twice a second by a script of ours).
+BOOST_AUTO_TEST_CASE(mpv_keeps_picture_and_sound_together_for_a_minute) {
+    TempDir dir;
+    const std::string socket = dir.file("pulse/native");
+    ServerProcess server(pulse_config("speakers", socket));
+    BOOST_REQUIRE_MESSAGE(serves_pulse(server), server.log());
+    const std::string film = dir.file("film.mkv");
+    const ProgramResult made = run_program({installed("ffmpeg"),
+                                            "-nostdin",
+                                            "-loglevel",
+                                            "error",
+                                            "-f",
+                                            "lavfi",
+                                            "-i",
+                                            "testsrc=size=160x120:rate=25",
+                                            "-f",
+                                            "lavfi",
+                                            "-i",
+                                            "sine=frequency=440:sample_rate=48000",
+                                            "-t",
+                                            "60",
+                                            "-c:v",
+                                            "mpeg4",
+                                            "-c:a",
+                                            "pcm_s16le",
+                                            "-ac",
+                                            "2",
+                                            film},
+                                           120s);
+    BOOST_REQUIRE_MESSAGE(made.status == 0, made.err);
+    const ProgramResult played = pulse_program(
+        dir, socket, "mpv",
+        {"--no-config", "--really-quiet", "--ao=pulse", "--vo=null",
+         "--script=" + std::string(AUDIOD_SOURCE_DIR) + "/tests/fixtures/avsync.lua", film},
+        180s);
+    BOOST_REQUIRE_MESSAGE(played.status == 0, played.err << server.log());
+    std::vector<double> offsets;
+    const std::string marker = "avsync ";
+    for (size_t at = played.err.find(marker); at != std::string::npos;
+         at = played.err.find(marker, at + 1)) {
+        if (played.err.compare(at + marker.size(), 5, "worst") != 0) {
+            offsets.push_back(std::stod(played.err.substr(at + marker.size())));
+        }
+    }
+    // Twice a second for a minute, less what mpv takes to start.
+    BOOST_REQUIRE_MESSAGE(offsets.size() >= 100, played.err);
+    const double worst = *std::max_element(offsets.begin(), offsets.end(), [](double a, double b) {
+        return std::fabs(a) < std::fabs(b);
+    });
+    BOOST_TEST_MESSAGE("mpv's A/V offset: worst " << worst * 1000 << " ms of " << offsets.size());
+    BOOST_CHECK_MESSAGE(std::fabs(worst) <= 0.020, "mpv's A/V offset reached " << worst * 1000
+                                                                               << " ms:\n"
+                                                                               << played.err);
+}
+
+// More players through libpulse: mplayer's, sox's and ffmpeg's pulse
+// outputs each play a 1 s tone whole into a sink of its own.
+BOOST_AUTO_TEST_CASE(mplayer_sox_and_ffmpeg_play_their_tone) {
+    TempDir dir;
+    const std::string socket = dir.file("pulse/native");
+    std::string sinks;
+    for (const char* name : {"mplayer", "sox", "ffmpeg"}) {
+        sinks += std::string("[sinks.") + name +
+                 "]\ntype = \"file\"\nformat = \"f32le\"\npath = \"" +
+                 dir.file(std::string(name) + ".wav") + "\"\n";
+    }
+    ServerProcess server("[server]\nrt-priority = 0\n" + sinks + "[pulse]\nsocket = \"" + socket +
+                         "\"\n");
+    BOOST_REQUIRE_MESSAGE(serves_pulse(server), server.log());
+    const std::string tone = write_tone_wav(dir.file("tone.wav"), 48000, 1000.0, 1.0);
+    const std::vector<std::pair<std::string, std::vector<std::string>>> players = {
+        {"mplayer", {"-really-quiet", "-noconsolecontrols", "-ao", "pulse::mplayer", tone}},
+        {"sox", {"-q", tone, "-t", "pulseaudio", "sox"}},
+        // ffmpeg ends its stream with a flush, not a drain: it is
+        // paced (-re) and keeps 100 ms queued, so that only that is lost.
+        {"ffmpeg",
+         {"-nostdin", "-loglevel", "error", "-re", "-i", tone, "-f", "pulse", "-buffer_duration",
+          "100", "-device", "ffmpeg", "tone"}},
+    };
+    for (const auto& [program, args] : players) {
+        const ProgramResult played = pulse_program(dir, socket, program, args, 60s);
+        BOOST_CHECK_MESSAGE(played.status == 0, program << ": " << played.err << server.log());
+    }
+    BOOST_REQUIRE_EQUAL(server.stop(SIGTERM), 0);
+    for (const auto& [program, args] : players) {
+        BOOST_TEST_CONTEXT(program) {
+            const HeardTone heard =
+                hear_tone(read_wav_f32(dir.file(program + ".wav")), 2, 48000, 1000.0);
+            BOOST_CHECK_CLOSE(heard.frequency, 1000.0, 1.0);
+            BOOST_CHECK_LE(std::fabs(heard.seconds - 1.0), 0.25);
+            BOOST_CHECK_LE(heard.longest_quiet, 48000 / 4);
+        }
+    }
+}
+
+// Recorders through libpulse: GStreamer's pulsesrc, ffmpeg's and sox's
+// pulse inputs each record a sink's monitor while a tone plays into it,
+// and hear the tone at its pitch.
+BOOST_AUTO_TEST_CASE(pulsesrc_ffmpeg_and_sox_record_a_monitor) {
+    TempDir dir;
+    const std::string socket = dir.file("pulse/native");
+    ServerProcess server(pulse_config("speakers", socket));
+    BOOST_REQUIRE_MESSAGE(serves_pulse(server), server.log());
+    write_tone_wav(dir.file("tone.wav"), 48000, 1000.0, 60.0);
+    BackgroundProgram player({installed("paplay"), dir.file("tone.wav")}, pulse_env(dir, socket));
+    BOOST_REQUIRE_MESSAGE(wait_for_playing("paplay", 30s, 4800), player.errors_so_far());
+    const std::vector<std::pair<std::string, std::vector<std::string>>> recorders = {
+        {"gst-launch-1.0",
+         {"-q", "pulsesrc", "device=speakers.monitor", "num-buffers=100", "!",
+          "audio/x-raw,rate=48000,channels=2,format=S16LE", "!", "wavenc", "!", "filesink",
+          "location=" + dir.file("gst-launch-1.0.wav")}},
+        {"ffmpeg",
+         {"-nostdin", "-loglevel", "error", "-f", "pulse", "-sample_rate", "48000", "-channels",
+          "2", "-i", "speakers.monitor", "-t", "1", dir.file("ffmpeg.wav")}},
+        {"sox",
+         {"-q", "-t", "pulseaudio", "speakers.monitor", "-r", "48000", "-c", "2", "-b", "16",
+          dir.file("sox.wav"), "trim", "0", "1"}},
+    };
+    for (const auto& [program, args] : recorders) {
+        BOOST_TEST_CONTEXT(program) {
+            const ProgramResult recorded = pulse_program(dir, socket, program, args, 60s);
+            BOOST_REQUIRE_MESSAGE(recorded.status == 0, recorded.err << server.log());
+            const auto s16 = read_wav_s16(dir.file(program + ".wav"));
+            std::vector<float> samples(s16.size());
+            std::transform(s16.begin(), s16.end(), samples.begin(),
+                           [](int16_t v) { return static_cast<float>(v) / 32768.0f; });
+            BOOST_REQUIRE_GE(samples.size(), size_t{48000} * 2 / 2);
+            const HeardTone heard = hear_tone(samples, 2, 48000, 1000.0);
+            BOOST_CHECK_CLOSE(heard.frequency, 1000.0, 1.0);
+        }
+    }
+    ::kill(player.pid(), SIGTERM);
+    player.finish();
+}
+
+// A libpulse program stopped (SIGSTOP) mid-stream is a stalled stream
+// like any other: another program on the same sink plays on, bit-exact,
+// and the stopped one plays on when it is continued.
+BOOST_AUTO_TEST_CASE(a_stopped_pulse_client_disturbs_no_one) {
+    TempDir dir;
+    const std::string socket = dir.file("pulse/native");
+    write_signal_wav(dir.file("in.wav"), "random", 48000 * 2);
+    ServerProcess server(pulse_file_config(dir.file("out.wav"), socket));
+    BOOST_REQUIRE_MESSAGE(serves_pulse(server), server.log());
+    // Silence, so that the mix is the other program's samples alone.
+    BackgroundProgram stopped({installed("pacat"), "--raw", "--format=s16le", "--rate=48000",
+                               "--channels=2", "--latency-msec=50", "/dev/zero"},
+                              pulse_env(dir, socket));
+    const auto id = wait_for_playing("pacat", 30s, 4800);
+    BOOST_REQUIRE_MESSAGE(id, stopped.errors_so_far() << server.log());
+    ::kill(stopped.pid(), SIGSTOP);
+    const ProgramResult played = pulse_program(dir, socket, "paplay", {dir.file("in.wav")}, 60s);
+    BOOST_CHECK_MESSAGE(played.status == 0, played.err << server.log());
+    BOOST_CHECK_EQUAL(run_tool("audioctl", {"info"}).status, 0);
+    ::kill(stopped.pid(), SIGCONT);
+    BOOST_CHECK(wait_for_more(*id, 9600));
+    ::kill(stopped.pid(), SIGTERM);
+    stopped.finish();
+    BOOST_REQUIRE_EQUAL(server.stop(SIGTERM), 0);
+    check_heard_whole(dir.file("in.wav"), dir.file("out.wav"));
+}
+
 // audiod.socket and audiod-pulse.socket both passed, as systemd passes
 // them to audiod.service: audiod serves each, and leaves both to their
 // manager when it ends.
