@@ -6,15 +6,19 @@
 #   LATS=low HOGS="0 1" N=8 DUR=60 REPS=1 \
 #       bench/run-side-by-side.sh m2_xruns.sh audiod-rt audiod pipewire
 #   bench/run-side-by-side.sh --before 2e092e6 m1_cpu.sh audiod-before audiod pipewire
+#   bench/run-side-by-side.sh m_pulse_start.sh audiod-pulse pipewire pulseaudio-paplay
 #
 # Adapters added (bench/side-by-side/): audiod-rt, audiod whose players feed
 # their streams from SCHED_FIFO threads; audiod-pulse, audiod serving the
 # PulseAudio protocol with a `paplay` client kind (as the PipeWire adapter's,
 # through pipewire-pulse), and audiod-pulse-copy, the same without shared
-# memory; audiod-before, an earlier revision
+# memory; pulseaudio-paplay, the shared PulseAudio adapter under the client
+# kind name `paplay`; audiod-before, an earlier revision
 # (--before REV builds and installs it under /tmp/bench/audiod-before). The
 # harness is copied to /tmp/bench/harness so that the shared one stays as it
 # is; install this checkout for it first with ../shared/bench/setup-audiod.sh.
+# Measurements of ours (bench/measurements/) run beside the shared ones:
+# m_pulse_start.sh, pulse clients' time to first sound and idle memory.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 shared=${AUDIOD_SHARED_BENCH:-$here/../../shared/bench}
@@ -37,6 +41,7 @@ rm -rf "$harness"
 mkdir -p "$harness"
 cp -r "$shared"/. "$harness"/
 cp "$here"/side-by-side/*.sh "$harness"/servers/
+cp "$here"/measurements/*.sh "$harness"/
 # The shared adapter reads each stream's server-side count as "underruns";
 # audioctl's JSON calls it "xruns", so every stream read as 0.
 sed -i 's/get("underruns", 0)/get("xruns", 0)/g' "$harness"/servers/audiod.sh
