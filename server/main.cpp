@@ -472,6 +472,11 @@ int main(int argc, char** argv) {
         log_info("main", std::string(activated != nullptr ? "serving passed socket="
                                                           : "listening socket=") +
                              socket_path + " state=\"" + state.path() + "\"");
+        // The TCP listener, where configured, beside the pulse socket.
+        if (pulse_wanted && !engine.config().pulse.tcp.empty()) {
+            (void)pulse::serve_pulse_tcp(pulse_server, engine.config().pulse.tcp,
+                                         engine.config().pulse.cookie);
+        }
         if (activated != nullptr && activated->pulse_fd) {
             // audiod-pulse.socket: the service manager made it and keeps it.
             if (pulse_wanted) {

@@ -182,6 +182,18 @@ void read_sinks_table(const toml::node& node, ServerConfig& config, bool capture
     }
 }
 
+// "PORT" or "HOST:PORT" ("[ADDRESS]:PORT" for IPv6), the port 1 to 65535.
+bool valid_tcp_listener(const std::string& where) {
+    const size_t colon = where.rfind(':');
+    const std::string port = colon == std::string::npos ? where : where.substr(colon + 1);
+    if (port.empty() || port.size() > 5 ||
+        port.find_first_not_of("0123456789") != std::string::npos) {
+        return false;
+    }
+    const long number = std::stol(port);
+    return number >= 1 && number <= 65535 && (colon == std::string::npos || colon > 0);
+}
+
 // The [pulse] table.
 void read_pulse_table(const toml::node& node, ServerConfig& config) {
     const std::string& src = config.source;
@@ -207,6 +219,19 @@ void read_pulse_table(const toml::node& node, ServerConfig& config) {
                 fail(src, line_of(value), "shared-memory must be true or false");
             }
             config.pulse.shared_memory = value.as_boolean()->get();
+        } else if (key == "tcp") {
+            if (!value.is_string() || !valid_tcp_listener(value.as_string()->get())) {
+                fail(src, line_of(value),
+                     "tcp must be \"PORT\" (on 127.0.0.1) or \"HOST:PORT\", a port from 1 to "
+                     "65535");
+            }
+            config.pulse.tcp = value.as_string()->get();
+        } else if (key == "cookie") {
+            if (!value.is_string() || value.as_string()->get().empty() ||
+                value.as_string()->get().front() != '/') {
+                fail(src, line_of(value), "cookie must be an absolute path");
+            }
+            config.pulse.cookie = value.as_string()->get();
         } else {
             fail(src, line_of(value),
                  "unknown key '" + key + "' in [pulse] (known: " + known_keys("pulse") + ")");

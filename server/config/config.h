@@ -63,6 +63,8 @@ struct PulseConfig {
     std::optional<bool> enable; // unset: on for a user's server on its default socket
     std::string socket;         // "": $XDG_RUNTIME_DIR/pulse/native
     bool shared_memory = true;  // audio in memfd pools from clients of our uid
+    std::string tcp;            // "": no TCP listener; "PORT" (loopback) or "HOST:PORT"
+    std::string cookie;         // "": $XDG_CONFIG_HOME/pulse/cookie, as libpulse reads it
 };
 
 struct ServerConfig {

@@ -36,6 +36,8 @@ constexpr std::array kKeys = {
     ConfigKey{"pulse", "enable", "boolean", "true for a user's server on its default socket", 0, 0},
     ConfigKey{"pulse", "socket", "string", "$XDG_RUNTIME_DIR/pulse/native", 0, 0},
     ConfigKey{"pulse", "shared-memory", "boolean", "true", 0, 0},
+    ConfigKey{"pulse", "tcp", "string", "(none: no TCP listener)", 0, 0},
+    ConfigKey{"pulse", "cookie", "string", "$XDG_CONFIG_HOME/pulse/cookie", 0, 0},
 };
 
 } // namespace

@@ -7,6 +7,8 @@
 #include <cerrno>
 #include <cstring>
 #include <random>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
@@ -76,6 +78,7 @@ Status PulseServer::start(UniqueFd listener) {
         return ::epoll_ctl(epoll_.get(), EPOLL_CTL_ADD, fd, &ev) == 0;
     };
     if (!epoll_ || !stop_fd_ || !watch(listener_.get(), tag_of(Source::listener, 0)) ||
+        (tcp_listener_ && !watch(tcp_listener_.get(), tag_of(Source::listener, kTcpListener))) ||
         !watch(stop_fd_.get(), tag_of(Source::stop, 0)) ||
         !watch(gateway_.answers_fd(), tag_of(Source::answers, 0))) {
         return Status::failure(std::string("pulse server: ") + std::strerror(errno));
@@ -131,7 +134,7 @@ void PulseServer::run() noexcept {
             const auto id = static_cast<uint32_t>(events[i].data.u64);
             switch (source) {
             case Source::listener:
-                accept_connections();
+                accept_connections(id == kTcpListener);
                 break;
             case Source::stop:
                 return;
@@ -159,9 +162,10 @@ void PulseServer::run() noexcept {
     }
 }
 
-void PulseServer::accept_connections() {
+void PulseServer::accept_connections(bool tcp) {
     for (;;) {
-        UniqueFd fd(::accept4(listener_.get(), nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC));
+        UniqueFd fd(::accept4((tcp ? tcp_listener_ : listener_).get(), nullptr, nullptr,
+                              SOCK_NONBLOCK | SOCK_CLOEXEC));
         if (!fd) {
             if (errno != EAGAIN && errno != EINTR && errno != ECONNABORTED) {
                 log_warning("pulse", std::string("accept: ") + std::strerror(errno));
@@ -178,14 +182,23 @@ void PulseServer::accept_connections() {
         connection->since = std::chrono::steady_clock::now();
         ucred cred{};
         socklen_t len = sizeof cred;
-        if (::getsockopt(connection->fd.get(), SOL_SOCKET, SO_PEERCRED, &cred, &len) == 0) {
+        if (tcp) {
+            // A TCP peer has no uid to check: it proves itself with the
+            // cookie, and its audio comes through the socket.
+            const int yes = 1;
+            ::setsockopt(connection->fd.get(), IPPROTO_TCP, TCP_NODELAY, &yes, sizeof yes);
+            connection->uid = static_cast<uid_t>(-1);
+        } else if (::getsockopt(connection->fd.get(), SOL_SOCKET, SO_PEERCRED, &cred, &len) == 0) {
             connection->uid = cred.uid;
             connection->pid = cred.pid;
         }
         // Shared memory with a client of our own uid only: a pool is
         // the client's memory, mapped into ours.
         connection->session = std::make_unique<Session>(
-            connection->id, *this, shared_memory_ && connection->uid == ::geteuid());
+            connection->id, *this, !tcp && shared_memory_ && connection->uid == ::geteuid());
+        if (tcp) {
+            connection->session->require_cookie(tcp_cookie_);
+        }
         epoll_event ev{};
         ev.events = EPOLLIN;
         ev.data.u64 = tag_of(Source::connection, connection->id);

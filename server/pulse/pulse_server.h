@@ -61,6 +61,14 @@ public:
     // (memfd pools); on unless turned off. Before start(). Thread: control.
     void set_shared_memory(bool allowed) noexcept { shared_memory_ = allowed; }
 
+    // Serves TCP clients too, on `listener`, each to present `cookie` in
+    // its AUTH (libpulse sends its cookie file's). Before start(). Thread:
+    // control.
+    void serve_tcp(UniqueFd listener, std::vector<uint8_t> cookie) {
+        tcp_listener_ = std::move(listener);
+        tcp_cookie_ = std::move(cookie);
+    }
+
     // Serves `listener` (bound, listening, SOCK_STREAM) on a thread of its
     // own until stop(). Thread: control.
     Status start(UniqueFd listener);
@@ -83,6 +91,8 @@ private:
     static uint64_t tag_of(Source source, uint32_t id) {
         return uint64_t{static_cast<uint32_t>(source)} << 32 | id;
     }
+    // The listeners' ids (Source::listener).
+    static constexpr uint32_t kTcpListener = 1;
     // How often the loop looks at handshakes that are late.
     static constexpr int kLookMs = 1000;
 
@@ -110,7 +120,7 @@ private:
     };
 
     void run() noexcept;
-    void accept_connections();
+    void accept_connections(bool tcp);
     void on_readable(uint32_t id);
     void on_writable(uint32_t id);
     // Moves the session's output to the socket, as far as it takes it;
@@ -238,6 +248,8 @@ private:
 
     EngineGateway& gateway_;
     UniqueFd listener_;
+    UniqueFd tcp_listener_;
+    std::vector<uint8_t> tcp_cookie_;
     UniqueFd epoll_;
     UniqueFd stop_fd_;
     std::thread thread_;

@@ -6,6 +6,11 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -77,6 +82,99 @@ bool start_pulse_server(PulseServer& server, const std::string& path, bool syste
         return false;
     }
     log_info("pulse", "listening socket=" + path);
+    return true;
+}
+
+std::variant<UniqueFd, std::string> listen_tcp_for_pulse(const std::string& where) {
+    const size_t colon = where.rfind(':');
+    std::string host = colon == std::string::npos ? "127.0.0.1" : where.substr(0, colon);
+    const std::string port = colon == std::string::npos ? where : where.substr(colon + 1);
+    if (host.size() > 2 && host.front() == '[' && host.back() == ']') {
+        host = host.substr(1, host.size() - 2);
+    }
+    addrinfo hints{};
+    hints.ai_family = AF_UNSPEC;
+    hints.ai_socktype = SOCK_STREAM;
+    hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
+    addrinfo* found = nullptr;
+    if (const int failed = ::getaddrinfo(host.c_str(), port.c_str(), &hints, &found);
+        failed != 0) {
+        return "cannot listen on TCP " + where + ": " + ::gai_strerror(failed);
+    }
+    std::string why = "cannot listen on TCP " + where;
+    for (const addrinfo* at = found; at != nullptr; at = at->ai_next) {
+        UniqueFd fd(::socket(at->ai_family, at->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC,
+                             at->ai_protocol));
+        const int yes = 1;
+        if (fd && ::setsockopt(fd.get(), SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes) == 0 &&
+            ::bind(fd.get(), at->ai_addr, at->ai_addrlen) == 0 && ::listen(fd.get(), 64) == 0) {
+            ::freeaddrinfo(found);
+            return fd;
+        }
+        why = "cannot listen on TCP " + where + ": " + std::strerror(errno);
+    }
+    ::freeaddrinfo(found);
+    return why;
+}
+
+std::string default_pulse_cookie() {
+    if (const char* config = std::getenv("XDG_CONFIG_HOME"); config != nullptr && *config == '/') {
+        return std::string(config) + "/pulse/cookie";
+    }
+    const char* home = std::getenv("HOME");
+    return home != nullptr && *home == '/' ? std::string(home) + "/.config/pulse/cookie" : "";
+}
+
+std::variant<std::vector<uint8_t>, std::string> pulse_cookie(const std::string& path) {
+    std::vector<uint8_t> cookie(kCookieLength);
+    UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+    if (fd) {
+        if (::read(fd.get(), cookie.data(), cookie.size()) != static_cast<ssize_t>(cookie.size())) {
+            return "the pulse cookie " + path + " is shorter than " +
+                   std::to_string(kCookieLength) + " bytes";
+        }
+        return cookie;
+    }
+    if (errno != ENOENT) {
+        return "cannot read the pulse cookie " + path + ": " + std::strerror(errno);
+    }
+    // Made as libpulse would make it, where libpulse reads it.
+    const std::string folder = path.substr(0, path.rfind('/'));
+    if (!folder.empty() && ::mkdir(folder.c_str(), 0700) != 0 && errno != EEXIST) {
+        return "cannot make " + folder + ": " + std::strerror(errno);
+    }
+    if (::getrandom(cookie.data(), cookie.size(), 0) != static_cast<ssize_t>(cookie.size())) {
+        return std::string("getrandom: ") + std::strerror(errno);
+    }
+    UniqueFd made(::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600));
+    if (!made || ::write(made.get(), cookie.data(), cookie.size()) !=
+                     static_cast<ssize_t>(cookie.size())) {
+        return "cannot write the pulse cookie " + path + ": " + std::strerror(errno);
+    }
+    return cookie;
+}
+
+bool serve_pulse_tcp(PulseServer& server, const std::string& where,
+                     const std::string& cookie_path) {
+    const std::string path = cookie_path.empty() ? default_pulse_cookie() : cookie_path;
+    if (path.empty()) {
+        log_warning("pulse", "no TCP listener: no $XDG_CONFIG_HOME or $HOME for the cookie, and "
+                             "no [pulse] cookie");
+        return false;
+    }
+    auto cookie = pulse_cookie(path);
+    if (const auto* why = std::get_if<std::string>(&cookie)) {
+        log_warning("pulse", "no TCP listener: " + *why);
+        return false;
+    }
+    auto listening = listen_tcp_for_pulse(where);
+    if (const auto* why = std::get_if<std::string>(&listening)) {
+        log_warning("pulse", *why);
+        return false;
+    }
+    server.serve_tcp(std::move(std::get<UniqueFd>(listening)),
+                     std::move(std::get<std::vector<uint8_t>>(cookie)));
+    log_info("pulse", "listening tcp=" + where + " cookie=" + path);
     return true;
 }
 

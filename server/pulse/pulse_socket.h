@@ -5,8 +5,10 @@
 
 #include "protocol/unique_fd.h"
 
+#include <cstdint>
 #include <string>
 #include <variant>
+#include <vector>
 
 namespace audiod::pulse {
 
@@ -25,6 +27,23 @@ class PulseServer;
 // not: audiod serves its own socket whatever becomes of this one. False if
 // it does not serve.
 bool start_pulse_server(PulseServer& server, const std::string& path, bool system_wide);
+
+// A TCP listener at `where`: "PORT" on 127.0.0.1 (this machine's users
+// only), or "HOST:PORT" as configured ("[ADDRESS]:PORT" for IPv6).
+[[nodiscard]] std::variant<UniqueFd, std::string> listen_tcp_for_pulse(const std::string& where);
+
+// libpulse's cookie file: $XDG_CONFIG_HOME/pulse/cookie, else
+// ~/.config/pulse/cookie; "" if neither can be named.
+[[nodiscard]] std::string default_pulse_cookie();
+// The 256 bytes of the cookie at `path`, made (random, mode 0600, its
+// folder 0700) if it is missing; or why not.
+[[nodiscard]] std::variant<std::vector<uint8_t>, std::string> pulse_cookie(const std::string& path);
+
+// Has `server`, once started, serve TCP clients at `where` too, each
+// proving with the cookie at `cookie_path` that it may (a TCP peer has no
+// uid to check): logs what happened. False if it does not.
+bool serve_pulse_tcp(PulseServer& server, const std::string& where,
+                     const std::string& cookie_path);
 
 // Starts `server` on a socket the service manager passed (bound to `path`,
 // listening), logging what happened. False if it does not serve.

@@ -70,6 +70,10 @@ bool Session::handle_auth(uint32_t tag, TagReader& fields) {
     if (!fields.get_u32(word) || !fields.get_arbitrary(cookie, kCookieLength) || !fields.done()) {
         return fail("a malformed AUTH");
     }
+    if (required_cookie_ && cookie != *required_cookie_) {
+        reply_error(tag, Error::access);
+        return fail("a wrong cookie");
+    }
     const uint32_t theirs = word & kVersionMask;
     if (theirs < kOldestVersion) {
         reply_error(tag, Error::version);

@@ -5,11 +5,13 @@
 // The handshake, as libpulse 16 makes it: AUTH with the client's protocol
 // version (and whether it could share memory) and a cookie, then
 // SET_CLIENT_NAME with its property list. The server answers AUTH with its
-// own version and no shared memory: audio travels through the socket.
-// Each side then writes by the lower of the two versions. The cookie is not
-// checked: who may connect is decided by the socket's permissions and the
-// peer's uid, as for audiod's own socket. Anything but AUTH first, a
-// version below kOldestVersion, or a malformed packet ends the connection.
+// own version (and whether it takes shared memory, below). Each side then
+// writes by the lower of the two versions. The cookie is not checked on
+// the local socket: who may connect there is decided by the socket's
+// permissions and the peer's uid, as for audiod's own socket; a TCP
+// client, which has no uid to check, must present the user's cookie.
+// Anything but AUTH first, a version below kOldestVersion, or a malformed
+// packet ends the connection.
 //
 // Shared memory. Where the server allows it (a client of its own uid) and
 // the client offers memfd pools at version 32 or later, the AUTH answer
@@ -32,6 +34,7 @@
 #include "pulse/tagstruct.h"
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -65,6 +68,10 @@ public:
         : client_index_(client_index)
         , handler_(handler)
         , may_share_memory_(may_share_memory) {}
+
+    // AUTH must carry this cookie (a TCP client's proof that it may
+    // connect), or the connection ends with ERROR(access).
+    void require_cookie(std::vector<uint8_t> cookie) { required_cookie_ = std::move(cookie); }
 
     // Takes what the client sent, and the descriptors that came with it.
     // False if the connection must end (the reason is in error(); what is
@@ -108,6 +115,7 @@ private:
     bool shares_memory_ = false;
     SharedPools pools_;
     std::vector<UniqueFd> pending_fds_; // oldest first
+    std::optional<std::vector<uint8_t>> required_cookie_;
     FrameReader reader_;
     std::vector<uint8_t> output_;
     uint32_t version_ = 0;

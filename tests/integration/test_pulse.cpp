@@ -5,15 +5,18 @@
 // plays comes out of the sink bit-exact, and pacat's latency reports
 // match what it asked for.
 #include "helpers.h"
+#include "protocol/unique_fd.h"
 #include "support/tone_analysis.h"
 
 #include <boost/test/unit_test.hpp>
 
 #include <algorithm>
+#include <arpa/inet.h>
 #include <cmath>
 #include <csignal>
 #include <cstring>
 #include <fstream>
+#include <netinet/in.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -663,6 +666,54 @@ BOOST_AUTO_TEST_CASE(a_stopped_pulse_client_disturbs_no_one) {
     stopped.finish();
     BOOST_REQUIRE_EQUAL(server.stop(SIGTERM), 0);
     check_heard_whole(dir.file("in.wav"), dir.file("out.wav"));
+}
+
+// The TCP listener, where configured: a client that brings the user's
+// cookie (made by the server where libpulse reads it) is served, one with
+// another cookie is refused, and no listener is there unless asked for.
+BOOST_AUTO_TEST_CASE(tcp_clients_are_served_with_the_users_cookie) {
+    TempDir dir;
+    const std::string socket = dir.file("pulse/native");
+    // A free port: one the kernel gave, given back.
+    uint16_t port = 0;
+    {
+        UniqueFd probe(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+        sockaddr_in address{};
+        address.sin_family = AF_INET;
+        address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        socklen_t length = sizeof address;
+        BOOST_REQUIRE(::bind(probe.get(), reinterpret_cast<sockaddr*>(&address), length) == 0);
+        BOOST_REQUIRE(::getsockname(probe.get(), reinterpret_cast<sockaddr*>(&address), &length) ==
+                      0);
+        port = ntohs(address.sin_port);
+    }
+    const std::string where = "127.0.0.1:" + std::to_string(port);
+    ServerProcess server(pulse_config("speakers", socket) + "tcp = \"" + where + "\"\ncookie = \"" +
+                         dir.file("pulse-cookie") + "\"\n");
+    BOOST_REQUIRE_MESSAGE(serves_pulse(server), server.log());
+    BOOST_REQUIRE_MESSAGE(
+        eventually([&] { return server.log().find("listening tcp=") != std::string::npos; }, 10s),
+        server.log());
+    struct stat about {};
+    BOOST_REQUIRE_EQUAL(::stat(dir.file("pulse-cookie").c_str(), &about), 0);
+    BOOST_CHECK_EQUAL(about.st_size, 256);
+    BOOST_CHECK_EQUAL(about.st_mode & 0777, 0600u);
+    auto env = pulse_env(dir, socket);
+    env["PULSE_SERVER"] = "tcp:" + where;
+    env["PULSE_COOKIE"] = dir.file("pulse-cookie");
+    const ProgramResult info = run_program({installed("pactl"), "info"}, 30s, env);
+    BOOST_CHECK_MESSAGE(info.status == 0, info.err << server.log());
+    BOOST_CHECK_EQUAL(field(info.out, "Default Sink"), "speakers");
+    write_signal_wav(dir.file("in.wav"), "random", 4800);
+    const ProgramResult played = run_program({installed("paplay"), dir.file("in.wav")}, 60s, env);
+    BOOST_CHECK_MESSAGE(played.status == 0, played.err << server.log());
+    // Another cookie: refused, and the server serves on.
+    { std::ofstream(dir.file("other-cookie")) << std::string(256, 'x'); }
+    env["PULSE_COOKIE"] = dir.file("other-cookie");
+    const ProgramResult refused = run_program({installed("pactl"), "info"}, 30s, env);
+    BOOST_CHECK_NE(refused.status, 0);
+    BOOST_CHECK_MESSAGE(refused.err.find("Access denied") != std::string::npos, refused.err);
+    BOOST_CHECK_EQUAL(pactl(dir, socket, {"info"}).status, 0);
 }
 
 // audiod.socket and audiod-pulse.socket both passed, as systemd passes

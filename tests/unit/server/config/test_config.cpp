@@ -164,10 +164,23 @@ BOOST_AUTO_TEST_CASE(the_pulse_table_is_optional_and_checked) {
     BOOST_CHECK_MESSAGE(starts_with(e, "test.conf:4: socket must be an absolute path"), e);
     e = parse_error("[sinks.a]\ntype = \"null\"\n[pulse]\nenable = 1\n");
     BOOST_CHECK_MESSAGE(starts_with(e, "test.conf:4: enable must be true or false"), e);
+    const auto tcp = parse_ok("[sinks.a]\ntype = \"null\"\n[pulse]\ntcp = \"4713\"\ncookie = "
+                              "\"/home/u/c\"\n");
+    BOOST_CHECK_EQUAL(tcp.pulse.tcp, "4713");
+    BOOST_CHECK_EQUAL(tcp.pulse.cookie, "/home/u/c");
+    BOOST_CHECK_EQUAL(
+        parse_ok("[sinks.a]\ntype = \"null\"\n[pulse]\ntcp = \"[::1]:4713\"\n").pulse.tcp,
+        "[::1]:4713");
+    for (const char* bad : {"\"0\"", "\"65536\"", "\":4713\"", "\"host:\"", "\"x\"", "4713"}) {
+        e = parse_error(std::string("[sinks.a]\ntype = \"null\"\n[pulse]\ntcp = ") + bad + "\n");
+        BOOST_CHECK_MESSAGE(starts_with(e, "test.conf:4: tcp must be"), e);
+    }
+    e = parse_error("[sinks.a]\ntype = \"null\"\n[pulse]\ncookie = \"c\"\n");
+    BOOST_CHECK_MESSAGE(starts_with(e, "test.conf:4: cookie must be an absolute path"), e);
     e = parse_error("[sinks.a]\ntype = \"null\"\n[pulse]\nshared-memory = \"yes\"\n");
     BOOST_CHECK_MESSAGE(starts_with(e, "test.conf:4: shared-memory must be true or false"), e);
-    e = parse_error("[sinks.a]\ntype = \"null\"\n[pulse]\ntcp = true\n");
-    BOOST_CHECK_MESSAGE(starts_with(e, "test.conf:4: unknown key 'tcp' in [pulse]"), e);
+    e = parse_error("[sinks.a]\ntype = \"null\"\n[pulse]\nudp = true\n");
+    BOOST_CHECK_MESSAGE(starts_with(e, "test.conf:4: unknown key 'udp' in [pulse]"), e);
 }
 
 BOOST_AUTO_TEST_CASE(errors_name_file_and_line) {

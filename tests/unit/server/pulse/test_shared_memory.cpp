@@ -164,6 +164,34 @@ BOOST_AUTO_TEST_CASE(memfd_pools_are_agreed_with_a_client_of_our_uid_from_versio
     BOOST_CHECK(!theirs.receive(shared_audio(0, {1, 1, 0, 16})));
 }
 
+BOOST_AUTO_TEST_CASE(a_client_that_must_bring_the_cookie_is_refused_without_it) {
+    Listener handler;
+    const std::vector<uint8_t> cookie(kCookieLength, 7);
+    Session good(1, handler);
+    good.require_cookie(cookie);
+    TagWriter auth;
+    auth.put_u32(kVersion).put_arbitrary(cookie);
+    BOOST_CHECK(good.receive(packet(Command::auth, 1, auth)));
+    BOOST_CHECK(good.authorized());
+    Session bad(2, handler);
+    bad.require_cookie(cookie);
+    TagWriter wrong;
+    wrong.put_u32(kVersion).put_arbitrary(std::vector<uint8_t>(kCookieLength, 8));
+    BOOST_CHECK(!bad.receive(packet(Command::auth, 1, wrong)));
+    BOOST_CHECK_EQUAL(bad.error(), "a wrong cookie");
+    FrameReader reader;
+    BOOST_REQUIRE(reader.feed(bad.take_output()));
+    const auto answer = reader.next();
+    BOOST_REQUIRE(answer);
+    TagReader r(answer->payload);
+    uint32_t command = 0;
+    uint32_t tag = 0;
+    uint32_t error = 0;
+    BOOST_REQUIRE(r.get_u32(command) && r.get_u32(tag) && r.get_u32(error));
+    BOOST_CHECK(static_cast<Command>(command) == Command::error);
+    BOOST_CHECK(static_cast<Error>(error) == Error::access);
+}
+
 BOOST_AUTO_TEST_CASE(audio_by_reference_is_handed_over_and_its_block_released) {
     Listener handler;
     Session session(1, handler, true);
