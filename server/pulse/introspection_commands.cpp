@@ -247,11 +247,11 @@ const PulseStreamFacts* PulseServer::stream_facts(uint32_t stream_id) {
         return nullptr;
     }
     const int64_t queued = std::max<int64_t>(0, stream->write_index() - stream->read_index());
-    facts_scratch_ = PulseStreamFacts{
-        stream->properties(),
-        bytes_to_usec(static_cast<uint64_t>(queued), frame_bytes(stream->spec()),
-                      stream->spec().rate),
-        stream->sink_usec()};
+    facts_scratch_ =
+        PulseStreamFacts{stream->properties(),
+                         bytes_to_usec(static_cast<uint64_t>(queued), frame_bytes(stream->spec()),
+                                       stream->spec().rate),
+                         stream->sink_usec()};
     return &facts_scratch_;
 }
 

@@ -6,9 +6,9 @@
 
 #include <cerrno>
 #include <cstring>
-#include <random>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <random>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>

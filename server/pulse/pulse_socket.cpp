@@ -97,8 +97,7 @@ std::variant<UniqueFd, std::string> listen_tcp_for_pulse(const std::string& wher
     hints.ai_socktype = SOCK_STREAM;
     hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
     addrinfo* found = nullptr;
-    if (const int failed = ::getaddrinfo(host.c_str(), port.c_str(), &hints, &found);
-        failed != 0) {
+    if (const int failed = ::getaddrinfo(host.c_str(), port.c_str(), &hints, &found); failed != 0) {
         return "cannot listen on TCP " + where + ": " + ::gai_strerror(failed);
     }
     std::string why = "cannot listen on TCP " + where;
@@ -147,8 +146,8 @@ std::variant<std::vector<uint8_t>, std::string> pulse_cookie(const std::string& 
         return std::string("getrandom: ") + std::strerror(errno);
     }
     UniqueFd made(::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600));
-    if (!made || ::write(made.get(), cookie.data(), cookie.size()) !=
-                     static_cast<ssize_t>(cookie.size())) {
+    if (!made ||
+        ::write(made.get(), cookie.data(), cookie.size()) != static_cast<ssize_t>(cookie.size())) {
         return "cannot write the pulse cookie " + path + ": " + std::strerror(errno);
     }
     return cookie;

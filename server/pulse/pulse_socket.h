@@ -42,8 +42,7 @@ bool start_pulse_server(PulseServer& server, const std::string& path, bool syste
 // Has `server`, once started, serve TCP clients at `where` too, each
 // proving with the cookie at `cookie_path` that it may (a TCP peer has no
 // uid to check): logs what happened. False if it does not.
-bool serve_pulse_tcp(PulseServer& server, const std::string& where,
-                     const std::string& cookie_path);
+bool serve_pulse_tcp(PulseServer& server, const std::string& where, const std::string& cookie_path);
 
 // Starts `server` on a socket the service manager passed (bound to `path`,
 // listening), logging what happened. False if it does not serve.
