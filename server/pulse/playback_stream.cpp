@@ -1,5 +1,7 @@
 #include "pulse/playback_stream.h"
 
+#include "pulse/channel_order.h"
+
 #include "pulse/sample_spec.h"
 
 #include <algorithm>
@@ -26,6 +28,7 @@ int64_t seek_target(int64_t from, int64_t offset) noexcept {
 
 std::string PlaybackStream::bind(Made made) {
     frame_bytes_ = frame_bytes(spec_);
+    order_ = standard_order_of(map_);
     if (std::string why = map_ring(ring_, made, frame_bytes_); !why.empty()) {
         return why;
     }
@@ -165,8 +168,7 @@ bool PlaybackStream::write(std::span<const uint8_t> bytes, int64_t offset, SeekM
                         bytes.begin() + static_cast<ptrdiff_t>(used));
         if (partial_.size() == frame_bytes_) {
             if (queued_frames() < capacity) {
-                ring_.write(client_pos_, partial_.data(), 1);
-                ++client_pos_;
+                put_frames(partial_.data(), 1);
             } else {
                 fitted = false;
             }
@@ -178,8 +180,7 @@ bool PlaybackStream::write(std::span<const uint8_t> bytes, int64_t offset, SeekM
     const uint64_t room = capacity - queued_frames();
     const uint64_t written = std::min(frames, room);
     if (written > 0) {
-        ring_.write(client_pos_, rest.data(), written);
-        client_pos_ += written;
+        put_frames(rest.data(), written);
     }
     if (written < frames) {
         fitted = false;
@@ -189,6 +190,18 @@ bool PlaybackStream::write(std::span<const uint8_t> bytes, int64_t offset, SeekM
     }
     maybe_start();
     return fitted;
+}
+
+void PlaybackStream::put_frames(const uint8_t* frames, uint64_t count) {
+    if (order_) {
+        // In audiod's channel order (channel_order.h).
+        reordered_.resize(count * frame_bytes_);
+        reorder_frames({frames, reordered_.size()}, reordered_, *order_,
+                       frame_bytes_ / spec_.channels);
+        frames = reordered_.data();
+    }
+    ring_.write(client_pos_, frames, count);
+    client_pos_ += count;
 }
 
 uint32_t PlaybackStream::take_request() {

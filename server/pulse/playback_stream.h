@@ -127,6 +127,8 @@ private:
     [[nodiscard]] uint64_t dry_bytes(Clock::time_point now) const noexcept;
     // Ends a dry spell: the indices move on by what went by.
     void end_dry_spell(Clock::time_point now) noexcept;
+    // Writes whole frames at the client position, in audiod's channel order.
+    void put_frames(const uint8_t* frames, uint64_t count);
 
     uint32_t channel_;
     SampleSpec spec_;
@@ -140,6 +142,10 @@ private:
     RingBinding ring_;
     UniqueFd wake_fd_;
     PropertyList properties_;
+    // Where the client's channel order is not audiod's: for each ring
+    // channel, the client's (channel_order.h).
+    std::optional<std::vector<uint8_t>> order_;
+    std::vector<uint8_t> reordered_;
 
     uint64_t client_pos_ = 0;      // ring frames written
     std::vector<uint8_t> partial_; // a frame's first bytes, till the rest come

@@ -1,5 +1,7 @@
 #include "pulse/record_stream.h"
 
+#include "pulse/channel_order.h"
+
 #include "pulse/sample_spec.h"
 
 #include <algorithm>
@@ -24,6 +26,9 @@ BufferAttributes record_attributes(const BufferAttributes& asked, uint32_t frame
 
 std::string RecordStream::bind(Made made) {
     frame_bytes_ = frame_bytes(spec_);
+    if (auto order = standard_order_of(map_)) {
+        order_ = inverse_order(*order);
+    }
     if (std::string why = map_ring(ring_, made, frame_bytes_); !why.empty()) {
         return why;
     }
@@ -55,6 +60,12 @@ std::vector<uint8_t> RecordStream::take_chunk(bool all) {
     std::vector<uint8_t> chunk(frames * frame_bytes_);
     ring_.read(client_pos_, chunk.data(), frames);
     client_pos_ += frames;
+    if (order_) {
+        // Back into the client's channel order (channel_order.h).
+        std::vector<uint8_t> ordered(chunk.size());
+        reorder_frames(chunk, ordered, *order_, frame_bytes_ / spec_.channels);
+        return ordered;
+    }
     return chunk;
 }
 

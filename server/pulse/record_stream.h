@@ -18,6 +18,7 @@
 #include "pulse/tagstruct.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -87,6 +88,9 @@ private:
     RingBinding ring_;
     UniqueFd wake_fd_;
     PropertyList properties_;
+    // Where the client's channel order is not audiod's: for each of the
+    // client's channels, the ring's (channel_order.h).
+    std::optional<std::vector<uint8_t>> order_;
     uint64_t client_pos_ = 0; // ring frames read
     bool corked_ = false;
 };

@@ -23,6 +23,7 @@ audiod_add_test(test_server
           unit/server/pulse/test_subscription.cpp unit/server/pulse/test_engine_gateway.cpp
           unit/server/pulse/test_pulse_modules.cpp unit/server/pulse/test_stream_restore.cpp
           unit/server/pulse/test_sample_cache.cpp unit/server/pulse/test_shared_memory.cpp
+          unit/server/pulse/test_channel_order.cpp
   LIBS audiod_client_objects audiod_server audiod_test_stepped_sink audiod_module_support
        audiod_tone_analysis audiod_pulse_wire
   LABELS unit threads)
