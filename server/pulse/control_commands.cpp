@@ -52,7 +52,7 @@ MaybeError stream_mute(Engine& engine, uint32_t stream_id, bool muted) {
 
 void PulseServer::post_control(uint32_t id, uint32_t tag,
                                std::function<MaybeError(Engine&)> operation) {
-    gateway_.post([this, id, tag, operation = std::move(operation)](Engine& engine) {
+    post_job([this, id, tag, operation = std::move(operation)](Engine& engine) {
         const MaybeError failed = operation(engine);
         const Error code = failed ? pulse_error(failed->code) : Error::ok;
         return EngineGateway::Answer([this, id, tag, code] {

@@ -100,7 +100,7 @@ bool PulseServer::on_extension_command(Connection& connection, Command command, 
             session.reply_error(tag, Error::protocol);
             return true;
         }
-        gateway_.post([this, id, tag](Engine& engine) {
+        post_job([this, id, tag](Engine& engine) {
             TagWriter w;
             for (const proto::AppInfo& app : engine.list_apps()) {
                 put_restore_entry(w, restore_entry(app, engine.config().channels));

@@ -96,7 +96,7 @@ bool PulseServer::on_introspection_command(Connection& connection, Command comma
     }
     const uint32_t id = connection.id;
     const uint32_t cookie = cookie_;
-    gateway_.post([this, id, tag, command, index, name, cookie](Engine& engine) {
+    post_job([this, id, tag, command, index, name, cookie](Engine& engine) {
         auto snapshot = std::make_shared<EngineSnapshot>(snapshot_of(engine));
         const EngineFacts facts = facts_of(engine, *snapshot);
         return EngineGateway::Answer(

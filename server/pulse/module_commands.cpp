@@ -47,7 +47,7 @@ bool PulseServer::on_module_command(Connection& connection, Command command, uin
             return true;
         }
         const std::string sink = module->sink;
-        gateway_.post([this, id, tag, index, sink](Engine& engine) {
+        post_job([this, id, tag, index, sink](Engine& engine) {
             const MaybeError failed = engine.unload_device(DeviceKind::sink, sink);
             return EngineGateway::Answer([this, id, tag, index, failed] {
                 if (!failed) {
@@ -67,7 +67,7 @@ bool PulseServer::on_module_command(Connection& connection, Command command, uin
             session.reply_error(tag, Error::noentity);
             return true;
         }
-        gateway_.post([this, id, tag, index](Engine& engine) {
+        post_job([this, id, tag, index](Engine& engine) {
             auto streams = std::make_shared<std::vector<proto::StreamInfo>>(engine.list_streams());
             return EngineGateway::Answer([this, id, tag, index, streams] {
                 with_connection(id, [&](Connection& c) {
@@ -110,7 +110,7 @@ void PulseServer::load_module(Connection& connection, uint32_t tag, const std::s
         return;
     }
     const uint32_t id = connection.id;
-    gateway_.post(
+    post_job(
         [this, id, tag, name, argument, plan = std::get<NullSinkPlan>(planned)](Engine& engine) {
             const MaybeError failed =
                 engine.load_device(DeviceKind::sink, "null", plan.name, plan.options);

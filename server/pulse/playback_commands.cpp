@@ -60,7 +60,7 @@ bool PulseServer::on_playback_command(Connection& connection, Command command, u
         break;
     case Command::flush_playback_stream: {
         const uint64_t position = stream->flush_position();
-        gateway_.post([stream_id, position](Engine& engine) -> EngineGateway::Answer {
+        post_job([stream_id, position](Engine& engine) -> EngineGateway::Answer {
             if (Stream* engine_stream = engine.find_stream(stream_id)) {
                 (void)engine.flush(*engine_stream, position);
             }
@@ -135,7 +135,7 @@ void PulseServer::create_playback(Connection& connection, uint32_t tag, TagReade
 
     const uint32_t id = connection.id;
     auto asked = std::make_shared<const PlaybackRequest>(std::move(*request));
-    gateway_.post([this, id, tag, asked, made](Engine& engine) mutable -> EngineGateway::Answer {
+    post_job([this, id, tag, asked, made](Engine& engine) mutable -> EngineGateway::Answer {
         const std::vector<proto::SinkInfo> sinks = engine.list_sinks();
         const auto sink = choose_sink(sinks, asked->sink_name.value_or(""));
         if (!sink) {

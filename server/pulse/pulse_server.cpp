@@ -228,6 +228,12 @@ void PulseServer::on_readable(uint32_t id) {
     uint8_t buffer[16384];
     size_t taken = 0;
     while (taken < kReadPerTurn) {
+        if (connection->pending_jobs >= kMaxPendingJobs) {
+            // Read again once the engine has answered what it asked.
+            connection->read_paused = true;
+            update_interest(*connection);
+            break;
+        }
         std::vector<UniqueFd> fds;
         const ssize_t n = receive_with_fds(connection->fd.get(), buffer, sizeof buffer, fds);
         if (n == 0) {
@@ -242,8 +248,10 @@ void PulseServer::on_readable(uint32_t id) {
             return;
         }
         taken += static_cast<size_t>(n);
+        handling_ = id;
         const bool ok =
             connection->session->receive({buffer, static_cast<size_t>(n)}, std::move(fds));
+        handling_ = 0;
         if (!connection->announced && connection->session->named()) {
             // Told to every subscriber, this one too if it subscribed in
             // the same read: a send that fails there drops it.
@@ -309,12 +317,44 @@ bool PulseServer::flush(Connection& connection) {
     // Asked to be told when the socket takes more only while something waits.
     if ((left > 0) != connection.writing) {
         connection.writing = left > 0;
-        epoll_event ev{};
-        ev.events = EPOLLIN | (connection.writing ? EPOLLOUT : 0u);
-        ev.data.u64 = tag_of(Source::connection, connection.id);
-        ::epoll_ctl(epoll_.get(), EPOLL_CTL_MOD, connection.fd.get(), &ev);
+        update_interest(connection);
     }
     return true;
+}
+
+void PulseServer::update_interest(Connection& connection) {
+    epoll_event ev{};
+    ev.events = (connection.read_paused ? 0u : EPOLLIN) | (connection.writing ? EPOLLOUT : 0u);
+    ev.data.u64 = tag_of(Source::connection, connection.id);
+    ::epoll_ctl(epoll_.get(), EPOLL_CTL_MOD, connection.fd.get(), &ev);
+}
+
+void PulseServer::post_job(EngineGateway::Job job) {
+    const uint32_t owner = handling_;
+    if (Connection* connection = find(owner)) {
+        ++connection->pending_jobs;
+    }
+    gateway_.post([this, owner, job = std::move(job)](Engine& engine) -> EngineGateway::Answer {
+        EngineGateway::Answer answer = job(engine);
+        return [this, owner, answer = std::move(answer)] {
+            if (answer) {
+                answer();
+            }
+            job_answered(owner);
+        };
+    });
+}
+
+void PulseServer::job_answered(uint32_t id) {
+    Connection* connection = find(id);
+    if (connection == nullptr || connection->pending_jobs == 0) {
+        return;
+    }
+    --connection->pending_jobs;
+    if (connection->read_paused && connection->pending_jobs <= kMaxPendingJobs / 2) {
+        connection->read_paused = false;
+        update_interest(*connection);
+    }
 }
 
 void PulseServer::drop(uint32_t id, const std::string& reason) {

@@ -46,6 +46,11 @@ class PulseServer : public CommandHandler {
 public:
     static constexpr size_t kMaxConnections = 128;
     static constexpr size_t kMaxQueuedBytes = 4u << 20;
+    // Engine jobs one connection may have waiting: past it, its socket is
+    // not read until they are answered, so that a client flooding the
+    // server with requests neither grows its memory nor holds up the
+    // control thread's other clients.
+    static constexpr size_t kMaxPendingJobs = 32;
     static constexpr auto kAuthDeadline = std::chrono::seconds(10);
     // Engine client ids of pulse clients: apart from the control server's.
     static constexpr uint32_t kClientIdBase = 0x80000000u;
@@ -115,6 +120,8 @@ private:
         // Events held while the socket is backed up, each once.
         std::vector<SubscriptionEvent> held_events;
         bool announced = false;          // its CLIENT new event went out
+        size_t pending_jobs = 0;         // posted for it and not yet answered
+        bool read_paused = false;        // while pending_jobs is at kMaxPendingJobs
         bool restore_subscribed = false; // to stream-restore's events
         bool restore_event_held = false; // one is due once it reads again
     };
@@ -127,6 +134,14 @@ private:
     // false if the connection must go.
     bool flush(Connection& connection);
     void drop(uint32_t id, const std::string& reason);
+    // What epoll watches the connection for: reading unless paused,
+    // writing while something waits for the socket.
+    void update_interest(Connection& connection);
+    // Posts a job for the engine on behalf of the connection whose
+    // command is being handled (none: the server's own), counted against
+    // its kMaxPendingJobs.
+    void post_job(EngineGateway::Job job);
+    void job_answered(uint32_t id);
     void drop_late_handshakes();
     // Runs `answer` for the connection still there, then sends its output.
     void with_connection(uint32_t id, const std::function<void(Connection&)>& answer);
@@ -279,6 +294,7 @@ private:
     // stream-restore entries of kinds audiod has no state for, by name.
     std::map<std::string, RestoreEntry> kept_restore_entries_;
     std::vector<uint32_t> doomed_; // connections to drop once the current event is handled
+    uint32_t handling_ = 0;        // the connection whose bytes are being read (0: none)
     uint32_t cookie_ = 0;
     bool shared_memory_ = true;
 };

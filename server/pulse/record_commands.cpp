@@ -134,7 +134,7 @@ void PulseServer::create_record(Connection& connection, uint32_t tag, TagReader&
 
     const uint32_t id = connection.id;
     auto asked = std::make_shared<const RecordRequest>(std::move(*request));
-    gateway_.post(
+    post_job(
         [this, id, tag, asked, attributes, made](Engine& engine) mutable -> EngineGateway::Answer {
             EngineSnapshot snapshot;
             snapshot.sinks = engine.list_sinks();

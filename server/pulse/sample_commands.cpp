@@ -211,8 +211,8 @@ void PulseServer::play_sample(Connection& connection, uint32_t tag, const std::s
     const SampleSpec spec = sample->spec;
     const ChannelMap map = sample->map;
     const auto audio = sample->audio;
-    gateway_.post([this, id, tag, made, asked, spec, map, audio,
-                   sink_name](Engine& engine) mutable -> EngineGateway::Answer {
+    post_job([this, id, tag, made, asked, spec, map, audio,
+              sink_name](Engine& engine) mutable -> EngineGateway::Answer {
         const auto sink = choose_sink(engine.list_sinks(), sink_name);
         if (!sink) {
             return refuse_later(id, tag, Error::noentity);

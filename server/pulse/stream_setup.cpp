@@ -62,7 +62,7 @@ void PulseServer::end_stream(int wake_fd, uint32_t stream_id) {
         ::epoll_ctl(epoll_.get(), EPOLL_CTL_DEL, wake_fd, nullptr);
     }
     woken_by_.erase(stream_id);
-    gateway_.post([stream_id](Engine& engine) -> EngineGateway::Answer {
+    post_job([stream_id](Engine& engine) -> EngineGateway::Answer {
         if (Stream* stream = engine.find_stream(stream_id)) {
             engine.close_stream(*stream);
         }
@@ -77,7 +77,7 @@ EngineGateway::Answer PulseServer::refuse_later(uint32_t id, uint32_t tag, Error
 }
 
 void PulseServer::pause_in_engine(uint32_t stream_id, bool paused) {
-    gateway_.post([stream_id, paused](Engine& engine) -> EngineGateway::Answer {
+    post_job([stream_id, paused](Engine& engine) -> EngineGateway::Answer {
         if (Stream* stream = engine.find_stream(stream_id)) {
             (void)engine.set_paused(*stream, paused);
         }

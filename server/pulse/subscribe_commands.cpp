@@ -31,7 +31,7 @@ bool PulseServer::on_subscribe_command(Connection& connection, Command command, 
     // The devices are numbered before the answer, so that the first event
     // names them as introspection will.
     const uint32_t id = connection.id;
-    gateway_.post([this, id, tag](Engine& engine) {
+    post_job([this, id, tag](Engine& engine) {
         auto snapshot = std::make_shared<EngineSnapshot>();
         snapshot->sinks = engine.list_sinks();
         snapshot->sources = engine.list_sources();

@@ -15,10 +15,11 @@ audiod_add_test(test_integration
           integration/test_reload.cpp integration/test_system.cpp integration/test_harness.cpp
           integration/test_pulse.cpp
   LIBS audiod_protocol audiod_common audiod audiod_rtp audiod_ctl_output audiod_tone_analysis
+       audiod_pulse_wire
   NO_CTEST)
 # The programs it runs must be built first.
 add_dependencies(test_integration audiod_bin audioplay audiorec audioctl audiod-test-client
-  audiod-socket-launcher
+  audiod-socket-launcher audiod-pulse-client
   audiod-evil-client audiod-event-client audiod_module_null audiod_module_file
   audiod_module_faulty audiod_module_alsa audiod_fake_card audiod_alsa_pcm audiod_alsa_ctl audiod-alsa-player
   audiod-portaudio-player audiod-udp-relay audiod-unit-sandbox audiod_module_rtp audiod_module_portaudio audiod_module_jack

@@ -6,6 +6,8 @@
 // match what it asked for.
 #include "helpers.h"
 #include "protocol/unique_fd.h"
+#include "pulse/frame.h"
+#include "pulse/tagstruct.h"
 #include "support/tone_analysis.h"
 
 #include <boost/test/unit_test.hpp>
@@ -26,6 +28,7 @@
 using namespace audiod;
 using namespace audiod::test;
 using namespace std::chrono_literals;
+namespace wire = audiod::pulse; // the protocol's own, for a client of ours
 
 namespace {
 
@@ -251,6 +254,40 @@ BOOST_AUTO_TEST_CASE(a_pulse_stream_is_an_audiod_stream_of_its_application) {
     player.finish();
     // Its stream goes with its connection.
     BOOST_CHECK(eventually([] { return app_streams("paplay").empty(); }, 10s));
+}
+
+// A stream that names its channels in another order (right first) is
+// heard in the right speakers: what pacat sends as its first channel
+// comes out of the sink's second, sample for sample.
+BOOST_AUTO_TEST_CASE(a_stream_in_another_channel_order_is_heard_in_the_right_speakers) {
+    TempDir dir;
+    const std::string socket = dir.file("pulse/native");
+    write_signal_wav(dir.file("in.wav"), "random", 48000);
+    const auto in = read_wav_s16(dir.file("in.wav"));
+    {
+        std::ofstream raw(dir.file("in.raw"), std::ios::binary);
+        raw.write(reinterpret_cast<const char*>(in.data()),
+                  static_cast<std::streamsize>(in.size() * sizeof(int16_t)));
+    }
+    ServerProcess server(pulse_file_config(dir.file("out.wav"), socket));
+    BOOST_REQUIRE_MESSAGE(serves_pulse(server), server.log());
+    const ProgramResult played =
+        pulse_program(dir, socket, "pacat",
+                      {"--raw", "--format=s16le", "--rate=48000", "--channels=2",
+                       "--channel-map=front-right,front-left", dir.file("in.raw")},
+                      60s);
+    BOOST_REQUIRE_MESSAGE(played.status == 0, played.err << server.log());
+    BOOST_REQUIRE_EQUAL(server.stop(SIGTERM), 0);
+    const auto out = read_wav_s16(dir.file("out.wav"));
+    const auto start = first_sound(out, 2);
+    BOOST_REQUIRE(start);
+    BOOST_REQUIRE_GE(out.size(), *start * 2 + in.size());
+    bool swapped = true;
+    for (size_t frame = 0; frame < in.size() / 2 && swapped; ++frame) {
+        swapped = out[(*start + frame) * 2] == in[frame * 2 + 1] &&
+                  out[(*start + frame) * 2 + 1] == in[frame * 2];
+    }
+    BOOST_CHECK_MESSAGE(swapped, "the channels did not come out swapped");
 }
 
 // pacat's latency is what it asked for, and what the server computes of
@@ -641,6 +678,35 @@ BOOST_AUTO_TEST_CASE(pulsesrc_ffmpeg_and_sox_record_a_monitor) {
     player.finish();
 }
 
+// pactl move-sink-input while paplay plays is audiod's lossless move:
+// between sinks of different quanta and back, every frame of the file is
+// heard once, in order, split over the two sinks' recordings.
+BOOST_AUTO_TEST_CASE(move_sink_input_loses_and_repeats_nothing) {
+    TempDir dir;
+    const std::string socket = dir.file("pulse/native");
+    constexpr uint64_t frames = 48000 * 3;
+    write_signal_wav(dir.file("in.wav"), "sequence", frames);
+    ServerProcess server("[server]\nrt-priority = 0\ndefault-sink = \"a\"\n[sinks.a]\ntype = "
+                         "\"file\"\npath = \"" +
+                         dir.file("a.wav") +
+                         "\"\n[sinks.b]\ntype = \"file\"\nquantum = 64\npath = \"" +
+                         dir.file("b.wav") + "\"\n[pulse]\nsocket = \"" + socket + "\"\n");
+    BOOST_REQUIRE_MESSAGE(serves_pulse(server), server.log());
+    BackgroundProgram player({installed("paplay"), dir.file("in.wav")}, pulse_env(dir, socket));
+    const auto id = wait_for_playing("paplay", 30s, 12000);
+    BOOST_REQUIRE_MESSAGE(id, player.errors_so_far() << server.log());
+    const std::string input = std::to_string(*id);
+    BOOST_REQUIRE_EQUAL(pactl(dir, socket, {"move-sink-input", input, "b"}).status, 0);
+    BOOST_CHECK(wait_for_more(*id, 12000));
+    BOOST_REQUIRE_EQUAL(pactl(dir, socket, {"move-sink-input", input, "a"}).status, 0);
+    const ProgramResult played = player.finish(60s);
+    BOOST_REQUIRE_MESSAGE(played.status == 0, played.err << server.log());
+    BOOST_REQUIRE_EQUAL(server.stop(SIGTERM), 0);
+    BOOST_CHECK_EQUAL(check_split_sequence(
+                          {sequence_in(dir.file("a.wav")), sequence_in(dir.file("b.wav"))}, frames),
+                      3u);
+}
+
 // A libpulse program stopped (SIGSTOP) mid-stream is a stalled stream
 // like any other: another program on the same sink plays on, bit-exact,
 // and the stopped one plays on when it is continued.
@@ -714,6 +780,69 @@ BOOST_AUTO_TEST_CASE(tcp_clients_are_served_with_the_users_cookie) {
     BOOST_CHECK_NE(refused.status, 0);
     BOOST_CHECK_MESSAGE(refused.err.find("Access denied") != std::string::npos, refused.err);
     BOOST_CHECK_EQUAL(pactl(dir, socket, {"info"}).status, 0);
+}
+
+// A client that floods the server with requests and reads none of the
+// answers (a broken or hostile one) is held back, then dropped, and
+// costs the others nothing: paplay beside it plays bit-exact, and
+// audioctl is answered throughout.
+BOOST_AUTO_TEST_CASE(a_flooding_client_starves_no_one) {
+    TempDir dir;
+    const std::string socket = dir.file("pulse/native");
+    write_signal_wav(dir.file("in.wav"), "random", 48000 * 2);
+    ServerProcess server(pulse_file_config(dir.file("out.wav"), socket));
+    BOOST_REQUIRE_MESSAGE(serves_pulse(server), server.log());
+    UniqueFd flooder(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
+    sockaddr_un address{};
+    address.sun_family = AF_UNIX;
+    std::strncpy(address.sun_path, socket.c_str(), sizeof address.sun_path - 1);
+    BOOST_REQUIRE(::connect(flooder.get(), reinterpret_cast<sockaddr*>(&address), sizeof address) ==
+                  0);
+    const auto command = [](wire::Command code, uint32_t tag, const wire::TagWriter& fields) {
+        wire::TagWriter packet;
+        packet.put_u32(static_cast<uint32_t>(code)).put_u32(tag);
+        std::vector<uint8_t> bytes = packet.take();
+        bytes.insert(bytes.end(), fields.bytes().begin(), fields.bytes().end());
+        return wire::frame_packet(bytes);
+    };
+    std::vector<uint8_t> flood;
+    wire::TagWriter auth;
+    auth.put_u32(wire::kVersion).put_arbitrary(std::vector<uint8_t>(wire::kCookieLength, 0));
+    flood = command(wire::Command::auth, 1, auth);
+    wire::TagWriter name;
+    name.put_proplist({});
+    const auto named = command(wire::Command::set_client_name, 2, name);
+    flood.insert(flood.end(), named.begin(), named.end());
+    // Each asks the engine for every sink: tens of bytes in, hundreds out.
+    for (uint32_t tag = 3; tag < 100000; ++tag) {
+        const auto asked = command(wire::Command::get_sink_info_list, tag, {});
+        flood.insert(flood.end(), asked.begin(), asked.end());
+    }
+    std::thread sender([&] {
+        for (size_t sent = 0; sent < flood.size();) {
+            const ssize_t n =
+                ::send(flooder.get(), flood.data() + sent, flood.size() - sent, MSG_NOSIGNAL);
+            if (n <= 0) {
+                return; // dropped
+            }
+            sent += static_cast<size_t>(n);
+        }
+    });
+    const ProgramResult played = pulse_program(dir, socket, "paplay", {dir.file("in.wav")}, 60s);
+    BOOST_CHECK_MESSAGE(played.status == 0, played.err << server.log());
+    const ProgramResult info = run_tool("audioctl", {"info"}, 10s);
+    BOOST_CHECK_EQUAL(info.status, 0);
+    BOOST_CHECK_LE(info.seconds, 2.0);
+    // It never read a byte: once what waits for it passes the bound, it goes.
+    BOOST_CHECK_MESSAGE(
+        eventually(
+            [&] { return server.log().find("does not read what it is sent") != std::string::npos; },
+            60s),
+        server.log());
+    ::shutdown(flooder.get(), SHUT_RDWR);
+    sender.join();
+    BOOST_REQUIRE_EQUAL(server.stop(SIGTERM), 0);
+    check_heard_whole(dir.file("in.wav"), dir.file("out.wav"));
 }
 
 // audiod.socket and audiod-pulse.socket both passed, as systemd passes
