@@ -130,15 +130,24 @@ std::string client_names(jack_client_t* client, unsigned long flags) {
 // server that is stopped, or still shutting down, accepts a client's
 // connection and never answers, and the control thread must not wait for
 // it, at the first call or at any after it.
+//
+// A join that ends after its caller gave up (a loaded machine's jackd
+// took longer than the wait) is kept, joined, for kKeepLateJoin: the next
+// open of the same client takes it as it is. Without that, a machine on
+// which every join takes longer than a reopen's wait never got its device
+// back (every join given up on, then closed: integration.jack under TSan).
 struct JoinAttempt {
     std::mutex mutex;
-    std::condition_variable finished;
+    std::condition_variable finished; // done, or (once abandoned) the link taken
     bool done = false;
-    bool abandoned = false; // the caller gave up: the thread closes what it opened
+    bool abandoned = false; // the caller gave up: the thread keeps, then closes, what it opened
+    JoinRequest request;
     std::unique_ptr<JackLink> link;
     std::string error;
     int code = 0;
 };
+
+constexpr auto kKeepLateJoin = std::chrono::seconds(30);
 
 // By JACK server's name, the attempt left to its thread while that server
 // has still not answered: meanwhile every open of a client of that server
@@ -238,13 +247,28 @@ std::unique_ptr<JackLink> JackLink::open(const audiod_host* host,
     {
         const std::lock_guard guard(g_pending_mutex);
         if (const auto pending = g_pending.find(request.server); pending != g_pending.end()) {
-            const std::lock_guard attempt(pending->second->mutex);
-            if (!pending->second->done) {
+            JoinAttempt& late = *pending->second;
+            const std::lock_guard attempt(late.mutex);
+            if (!late.done) {
                 return refuse(error, code,
                               "JACK server '" + request.server +
                                   "' has still not answered an earlier client (stopped, or "
                                   "shutting down?)",
                               -ENODEV);
+            }
+            if (late.link && late.request == request) {
+                // The join given up on ended after all: it is this one.
+                std::unique_ptr<JackLink> link = std::move(late.link);
+                late.finished.notify_all();
+                g_pending.erase(pending);
+                g_opened_before.insert(key);
+                if (host != nullptr && host->log != nullptr) {
+                    host->log(AUDIOD_LOG_INFO, "jack",
+                              ("client " + request.client_name +
+                               ": the join given up on ended late; taken as it is")
+                                  .c_str());
+                }
+                return link;
             }
         }
         g_pending.erase(request.server);
@@ -263,6 +287,7 @@ std::unique_ptr<JackLink> JackLink::open(const audiod_host* host,
         return refuse(error, code, std::move(why), -EAGAIN);
     }
     auto attempt = std::make_shared<JoinAttempt>();
+    attempt->request = request;
     try {
         std::thread([attempt, host, request] {
             std::string failure;
@@ -271,8 +296,14 @@ std::unique_ptr<JackLink> JackLink::open(const audiod_host* host,
             std::unique_lock lock(attempt->mutex);
             attempt->done = true;
             if (attempt->abandoned) {
+                // Kept for the next open of this client; left (the graph,
+                // on this thread) if none takes it in time.
+                attempt->link = std::move(joined);
+                attempt->finished.wait_for(lock, kKeepLateJoin,
+                                           [&] { return attempt->link == nullptr; });
+                std::unique_ptr<JackLink> unclaimed = std::move(attempt->link);
                 lock.unlock();
-                joined.reset(); // leaves the graph, on this thread
+                unclaimed.reset();
                 return;
             }
             attempt->link = std::move(joined);

@@ -68,6 +68,8 @@ struct JoinRequest {
     std::string server;
     std::string client_name;
     std::string connect;
+
+    bool operator==(const JoinRequest&) const = default;
 };
 
 class JackLink {

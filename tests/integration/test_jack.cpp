@@ -390,6 +390,43 @@ BOOST_AUTO_TEST_CASE(a_late_client_in_the_graph_never_crashes_the_server) {
     require_clean_stop(server);
 }
 
+// A reload's join that jackd answers only after the wait (1 s: a loaded
+// machine's jackd, here one stopped for a moment) is given up on, and ends
+// late: the next load of the same client takes it as it is. (Closing
+// every late join instead kept a TSan build on a busy machine from ever
+// getting its sink back: each join took longer than the wait.)
+BOOST_AUTO_TEST_CASE(a_join_that_ends_late_is_taken_by_the_next_load) {
+    TempDir dir;
+    DummyJack jack;
+    const JackSanitizerSettings sanitizers(dir);
+    ServerProcess server(studio_config(dir));
+    check_studio_reaches("running", server);
+    BOOST_REQUIRE_EQUAL(run_tool("audioctl", {"unload-sink", "studio"}).status, 0);
+    const auto in_graph = [] {
+        return run_program({"/usr/bin/jack_lsp"}, 10s).out.find("audiod-studio:") !=
+               std::string::npos;
+    };
+    BOOST_REQUIRE(eventually([&] { return !in_graph(); }, 30s));
+    ::kill(jack.pid(), SIGSTOP);
+    const ProgramResult refused = run_tool("audioctl", {"load-sink", "jack", "studio"}, 30s);
+    ::kill(jack.pid(), SIGCONT);
+    BOOST_CHECK_NE(refused.status, 0);
+    BOOST_CHECK_MESSAGE(refused.err.find("did not answer within 1 s") != std::string::npos,
+                        refused.err);
+    // The join ends once jackd runs again: its client is in the graph.
+    BOOST_REQUIRE_MESSAGE(eventually(in_graph, 30s), server.log() << jack.said());
+    std::string said;
+    BOOST_REQUIRE_MESSAGE(load_studio_again(server, 30s, &said), said << server.log());
+    BOOST_CHECK_MESSAGE(server.log().find("the join given up on ended late; taken as it is") !=
+                            std::string::npos,
+                        server.log());
+    check_studio_reaches("running", server);
+    PlayingClient client({"--signal", "sequence", "--sink", "studio", "--app", "after"});
+    require_playing_on("after", "studio", server, jack);
+    BOOST_REQUIRE_EQUAL(client.stop().status, 0);
+    require_clean_stop(server);
+}
+
 BOOST_AUTO_TEST_CASE(mistakes_are_refused_with_what_would_have_worked) {
     TempDir dir;
     DummyJack jack;
