@@ -142,6 +142,14 @@ void PulseServer::run() noexcept {
                 gateway_.run_answers();
                 break;
             case Source::connection:
+                if (const Connection* c = find(id);
+                    c != nullptr && c->read_paused &&
+                    (events[i].events & (EPOLLHUP | EPOLLERR)) != 0) {
+                    // Gone while held back: epoll reports that whatever it
+                    // is asked for, and would report it till the answers came.
+                    drop(id, "");
+                    break;
+                }
                 if ((events[i].events & EPOLLOUT) != 0) {
                     on_writable(id);
                 }

@@ -832,7 +832,7 @@ BOOST_AUTO_TEST_CASE(a_flooding_client_starves_no_one) {
     BOOST_CHECK_MESSAGE(played.status == 0, played.err << server.log());
     const ProgramResult info = run_tool("audioctl", {"info"}, 10s);
     BOOST_CHECK_EQUAL(info.status, 0);
-    BOOST_CHECK_LE(info.seconds, 2.0);
+    BOOST_CHECK_LE(info.seconds, 5.0); // a sanitizer build starts slowly; starved is far longer
     // It never read a byte: once what waits for it passes the bound, it goes.
     BOOST_CHECK_MESSAGE(
         eventually(
