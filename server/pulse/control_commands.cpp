@@ -220,9 +220,18 @@ bool PulseServer::on_control_command(Connection& connection, Command command, ui
 
 bool PulseServer::kill_stream(uint32_t stream_id, bool record) {
     const auto it = woken_by_.find(stream_id);
-    if (it == woken_by_.end() || it->second.record != record ||
-        it->second.connection == kNoConnection) {
-        return false; // no libpulse stream's (a playing sample is short)
+    if (it == woken_by_.end() || it->second.record != record) {
+        return false; // no libpulse stream's
+    }
+    if (it->second.connection == kNoConnection) {
+        // A sample playing: no client to tell.
+        const auto player = sample_players_.find(stream_id);
+        if (player == sample_players_.end()) {
+            return false;
+        }
+        end_stream(player->second.stream->wake_fd(), stream_id);
+        sample_players_.erase(player);
+        return true;
     }
     const Woken woken = it->second;
     with_connection(woken.connection, [&](Connection& c) {

@@ -167,7 +167,7 @@ private:
     bool on_control_command(Connection& connection, Command command, uint32_t tag,
                             TagReader& fields);
     // Ends a libpulse stream of any connection, telling its client
-    // (KILLED); false if no libpulse stream has that index.
+    // (KILLED), or a playing sample; false if none has that index.
     bool kill_stream(uint32_t stream_id, bool record);
     // Runs `operation` on the control thread and answers `tag` with its
     // outcome.

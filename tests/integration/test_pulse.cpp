@@ -1051,6 +1051,16 @@ BOOST_AUTO_TEST_CASE(an_uploaded_sample_plays_bit_exact_until_removed) {
     // pactl leaves as soon as the server says the sample plays.
     BOOST_REQUIRE_EQUAL(pactl(dir, socket, {"play-sample", "click", "out"}).status, 0);
     BOOST_REQUIRE(eventually([&] { return sink_field("out", "streams") == "0"; }, 30s));
+    // A long one, killed as pavucontrol kills a sink input: it ends.
+    write_signal_wav(dir.file("long.wav"), "random", 48000 * 20); // 7.7 MB as pactl sends it
+    BOOST_REQUIRE_EQUAL(pactl(dir, socket, {"upload-sample", dir.file("long.wav"), "long"}).status,
+                        0);
+    BOOST_REQUIRE_EQUAL(pactl(dir, socket, {"play-sample", "long", "out"}).status, 0);
+    const auto long_id = wait_for_playing("pactl", 30s, 4800);
+    BOOST_REQUIRE(long_id);
+    BOOST_CHECK_EQUAL(
+        pulse_client(dir, socket, {"kill-sink-input", std::to_string(*long_id)}).status, 0);
+    BOOST_CHECK(eventually([&] { return sink_field("out", "streams") == "0"; }, 10s));
     BOOST_CHECK_NE(pactl(dir, socket, {"play-sample", "nothing"}).status, 0);
     BOOST_REQUIRE_EQUAL(pactl(dir, socket, {"remove-sample", "click"}).status, 0);
     BOOST_CHECK(pactl(dir, socket, {"list", "samples"}).out.find("click") == std::string::npos);
