@@ -49,10 +49,6 @@ ssize_t receive_with_fds(int socket, uint8_t* buffer, size_t size, std::vector<U
     return n;
 }
 
-} // namespace
-
-namespace {
-
 // Bytes read from one connection per wake-up, so that one busy client
 // cannot starve the others.
 constexpr size_t kReadPerTurn = 256u << 10;

@@ -181,6 +181,11 @@ private:
                                                       const SampleSpec& spec,
                                                       proto::StreamDirection direction);
     bool watch_stream(int wake_fd, uint32_t stream_id);
+    // A stream just made for client `id`: watched if it was bound to its
+    // ring (`not_bound` empty); else closed in the engine, the client
+    // answered INTERNAL, and false.
+    bool watch_new_stream(uint32_t id, uint32_t tag, uint32_t stream_id,
+                          const std::string& not_bound, int wake_fd);
     // Stops watching its ring and closes it in the engine (-1: not watched).
     void end_stream(int wake_fd, uint32_t stream_id);
     void pause_in_engine(uint32_t stream_id, bool paused);

@@ -174,13 +174,8 @@ void PulseServer::record_made(uint32_t id, uint32_t tag, const RecordRequest& re
     auto stream = std::make_unique<RecordStream>(channel, request.spec, request.map, attributes);
     const uint64_t latency_usec = made.device_latency_usec;
     made.device_index = source_indices_.index(made.device);
-    if (const std::string why = stream->bind(std::move(made));
-        !why.empty() || !watch_stream(stream->wake_fd(), stream_id)) {
-        log_warning("pulse",
-                    "client " + std::to_string(id) + ": " +
-                        (why.empty() ? std::string("epoll: ") + std::strerror(errno) : why));
-        end_stream(-1, stream_id);
-        with_connection(id, [&](Connection& c) { c.session->reply_error(tag, Error::internal); });
+    const std::string not_bound = stream->bind(std::move(made));
+    if (!watch_new_stream(id, tag, stream_id, not_bound, stream->wake_fd())) {
         return;
     }
     stream->set_corked(request.corked);

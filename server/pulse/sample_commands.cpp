@@ -250,11 +250,8 @@ void PulseServer::sample_playing(uint32_t id, uint32_t tag, const SampleSpec& sp
     player.stream = std::make_unique<PlaybackStream>(kInvalidIndex, spec, map, attributes);
     player.audio = std::move(audio);
     made.device_index = sink_indices_.index(made.device);
-    if (const std::string why = player.stream->bind(std::move(made));
-        !why.empty() || !watch_stream(player.stream->wake_fd(), stream_id)) {
-        log_warning("pulse", "a sample for client " + std::to_string(id) + ": " + why);
-        end_stream(-1, stream_id);
-        with_connection(id, [&](Connection& c) { c.session->reply_error(tag, Error::internal); });
+    const std::string not_bound = player.stream->bind(std::move(made));
+    if (!watch_new_stream(id, tag, stream_id, not_bound, player.stream->wake_fd())) {
         return;
     }
     woken_by_[stream_id] = {kNoConnection, 0, false};

@@ -7,6 +7,8 @@
 #include "pulse/sample_spec.h"
 #include "pulse/server_facts.h"
 
+#include <cerrno>
+#include <cstring>
 #include <sys/epoll.h>
 
 namespace audiod::pulse {
@@ -47,6 +49,19 @@ StreamRequest PulseServer::engine_request(const Connection& connection, const Sa
     request.params.channels = spec.channels;
     request.params.direction = static_cast<uint32_t>(direction);
     return request;
+}
+
+bool PulseServer::watch_new_stream(uint32_t id, uint32_t tag, uint32_t stream_id,
+                                   const std::string& not_bound, int wake_fd) {
+    if (not_bound.empty() && watch_stream(wake_fd, stream_id)) {
+        return true;
+    }
+    log_warning("pulse", "client " + std::to_string(id) + ": " +
+                             (not_bound.empty() ? std::string("epoll: ") + std::strerror(errno)
+                                                : not_bound));
+    end_stream(-1, stream_id);
+    with_connection(id, [&](Connection& c) { c.session->reply_error(tag, Error::internal); });
+    return false;
 }
 
 bool PulseServer::watch_stream(int wake_fd, uint32_t stream_id) {
