@@ -149,30 +149,27 @@ bool Session::handle_set_client_name(uint32_t tag, TagReader& fields) {
     return true;
 }
 
-void Session::reply(uint32_t tag, const TagWriter& fields) {
-    TagWriter packet;
-    packet.put_u32(static_cast<uint32_t>(Command::reply)).put_u32(tag);
-    std::vector<uint8_t> bytes = packet.take();
+std::vector<uint8_t> command_packet(Command command, uint32_t tag, const TagWriter& fields) {
+    TagWriter head;
+    head.put_u32(static_cast<uint32_t>(command)).put_u32(tag);
+    std::vector<uint8_t> bytes = head.take();
     bytes.insert(bytes.end(), fields.bytes().begin(), fields.bytes().end());
-    const std::vector<uint8_t> framed = frame_packet(bytes);
+    return frame_packet(bytes);
+}
+
+void Session::reply(uint32_t tag, const TagWriter& fields) {
+    const std::vector<uint8_t> framed = command_packet(Command::reply, tag, fields);
     output_.insert(output_.end(), framed.begin(), framed.end());
 }
 
 void Session::reply_error(uint32_t tag, Error error) {
-    TagWriter packet;
-    packet.put_u32(static_cast<uint32_t>(Command::error))
-        .put_u32(tag)
-        .put_u32(static_cast<uint32_t>(error));
-    const std::vector<uint8_t> framed = frame_packet(packet.bytes());
+    const std::vector<uint8_t> framed =
+        command_packet(Command::error, tag, TagWriter().put_u32(static_cast<uint32_t>(error)));
     output_.insert(output_.end(), framed.begin(), framed.end());
 }
 
 void Session::send_command(Command command, const TagWriter& fields) {
-    TagWriter packet;
-    packet.put_u32(static_cast<uint32_t>(command)).put_u32(kNoTag);
-    std::vector<uint8_t> bytes = packet.take();
-    bytes.insert(bytes.end(), fields.bytes().begin(), fields.bytes().end());
-    const std::vector<uint8_t> framed = frame_packet(bytes);
+    const std::vector<uint8_t> framed = command_packet(command, kNoTag, fields);
     output_.insert(output_.end(), framed.begin(), framed.end());
 }
 

@@ -43,6 +43,11 @@ namespace audiod::pulse {
 
 class Session;
 
+// A command packet (command, tag, then `fields`), framed: what either side
+// sends, a reply or an event (tag kNoTag) or a request.
+[[nodiscard]] std::vector<uint8_t> command_packet(Command command, uint32_t tag,
+                                                  const TagWriter& fields = {});
+
 // What a session cannot answer by itself.
 class CommandHandler {
 public:

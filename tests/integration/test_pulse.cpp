@@ -6,8 +6,7 @@
 // match what it asked for.
 #include "helpers.h"
 #include "protocol/unique_fd.h"
-#include "pulse/frame.h"
-#include "pulse/tagstruct.h"
+#include "pulse/session.h"
 #include "support/tone_analysis.h"
 
 #include <boost/test/unit_test.hpp>
@@ -798,24 +797,17 @@ BOOST_AUTO_TEST_CASE(a_flooding_client_starves_no_one) {
     std::strncpy(address.sun_path, socket.c_str(), sizeof address.sun_path - 1);
     BOOST_REQUIRE(::connect(flooder.get(), reinterpret_cast<sockaddr*>(&address), sizeof address) ==
                   0);
-    const auto command = [](wire::Command code, uint32_t tag, const wire::TagWriter& fields) {
-        wire::TagWriter packet;
-        packet.put_u32(static_cast<uint32_t>(code)).put_u32(tag);
-        std::vector<uint8_t> bytes = packet.take();
-        bytes.insert(bytes.end(), fields.bytes().begin(), fields.bytes().end());
-        return wire::frame_packet(bytes);
-    };
     std::vector<uint8_t> flood;
     wire::TagWriter auth;
     auth.put_u32(wire::kVersion).put_arbitrary(std::vector<uint8_t>(wire::kCookieLength, 0));
-    flood = command(wire::Command::auth, 1, auth);
+    flood = wire::command_packet(wire::Command::auth, 1, auth);
     wire::TagWriter name;
     name.put_proplist({});
-    const auto named = command(wire::Command::set_client_name, 2, name);
+    const auto named = wire::command_packet(wire::Command::set_client_name, 2, name);
     flood.insert(flood.end(), named.begin(), named.end());
     // Each asks the engine for every sink: tens of bytes in, hundreds out.
     for (uint32_t tag = 3; tag < 100000; ++tag) {
-        const auto asked = command(wire::Command::get_sink_info_list, tag, {});
+        const auto asked = wire::command_packet(wire::Command::get_sink_info_list, tag);
         flood.insert(flood.end(), asked.begin(), asked.end());
     }
     std::thread sender([&] {

@@ -50,11 +50,7 @@ std::vector<Answer> answers(Session& session) {
 }
 
 std::vector<uint8_t> packet(Command command, uint32_t tag, const TagWriter& fields = {}) {
-    TagWriter p;
-    p.put_u32(static_cast<uint32_t>(command)).put_u32(tag);
-    std::vector<uint8_t> bytes = p.take();
-    bytes.insert(bytes.end(), fields.bytes().begin(), fields.bytes().end());
-    return frame_packet(bytes);
+    return command_packet(command, tag, fields);
 }
 
 } // namespace

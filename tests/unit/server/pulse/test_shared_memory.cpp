@@ -44,11 +44,21 @@ struct Listener : CommandHandler {
 };
 
 std::vector<uint8_t> packet(Command command, uint32_t tag, const TagWriter& fields = {}) {
-    TagWriter p;
-    p.put_u32(static_cast<uint32_t>(command)).put_u32(tag);
-    std::vector<uint8_t> bytes = p.take();
-    bytes.insert(bytes.end(), fields.bytes().begin(), fields.bytes().end());
-    return frame_packet(bytes);
+    return command_packet(command, tag, fields);
+}
+
+// The first packet the session sent: its command and its first field.
+std::pair<Command, uint32_t> first_answer(Session& session) {
+    FrameReader reader;
+    BOOST_REQUIRE(reader.feed(session.take_output()));
+    const auto answer = reader.next();
+    BOOST_REQUIRE(answer);
+    TagReader r(answer->payload);
+    uint32_t command = 0;
+    uint32_t tag = 0;
+    uint32_t field = 0;
+    BOOST_REQUIRE(r.get_u32(command) && r.get_u32(tag) && r.get_u32(field));
+    return {static_cast<Command>(command), field};
 }
 
 // AUTH with `word` and SET_CLIENT_NAME; returns the AUTH answer's word.
@@ -59,16 +69,7 @@ uint32_t handshake(Session& session, uint32_t word) {
     name.put_proplist({});
     BOOST_REQUIRE(session.receive(packet(Command::auth, 1, auth)));
     BOOST_REQUIRE(session.receive(packet(Command::set_client_name, 2, name)));
-    FrameReader reader;
-    BOOST_REQUIRE(reader.feed(session.take_output()));
-    const auto answer = reader.next();
-    BOOST_REQUIRE(answer);
-    TagReader r(answer->payload);
-    uint32_t command = 0;
-    uint32_t tag = 0;
-    uint32_t reply = 0;
-    BOOST_REQUIRE(r.get_u32(command) && r.get_u32(tag) && r.get_u32(reply));
-    return reply;
+    return first_answer(session).second;
 }
 
 std::vector<uint8_t> register_pool(uint32_t pool_id) {
@@ -179,16 +180,8 @@ BOOST_AUTO_TEST_CASE(a_client_that_must_bring_the_cookie_is_refused_without_it) 
     wrong.put_u32(kVersion).put_arbitrary(std::vector<uint8_t>(kCookieLength, 8));
     BOOST_CHECK(!bad.receive(packet(Command::auth, 1, wrong)));
     BOOST_CHECK_EQUAL(bad.error(), "a wrong cookie");
-    FrameReader reader;
-    BOOST_REQUIRE(reader.feed(bad.take_output()));
-    const auto answer = reader.next();
-    BOOST_REQUIRE(answer);
-    TagReader r(answer->payload);
-    uint32_t command = 0;
-    uint32_t tag = 0;
-    uint32_t error = 0;
-    BOOST_REQUIRE(r.get_u32(command) && r.get_u32(tag) && r.get_u32(error));
-    BOOST_CHECK(static_cast<Command>(command) == Command::error);
+    const auto [command, error] = first_answer(bad);
+    BOOST_CHECK(command == Command::error);
     BOOST_CHECK(static_cast<Error>(error) == Error::access);
 }
 
