@@ -61,7 +61,8 @@ Options:
                          ~/.local/state/audiod/state). A corrupt file is
                          moved to FILE.corrupt and defaults are used.
       --system           run as the one server of a machine, for every user
-                         in a group: listen on /run/audiod/socket (mode
+                         in a group: listen on /run/audiod/socket, and for
+                         libpulse programs on /run/pulse/native (mode
                          0660, the group's), read /etc/audiod/audiod.conf
                          (then the installed default), keep state in
                          /var/lib/audiod/state. Clients try their own
@@ -365,7 +366,7 @@ int main(int argc, char** argv) {
     // A system-wide server: who may connect (the socket's group) and who
     // may change what is shared (control/access_policy.h).
     AccessPolicy policy;
-    gid_t access_gid = 0;
+    std::optional<SocketGroup> socket_group; // members may connect; nobody else
     if (options.system) {
         policy.per_user = true;
         auto access = group_id(options.group);
@@ -374,7 +375,7 @@ int main(int argc, char** argv) {
                          error->c_str());
             return 1;
         }
-        access_gid = std::get<gid_t>(access);
+        socket_group = SocketGroup{std::get<gid_t>(access), options.group};
         if (!options.admin_group.empty()) {
             auto admins = group_id(options.admin_group);
             if (auto* error = std::get_if<std::string>(&admins)) {
@@ -419,18 +420,20 @@ int main(int argc, char** argv) {
     log_info("main", install_rt_time_guard());
     ModuleLoader modules(options.module_dir.empty() ? default_module_directory()
                                                     : options.module_dir);
-    // The PulseAudio-protocol server: on by default for a user's server on
-    // its default socket, and wherever the configuration names a pulse
+    // The PulseAudio-protocol server: on by default for a server on its
+    // default socket (a user's, or a system-wide one's on
+    // /run/pulse/native), and wherever the configuration names a pulse
     // socket (a server on a socket of its own, a test's say, would
     // otherwise take the user's pulse socket).
-    const bool pulse_wanted =
-        config.pulse.enable.value_or(!config.pulse.socket.empty() || (!chosen && !options.system));
-    const std::string pulse_socket =
-        config.pulse.socket.empty() ? pulse::default_pulse_socket() : config.pulse.socket;
+    const bool pulse_wanted = config.pulse.enable.value_or(!config.pulse.socket.empty() || !chosen);
+    const std::string pulse_socket = !config.pulse.socket.empty() ? config.pulse.socket
+                                     : options.system             ? pulse::kSystemPulseSocket
+                                                                  : pulse::default_pulse_socket();
     Engine engine(std::move(config), modules, state);
     pulse::EngineGateway pulse_gateway;
     pulse::PulseServer pulse_server(pulse_gateway);
     pulse_server.set_shared_memory(engine.config().pulse.shared_memory);
+    pulse_server.set_access_policy(policy);
     bool pulse_serving = false;
     Status served = Status::success();
     {
@@ -457,12 +460,7 @@ int main(int argc, char** argv) {
         if (activated != nullptr) {
             listener = std::move(activated->fd);
         } else {
-            // Members of the access group may connect; nobody else.
-            std::optional<SocketGroup> group;
-            if (options.system) {
-                group = SocketGroup{access_gid, options.group};
-            }
-            auto bound = listen_on(socket_path, group);
+            auto bound = listen_on(socket_path, socket_group);
             if (auto* failed = std::get_if<std::string>(&bound)) {
                 std::fprintf(stderr, "audiod: %s\n", failed->c_str());
                 return 1;
@@ -486,8 +484,8 @@ int main(int argc, char** argv) {
                 log_info("main", "the passed pulse socket is not served ([pulse] enable = false)");
             }
         } else {
-            pulse_serving = pulse_wanted &&
-                            pulse::start_pulse_server(pulse_server, pulse_socket, options.system);
+            pulse_serving =
+                pulse_wanted && pulse::start_pulse_server(pulse_server, pulse_socket, socket_group);
         }
         if (const Status told = service.ready("serving " + socket_path); !told.ok()) {
             log_warning("main", told.reason());

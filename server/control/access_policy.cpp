@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <set>
 #include <sys/socket.h>
 #include <unistd.h>
 #include <vector>
@@ -60,6 +61,49 @@ std::optional<std::string> shown_app(const AccessPolicy& policy, const Caller& c
         return std::string(bare_app_name(app));
     }
     return std::nullopt;
+}
+
+bool owns_app(const AccessPolicy& policy, const Caller& caller, const std::string& app) {
+    if (!policy.per_user || caller.admin) {
+        return true;
+    }
+    return is_user_app_name(app) && app == user_app_name(caller.uid, bare_app_name(app));
+}
+
+void show_streams(const AccessPolicy& policy, const Caller& caller,
+                  std::vector<proto::StreamInfo>& streams) {
+    std::erase_if(streams, [&](proto::StreamInfo& info) {
+        const auto shown = shown_app(policy, caller, info.app);
+        if (!shown) {
+            return true;
+        }
+        info.app = *shown;
+        return false;
+    });
+}
+
+void show_apps(const AccessPolicy& policy, const Caller& caller,
+               std::vector<proto::AppInfo>& apps) {
+    // A user's own NAME stands in for the rule of the same name, which it
+    // already follows unless changed.
+    std::set<std::string> own;
+    for (const proto::AppInfo& info : apps) {
+        if (policy.per_user && !caller.admin &&
+            info.name == user_app_name(caller.uid, bare_app_name(info.name))) {
+            own.insert(std::string(bare_app_name(info.name)));
+        }
+    }
+    std::erase_if(apps, [&](proto::AppInfo& info) {
+        std::optional<std::string> shown = shown_app(policy, caller, info.name);
+        if (!shown.has_value()) {
+            return true; // another user's
+        }
+        if (own.count(info.name) != 0) {
+            return true; // a rule the user's own entry stands in for
+        }
+        info.name = std::move(*shown);
+        return false;
+    });
 }
 
 } // namespace audiod

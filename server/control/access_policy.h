@@ -19,9 +19,12 @@
 // Thread: control.
 #pragma once
 
+#include "protocol/messages.h"
+
 #include <optional>
 #include <string>
 #include <sys/types.h>
+#include <vector>
 
 namespace audiod {
 
@@ -50,5 +53,16 @@ struct Caller {
 // user's (and the caller no admin).
 [[nodiscard]] std::optional<std::string> shown_app(const AccessPolicy& policy, const Caller& caller,
                                                    const std::string& app);
+
+// Whether the engine's application `app` is `caller`'s to control: a
+// user's own ("UID/NAME" of theirs), or anything to an admin.
+[[nodiscard]] bool owns_app(const AccessPolicy& policy, const Caller& caller,
+                            const std::string& app);
+
+// The streams and applications `caller` may see, as it sees them: another
+// user's are left out, and the caller's own carry their bare NAME.
+void show_streams(const AccessPolicy& policy, const Caller& caller,
+                  std::vector<proto::StreamInfo>& streams);
+void show_apps(const AccessPolicy& policy, const Caller& caller, std::vector<proto::AppInfo>& apps);
 
 } // namespace audiod

@@ -4,8 +4,6 @@
 #include "engine/app_name.h"
 #include "engine/engine.h"
 
-#include <set>
-
 namespace audiod {
 
 ClientAccess::ClientAccess(const Engine& engine, const ControlClients& clients,
@@ -38,8 +36,12 @@ MaybeError ClientAccess::check_stream_owner(const ControlClient& client, uint32_
     if (stream == nullptr) {
         return std::nullopt; // the engine says there is no such stream
     }
+    // A libaudiod client's stream is its client's; any other (a libpulse
+    // client's) is known by its application's name, "UID/NAME".
     const auto owner = clients_.find(stream->client_id);
-    if (owner == clients_.end() || owner->second->uid != client.uid) {
+    const bool own = owner != clients_.end() ? owner->second->uid == client.uid
+                                             : owns_app(policy_, caller(client), stream->app);
+    if (!own) {
         return ClientError{AUDIOD_E_DENIED,
                            "stream " + std::to_string(stream_id) + " belongs to another user"};
     }
@@ -71,37 +73,11 @@ MaybeError ClientAccess::check_target(const ControlClient& client, uint32_t targ
 
 void ClientAccess::show_streams(const ControlClient& client,
                                 std::vector<proto::StreamInfo>& streams) const {
-    std::erase_if(streams, [&](proto::StreamInfo& info) {
-        const auto shown = shown_app(policy_, caller(client), info.app);
-        if (!shown) {
-            return true;
-        }
-        info.app = *shown;
-        return false;
-    });
+    audiod::show_streams(policy_, caller(client), streams);
 }
 
 void ClientAccess::show_apps(const ControlClient& client, std::vector<proto::AppInfo>& apps) const {
-    // A user's own NAME stands in for the rule of the same name, which it
-    // already follows unless changed.
-    std::set<std::string> own;
-    for (const proto::AppInfo& info : apps) {
-        if (policy_.per_user && !client.admin &&
-            info.name == user_app_name(client.uid, bare_app_name(info.name))) {
-            own.insert(std::string(bare_app_name(info.name)));
-        }
-    }
-    std::erase_if(apps, [&](proto::AppInfo& info) {
-        std::optional<std::string> shown = shown_app(policy_, caller(client), info.name);
-        if (!shown.has_value()) {
-            return true; // another user's
-        }
-        if (own.count(info.name) != 0) {
-            return true; // a rule the user's own entry stands in for
-        }
-        info.name = std::move(*shown);
-        return false;
-    });
+    audiod::show_apps(policy_, caller(client), apps);
 }
 
 bool ClientAccess::show_event(const ControlClient& client, proto::Event& event) const {

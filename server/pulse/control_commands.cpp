@@ -31,6 +31,35 @@ MaybeError no_entity() {
     return ClientError{AUDIOD_E_NOENTITY, "no such entity"};
 }
 
+// On a shared server, a user's own streams only (an admin's: any).
+MaybeError check_owner(const Engine& engine, const AccessPolicy& policy, const Caller& caller,
+                       uint32_t stream_id) {
+    const Stream* stream = engine.find_stream(stream_id);
+    if (stream == nullptr || owns_app(policy, caller, stream->app)) {
+        return std::nullopt; // the operation says whether there is one
+    }
+    return ClientError{AUDIOD_E_DENIED,
+                       "stream " + std::to_string(stream_id) + " belongs to another user"};
+}
+
+// What changes things every user shares: a sink's or source's volume,
+// mute or suspension, the defaults.
+bool changes_shared(Command command) {
+    switch (command) {
+    case Command::set_sink_volume:
+    case Command::set_sink_mute:
+    case Command::set_source_volume:
+    case Command::set_source_mute:
+    case Command::suspend_sink:
+    case Command::suspend_source:
+    case Command::set_default_sink:
+    case Command::set_default_source:
+        return true;
+    default:
+        return false;
+    }
+}
+
 MaybeError stream_volume(Engine& engine, uint32_t stream_id, float gain) {
     proto::SetVolume r;
     r.target = static_cast<uint32_t>(proto::VolumeTarget::stream);
@@ -119,6 +148,10 @@ bool PulseServer::on_control_command(Connection& connection, Command command, ui
         session.reply_error(tag, Error::protocol);
         return true;
     }
+    if (changes_shared(command) && !connection.admin) {
+        session.reply_error(tag, Error::access);
+        return true;
+    }
     // Device indices are the pulse thread's: named here, for the engine.
     const bool on_sources = command == Command::set_source_volume ||
                             command == Command::set_source_mute ||
@@ -142,6 +175,8 @@ bool PulseServer::on_control_command(Connection& connection, Command command, ui
     }
     const uint32_t id = connection.id;
     const float gain = linear_gain(volume);
+    const AccessPolicy policy = policy_;
+    const Caller caller = caller_of(connection);
     switch (command) {
     case Command::set_sink_volume:
     case Command::set_sink_mute:
@@ -167,11 +202,17 @@ bool PulseServer::on_control_command(Connection& connection, Command command, ui
         return true;
     case Command::set_sink_input_volume:
     case Command::set_source_output_volume:
-        post_control(id, tag, [=](Engine& engine) { return stream_volume(engine, index, gain); });
+        post_control(id, tag, [=](Engine& engine) {
+            MaybeError denied = check_owner(engine, policy, caller, index);
+            return denied ? denied : stream_volume(engine, index, gain);
+        });
         return true;
     case Command::set_sink_input_mute:
     case Command::set_source_output_mute:
-        post_control(id, tag, [=](Engine& engine) { return stream_mute(engine, index, flag); });
+        post_control(id, tag, [=](Engine& engine) {
+            MaybeError denied = check_owner(engine, policy, caller, index);
+            return denied ? denied : stream_mute(engine, index, flag);
+        });
         return true;
     case Command::set_default_sink:
         post_control(id, tag, [=](Engine& engine) -> MaybeError {
@@ -182,6 +223,9 @@ bool PulseServer::on_control_command(Connection& connection, Command command, ui
     case Command::move_sink_input:
     case Command::move_source_output:
         post_control(id, tag, [=](Engine& engine) -> MaybeError {
+            if (MaybeError denied = check_owner(engine, policy, caller, index)) {
+                return denied;
+            }
             const auto device = device_name(engine, command == Command::move_sink_input, to_name);
             if (!device) {
                 return no_entity();
@@ -197,6 +241,10 @@ bool PulseServer::on_control_command(Connection& connection, Command command, ui
     case Command::kill_source_output:
         // A libpulse stream is told it was killed and ends; a libaudiod
         // program's streams are ended by `audioctl kill-client`.
+        if (!may_end_stream(connection, index)) {
+            session.reply_error(tag, Error::access);
+            return true;
+        }
         kill_stream(index, command == Command::kill_source_output)
             ? session.reply(tag)
             : session.reply_error(tag, Error::noentity);
@@ -204,6 +252,10 @@ bool PulseServer::on_control_command(Connection& connection, Command command, ui
     case Command::kill_client:
         if (index == id || find(index) == nullptr) {
             session.reply_error(tag, find(index) == nullptr ? Error::noentity : Error::invalid);
+            return true;
+        }
+        if (!sees(connection, *find(index))) {
+            session.reply_error(tag, Error::access);
             return true;
         }
         session.reply(tag);
@@ -216,6 +268,16 @@ bool PulseServer::on_control_command(Connection& connection, Command command, ui
         session.reply_error(tag, Error::notsupported);
         return true;
     }
+}
+
+bool PulseServer::may_end_stream(const Connection& by, uint32_t stream_id) {
+    const auto it = woken_by_.find(stream_id);
+    if (by.admin || it == woken_by_.end()) {
+        return true;
+    }
+    // A sample plays for no one user.
+    const Connection* owner = find(it->second.connection);
+    return owner != nullptr && sees(by, *owner);
 }
 
 bool PulseServer::kill_stream(uint32_t stream_id, bool record) {

@@ -100,9 +100,11 @@ bool PulseServer::on_extension_command(Connection& connection, Command command, 
             session.reply_error(tag, Error::protocol);
             return true;
         }
-        post_job([this, id, tag](Engine& engine) {
+        post_job([this, id, tag, policy = policy_, caller = caller_of(connection)](Engine& engine) {
             TagWriter w;
-            for (const proto::AppInfo& app : engine.list_apps()) {
+            std::vector<proto::AppInfo> apps = engine.list_apps();
+            show_apps(policy, caller, apps);
+            for (const proto::AppInfo& app : apps) {
                 put_restore_entry(w, restore_entry(app, engine.config().channels));
             }
             auto entries = std::make_shared<TagWriter>(std::move(w));
@@ -126,7 +128,7 @@ bool PulseServer::on_extension_command(Connection& connection, Command command, 
                 return true;
             }
             if (auto app = app_of_entry(entry_name)) {
-                apps.push_back(std::move(*app));
+                apps.push_back(requested_app(policy_, caller_of(connection), *app));
             } else {
                 kept_restore_entries_.erase(entry_name);
             }
@@ -167,7 +169,8 @@ void PulseServer::write_restore_entries(Connection& connection, uint32_t tag, Ta
             return;
         }
         if (auto app = app_of_entry(entry.name)) {
-            apps.emplace_back(std::move(*app), std::move(entry));
+            apps.emplace_back(requested_app(policy_, caller_of(connection), *app),
+                              std::move(entry));
         } else {
             others.push_back(std::move(entry));
         }
@@ -187,27 +190,30 @@ void PulseServer::write_restore_entries(Connection& connection, uint32_t tag, Ta
     }
     // audiod's per-application state applies at once, whatever
     // apply_immediately says: it is what plays now as well as what starts.
-    post_control(connection.id, tag, [apps, set](Engine& engine) -> MaybeError {
-        if (set) {
-            // SET replaces the whole table: what it does not name is
-            // forgotten.
-            std::set<std::string> named;
-            for (const auto& [app, entry] : apps) {
-                named.insert(app);
-            }
-            for (const proto::AppInfo& app : engine.list_apps()) {
-                if (app.remembered && named.count(app.name) == 0) {
-                    (void)engine.forget_app(app.name);
-                }
-            }
-        }
-        for (const auto& [app, entry] : apps) {
-            if (MaybeError failed = apply_app_entry(engine, app, entry)) {
-                return failed;
-            }
-        }
-        return std::nullopt;
-    });
+    post_control(connection.id, tag,
+                 [apps, set, policy = policy_,
+                  caller = caller_of(connection)](Engine& engine) -> MaybeError {
+                     if (set) {
+                         // SET replaces the whole table: what it does not name is
+                         // forgotten (of what is the caller's, on a shared server).
+                         std::set<std::string> named;
+                         for (const auto& [app, entry] : apps) {
+                             named.insert(app);
+                         }
+                         for (const proto::AppInfo& app : engine.list_apps()) {
+                             if (app.remembered && named.count(app.name) == 0 &&
+                                 owns_app(policy, caller, app.name)) {
+                                 (void)engine.forget_app(app.name);
+                             }
+                         }
+                     }
+                     for (const auto& [app, entry] : apps) {
+                         if (MaybeError failed = apply_app_entry(engine, app, entry)) {
+                             return failed;
+                         }
+                     }
+                     return std::nullopt;
+                 });
 }
 
 void PulseServer::tell_restore_changed() {

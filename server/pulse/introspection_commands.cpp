@@ -106,6 +106,7 @@ bool PulseServer::on_introspection_command(Connection& connection, Command comma
                     snapshot->module_sinks[module.sink] = {at, module.description};
                 }
                 with_connection(id, [&](Connection& c) {
+                    show_streams(policy_, caller_of(c), snapshot->streams);
                     answer_introspection(c, tag, command, index, name, *snapshot, facts, cookie);
                 });
             });
@@ -189,12 +190,14 @@ void PulseServer::answer_introspection(Connection& connection, uint32_t tag, Com
         const bool one = command == Command::get_client_info;
         bool found = false;
         for (const auto& [client_id, client] : connections_) {
-            if (one && client_id != index) {
+            if ((one && client_id != index) || !sees(connection, *client)) {
                 continue;
             }
             found = true;
-            put_client(w, client_id, app_of(*client), client->session->client_properties(),
-                       version);
+            put_client(w, client_id,
+                       shown_app(policy_, caller_of(connection), engine_app(*client))
+                           .value_or(declared_app(*client)),
+                       client->session->client_properties(), version);
         }
         // libaudiod's clients, as their streams show them.
         std::vector<uint32_t> native;

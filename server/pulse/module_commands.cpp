@@ -35,6 +35,12 @@ bool PulseServer::on_module_command(Connection& connection, Command command, uin
         session.reply_error(tag, Error::protocol);
         return true;
     }
+    // Sinks are every user's: on a shared server, an admin's to add.
+    if ((command == Command::load_module || command == Command::unload_module) &&
+        !connection.admin) {
+        session.reply_error(tag, Error::access);
+        return true;
+    }
     const uint32_t id = connection.id;
     switch (command) {
     case Command::load_module:
@@ -98,7 +104,7 @@ void PulseServer::load_module(Connection& connection, uint32_t tag, const std::s
                               const std::string& argument) {
     Session& session = *connection.session;
     if (name != kNullSinkModule) {
-        log_info("pulse", app_of(connection) + " asked for " + name +
+        log_info("pulse", engine_app(connection) + " asked for " + name +
                               ", which audiod does not have (it loads module-null-sink only)");
         session.reply_error(tag, Error::noentity);
         return;

@@ -224,7 +224,7 @@ void PulseServer::playback_made(uint32_t id, uint32_t tag, const PlaybackRequest
         w.put_format_info(pcm_format_info(request.spec, request.map));
     }
     log_info("pulse",
-             "stream " + std::to_string(stream_id) + " created app=\"" + app_of(*connection) +
+             "stream " + std::to_string(stream_id) + " created app=\"" + engine_app(*connection) +
                  "\" sink=" + stream->sink() + " tlength=" + std::to_string(a.tlength) +
                  " minreq=" + std::to_string(a.minreq) + " prebuf=" + std::to_string(a.prebuf));
     connection->playbacks.emplace(channel, std::move(stream));

@@ -196,6 +196,7 @@ void PulseServer::accept_connections(bool tcp) {
             connection->uid = cred.uid;
             connection->pid = cred.pid;
         }
+        connection->admin = is_admin(policy_, connection->fd.get(), connection->uid);
         // Shared memory with a client of our own uid only: a pool is
         // the client's memory, mapped into ours.
         connection->session = std::make_unique<Session>(
@@ -406,7 +407,11 @@ void PulseServer::with_connection(uint32_t id, const std::function<void(Connecti
     }
 }
 
-std::string PulseServer::app_of(const Connection& connection) {
+std::string PulseServer::engine_app(const Connection& connection) const {
+    return app_of(policy_, caller_of(connection), declared_app(connection));
+}
+
+std::string PulseServer::declared_app(const Connection& connection) {
     const PropertyList& properties = connection.session->client_properties();
     for (const char* key : {"application.name", "application.process.binary"}) {
         if (auto name = property_string(properties, key); name && !name->empty()) {

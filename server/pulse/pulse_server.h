@@ -13,6 +13,7 @@
 #pragma once
 
 #include "common/status.h"
+#include "control/access_policy.h"
 #include "engine/client_error.h"
 #include "engine/stream_table.h"
 #include "protocol/unique_fd.h"
@@ -66,6 +67,11 @@ public:
     // (memfd pools); on unless turned off. Before start(). Thread: control.
     void set_shared_memory(bool allowed) noexcept { shared_memory_ = allowed; }
 
+    // Who may see and change what, on a server shared by several users
+    // (audiod --system): as for the control socket's clients
+    // (control/access_policy.h). Before start(). Thread: control.
+    void set_access_policy(const AccessPolicy& policy) { policy_ = policy; }
+
     // Serves TCP clients too, on `listener`, each to present `cookie` in
     // its AUTH (libpulse sends its cookie file's). Before start(). Thread:
     // control.
@@ -106,6 +112,7 @@ private:
         UniqueFd fd;
         uid_t uid = 0;
         pid_t pid = 0;
+        bool admin = true; // may change what users share (access_policy.h)
         std::chrono::steady_clock::time_point since;
         std::unique_ptr<Session> session;
         std::vector<uint8_t> queued; // framed bytes the socket has not taken yet
@@ -147,8 +154,18 @@ private:
     void with_connection(uint32_t id, const std::function<void(Connection&)>& answer);
     [[nodiscard]] Connection* find(uint32_t id);
     [[nodiscard]] Connection* owner_of(const Session& session);
-    // The application a connection's streams belong to, for the engine.
-    [[nodiscard]] static std::string app_of(const Connection& connection);
+    // The application a connection says it is; and the name its streams
+    // get in the engine ("UID/NAME" on a shared server).
+    [[nodiscard]] static std::string declared_app(const Connection& connection);
+    [[nodiscard]] std::string engine_app(const Connection& connection) const;
+    [[nodiscard]] static Caller caller_of(const Connection& connection) {
+        return {connection.uid, connection.admin};
+    }
+    // Whether `viewer` may see (and end) `other`: its own user's, or an
+    // admin.
+    [[nodiscard]] static bool sees(const Connection& viewer, const Connection& other) {
+        return viewer.admin || viewer.uid == other.uid;
+    }
     // How long the loop may sleep: till the next drain is due.
     [[nodiscard]] int next_timeout_ms() const;
 
@@ -169,6 +186,8 @@ private:
     // Ends a libpulse stream of any connection, telling its client
     // (KILLED), or a playing sample; false if none has that index.
     bool kill_stream(uint32_t stream_id, bool record);
+    // Whether `by` may end a libpulse stream: its user's, or an admin.
+    [[nodiscard]] bool may_end_stream(const Connection& by, uint32_t stream_id);
     // Runs `operation` on the control thread and answers `tag` with its
     // outcome.
     void post_control(uint32_t id, uint32_t tag, std::function<MaybeError(Engine&)> operation);
@@ -177,9 +196,8 @@ private:
     // the client's error itself and returns false.
     bool settle_format(Connection& connection, uint32_t tag, SampleSpec& spec, ChannelMap& map,
                        const std::vector<FormatInfo>& formats);
-    [[nodiscard]] static StreamRequest engine_request(const Connection& connection,
-                                                      const SampleSpec& spec,
-                                                      proto::StreamDirection direction);
+    [[nodiscard]] StreamRequest engine_request(const Connection& connection, const SampleSpec& spec,
+                                               proto::StreamDirection direction) const;
     bool watch_stream(int wake_fd, uint32_t stream_id);
     // A stream just made for client `id`: watched if it was bound to its
     // ring (`not_bound` empty); else closed in the engine, the client
@@ -241,8 +259,10 @@ private:
     void on_engine_event(const proto::Event& event);
     // A libpulse stream moved by the engine: its client is told where to.
     void tell_moved(const proto::Event& event);
-    // Sends `event` to every connection subscribed to it.
-    void notify(const SubscriptionEvent& event);
+    // Sends `event` to every connection subscribed to it (that
+    // `may_know` of it, if given).
+    void notify(const SubscriptionEvent& event,
+                const std::function<bool(const Connection&)>& may_know = {});
     // Sends it to one, or holds it (once) while its socket is backed up.
     void notify(Connection& connection, const SubscriptionEvent& event);
     void release_held_events(Connection& connection);
@@ -302,6 +322,7 @@ private:
     uint32_t handling_ = 0;        // the connection whose bytes are being read (0: none)
     uint32_t cookie_ = 0;
     bool shared_memory_ = true;
+    AccessPolicy policy_;
 };
 
 } // namespace audiod::pulse

@@ -23,13 +23,14 @@ std::string default_pulse_socket() {
     return runtime != nullptr && *runtime == '/' ? std::string(runtime) + "/pulse/native" : "";
 }
 
-std::variant<UniqueFd, std::string> listen_for_pulse(const std::string& path) {
+std::variant<UniqueFd, std::string> listen_for_pulse(const std::string& path,
+                                                     const std::optional<SocketGroup>& group) {
     sockaddr_un address{};
     if (path.empty() || path.size() >= sizeof address.sun_path) {
         return "the pulse socket path '" + path + "' is empty or too long";
     }
     const std::string folder = path.substr(0, path.rfind('/'));
-    if (!folder.empty() && ::mkdir(folder.c_str(), 0700) != 0 && errno != EEXIST) {
+    if (!folder.empty() && ::mkdir(folder.c_str(), group ? 0755 : 0700) != 0 && errno != EEXIST) {
         return "cannot make " + folder + ": " + std::strerror(errno);
     }
     address.sun_family = AF_UNIX;
@@ -53,7 +54,17 @@ std::variant<UniqueFd, std::string> listen_for_pulse(const std::string& path) {
     if (::bind(fd.get(), reinterpret_cast<const sockaddr*>(&address), sizeof address) != 0) {
         return "cannot bind " + path + ": " + std::strerror(errno);
     }
-    ::chmod(path.c_str(), 0600);
+    // Its final access before it listens: no client finds it in between.
+    if (group) {
+        if (::chown(path.c_str(), static_cast<uid_t>(-1), group->gid) != 0 ||
+            ::chmod(path.c_str(), 0660) != 0) {
+            const std::string why = std::strerror(errno);
+            ::unlink(path.c_str());
+            return "cannot give " + path + " to group " + group->name + ": " + why;
+        }
+    } else {
+        ::chmod(path.c_str(), 0600);
+    }
     if (::listen(fd.get(), 64) != 0) {
         ::unlink(path.c_str());
         return "cannot listen on " + path + ": " + std::strerror(errno);
@@ -61,16 +72,13 @@ std::variant<UniqueFd, std::string> listen_for_pulse(const std::string& path) {
     return fd;
 }
 
-bool start_pulse_server(PulseServer& server, const std::string& path, bool system_wide) {
-    if (system_wide) {
-        log_info("pulse", "a system-wide server does not serve pulse clients yet");
-        return false;
-    }
+bool start_pulse_server(PulseServer& server, const std::string& path,
+                        const std::optional<SocketGroup>& group) {
     if (path.empty()) {
         log_info("pulse", "no $XDG_RUNTIME_DIR and no [pulse] socket: pulse clients not served");
         return false;
     }
-    auto listening = listen_for_pulse(path);
+    auto listening = listen_for_pulse(path, group);
     if (const auto* why = std::get_if<std::string>(&listening)) {
         log_warning("pulse", *why);
         return false;

@@ -3,9 +3,11 @@
 // PulseAudio or pipewire-pulse may already serve. Thread: control.
 #pragma once
 
+#include "control/instance_lock.h"
 #include "protocol/unique_fd.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <variant>
 #include <vector>
@@ -16,17 +18,23 @@ class PulseServer;
 
 // $XDG_RUNTIME_DIR/pulse/native, or "" without $XDG_RUNTIME_DIR.
 [[nodiscard]] std::string default_pulse_socket();
+// Where libpulse looks when its user has no server: a system-wide one's.
+inline constexpr const char* kSystemPulseSocket = "/run/pulse/native";
 
-// Takes the socket at `path`: its folder is made (0700) where it is
-// missing; a socket that a live server answers on is left alone (an error
-// saying so), and one nobody answers on is a stale one, replaced. Returns
-// the listening socket (SOCK_STREAM, mode 0600), or why not.
-[[nodiscard]] std::variant<UniqueFd, std::string> listen_for_pulse(const std::string& path);
+// Takes the socket at `path`: its folder is made where it is missing
+// (0700; 0755 for a `group`); a socket that a live server answers on is
+// left alone (an error saying so), and one nobody answers on is a stale
+// one, replaced. Returns the listening socket (SOCK_STREAM), or why not.
+// The socket is the user's (0600), or `group`'s (0660): a system-wide
+// server's users.
+[[nodiscard]] std::variant<UniqueFd, std::string>
+listen_for_pulse(const std::string& path, const std::optional<SocketGroup>& group = {});
 
 // Takes `path` and starts `server` on it, logging what happened and why
 // not: audiod serves its own socket whatever becomes of this one. False if
 // it does not serve.
-bool start_pulse_server(PulseServer& server, const std::string& path, bool system_wide);
+bool start_pulse_server(PulseServer& server, const std::string& path,
+                        const std::optional<SocketGroup>& group = {});
 
 // A TCP listener at `where`: "PORT" on 127.0.0.1 (this machine's users
 // only), or "HOST:PORT" as configured ("[ADDRESS]:PORT" for IPv6).

@@ -198,7 +198,7 @@ void PulseServer::record_made(uint32_t id, uint32_t tag, const RecordRequest& re
         w.put_format_info(pcm_format_info(request.spec, request.map));
     }
     log_info("pulse", "stream " + std::to_string(stream_id) + " created app=\"" +
-                          app_of(*connection) + "\" source=" + stream->source() +
+                          engine_app(*connection) + "\" source=" + stream->source() +
                           " fragsize=" + std::to_string(a.fragsize));
     connection->records.emplace(channel, std::move(stream));
     with_connection(id, [&](Connection& c) { c.session->reply(tag, w); });

@@ -39,11 +39,11 @@ bool PulseServer::settle_format(Connection& connection, uint32_t tag, SampleSpec
 }
 
 StreamRequest PulseServer::engine_request(const Connection& connection, const SampleSpec& spec,
-                                          proto::StreamDirection direction) {
+                                          proto::StreamDirection direction) const {
     StreamRequest request;
     request.client_id = kClientIdBase + connection.id;
     request.pid = static_cast<uint32_t>(connection.pid);
-    request.app = app_of(connection);
+    request.app = engine_app(connection);
     request.params.format = static_cast<uint32_t>(*audiod_format(spec.format));
     request.params.rate = spec.rate;
     request.params.channels = spec.channels;

@@ -55,9 +55,13 @@ void PulseServer::on_engine_event(const proto::Event& event) {
             forget_module(module->index);
         }
     }
+    // On a shared server, a user hears of their own streams only.
+    const auto may_know = [&](const Connection& connection) {
+        return event.app.empty() || shown_app(policy_, caller_of(connection), event.app);
+    };
     for (const SubscriptionEvent& pulse_event :
          subscription_events(event, sink_indices_, source_indices_)) {
-        notify(pulse_event);
+        notify(pulse_event, may_know);
     }
 }
 
@@ -101,10 +105,12 @@ void PulseServer::tell_moved(const proto::Event& event) {
     });
 }
 
-void PulseServer::notify(const SubscriptionEvent& event) {
+void PulseServer::notify(const SubscriptionEvent& event,
+                         const std::function<bool(const Connection&)>& may_know) {
     std::vector<uint32_t> told;
     for (const auto& [id, connection] : connections_) {
-        if ((connection->subscribed & event.mask_bit()) != 0) {
+        if ((connection->subscribed & event.mask_bit()) != 0 &&
+            (!may_know || may_know(*connection))) {
             told.push_back(id);
         }
     }
@@ -150,7 +156,8 @@ void PulseServer::announce_client(Connection& connection, Happened happened) {
     if (happened == Happened::removed) {
         connection.subscribed = 0; // it is going: it is told nothing more
     }
-    notify(SubscriptionEvent{Facility::client, happened, connection.id});
+    notify(SubscriptionEvent{Facility::client, happened, connection.id},
+           [&](const Connection& other) { return sees(other, connection); });
     connection.subscribed = happened == Happened::removed ? 0 : mask;
 }
 
