@@ -146,7 +146,8 @@ struct FlushStream {
 
 // What a volume, mute or move request addresses: one stream (by id), every
 // stream of an application (by name), or a sink (by name).
-enum class VolumeTarget : uint32_t { stream = 1, sink = 2, app = 3 };
+// `source`: a capture source (a monitor plays what its sink plays).
+enum class VolumeTarget : uint32_t { stream = 1, sink = 2, app = 3, source = 4 };
 enum class VolumeMode : uint32_t { absolute = 0, relative_linear = 1, relative_db = 2 };
 
 struct SetVolume {

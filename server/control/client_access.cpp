@@ -67,6 +67,8 @@ MaybeError ClientAccess::check_target(const ControlClient& client, uint32_t targ
         return std::nullopt;
     case proto::VolumeTarget::sink:
         return require_admin(client, "changing a sink's volume or mute");
+    case proto::VolumeTarget::source:
+        return require_admin(client, "changing a source's volume or mute");
     }
     return std::nullopt; // the engine refuses unknown targets
 }

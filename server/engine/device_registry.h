@@ -43,7 +43,8 @@ public:
         // request on to them; a source it found names it here.
         RelayRequest passes_on;
         std::string found_by;
-        // The sink's own gain, kept across a reopen.
+        // The device's own gain (a sink's or a capture source's), kept
+        // across a reopen.
         float volume = 1.0f;
         bool muted = false;
         // What the RT watchdog last saw of it (engine/rt_watchdog.h).

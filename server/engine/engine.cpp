@@ -139,6 +139,15 @@ std::variant<Stream*, ClientError> Engine::create_stream(const StreamRequest& re
     return &added;
 }
 
+std::optional<Engine::Level> Engine::source_level(const std::string& name) const {
+    const Device* source = devices_.find(name, DeviceKind::source);
+    const DeviceRegistry::Entry* entry = source != nullptr ? devices_.entry_of(*source) : nullptr;
+    if (entry == nullptr) {
+        return std::nullopt;
+    }
+    return Level{entry->volume, entry->muted};
+}
+
 MaybeError Engine::set_default_sink(const std::string& name) {
     Device* sink = devices_.find_sink(name);
     if (sink == nullptr) {

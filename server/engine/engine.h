@@ -45,6 +45,7 @@
 #include "engine/status_report.h"
 #include "engine/stream_table.h"
 
+#include <optional>
 #include <string>
 #include <variant>
 #include <vector>
@@ -108,6 +109,13 @@ public:
     [[nodiscard]] std::vector<proto::StreamInfo> list_streams() const { return status_.streams(); }
     [[nodiscard]] std::vector<proto::AppInfo> list_apps() const { return status_.apps(); }
     [[nodiscard]] std::vector<proto::SourceInfo> list_sources() const { return status_.sources(); }
+    // A capture source's own volume and mute (none: no such source; a
+    // monitor has none of its own).
+    struct Level {
+        float volume = 1.0f;
+        bool muted = false;
+    };
+    [[nodiscard]] std::optional<Level> source_level(const std::string& name) const;
     [[nodiscard]] proto::ServerInfo info() const { return status_.info(); }
     [[nodiscard]] const ServerConfig& config() const noexcept { return config_; }
 

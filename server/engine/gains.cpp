@@ -159,20 +159,29 @@ MaybeError Gains::change(uint32_t target, uint32_t stream_id, const std::string&
         apply_app(name);
         return std::nullopt;
     }
-    case proto::VolumeTarget::sink: {
-        Device* sink = devices_.find_sink(name);
-        if (sink == nullptr) {
-            return ClientError{AUDIOD_E_NOENTITY, "no sink named '" + name + "'"};
+    case proto::VolumeTarget::sink:
+    case proto::VolumeTarget::source: {
+        const bool sink = static_cast<proto::VolumeTarget>(target) == proto::VolumeTarget::sink;
+        Device* device = devices_.find(name, sink ? DeviceKind::sink : DeviceKind::source);
+        if (device == nullptr) {
+            if (!sink && !monitored_sink(name).empty()) {
+                return ClientError{AUDIOD_E_NOTSUPPORTED,
+                                   "a monitor records what its sink plays: its level is the "
+                                   "sink's (sink:" +
+                                       monitored_sink(name) + ")"};
+            }
+            return ClientError{AUDIOD_E_NOENTITY, std::string("no ") + (sink ? "sink" : "source") +
+                                                      " named '" + name + "'"};
         }
-        DeviceRegistry::Entry& entry = *devices_.entry_of(*sink);
+        DeviceRegistry::Entry& entry = *devices_.entry_of(*device);
         if (!change(entry.volume, entry.muted)) {
             return ClientError{AUDIOD_E_INVALID, "invalid volume or mute change"};
         }
-        commands_.send(*sink,
+        commands_.send(*device,
                        {RtCommand::Kind::device_gain, nullptr, entry.muted ? 0.0f : entry.volume});
         proto::Event event;
-        event.kind = "sink-changed";
-        event.device = sink->name();
+        event.kind = sink ? "sink-changed" : "source-changed";
+        event.device = device->name();
         event.volume = entry.volume;
         event.muted = entry.muted;
         announcer_.event(event);

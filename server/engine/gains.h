@@ -1,9 +1,10 @@
 // The three gains: stream x application x sink, each with a mute. A
 // stream plays at its volume times its application's, silenced if either
 // is muted; a sink's volume and mute apply to its whole mix. A record
-// stream's level is its own: application and sink volumes are about what
-// is played. Application settings are remembered (engine/app_state.h).
-// A stream between devices gets its gain when it lands. Thread: control.
+// stream's level is its own times its capture source's (a source's volume
+// and mute apply to all it captures; a monitor records what its sink
+// plays): application volumes are about what is played. Application settings are remembered
+// (engine/app_state.h). A stream between devices gets its gain when it lands. Thread: control.
 #pragma once
 
 #include "device/messages.h"

@@ -180,21 +180,26 @@ bool PulseServer::on_control_command(Connection& connection, Command command, ui
     switch (command) {
     case Command::set_sink_volume:
     case Command::set_sink_mute:
+    case Command::set_source_volume:
+    case Command::set_source_mute:
+        // A monitor's level is its sink's: the engine says so (NOTSUPPORTED).
         post_control(id, tag, [=](Engine& engine) -> MaybeError {
-            const auto sink = device_name(engine, true, name);
-            if (!sink) {
+            const auto device = device_name(engine, !on_sources, name);
+            if (!device) {
                 return no_entity();
             }
-            if (command == Command::set_sink_mute) {
+            const auto target = static_cast<uint32_t>(on_sources ? proto::VolumeTarget::source
+                                                                 : proto::VolumeTarget::sink);
+            if (command == Command::set_sink_mute || command == Command::set_source_mute) {
                 proto::SetMute r;
-                r.target = static_cast<uint32_t>(proto::VolumeTarget::sink);
-                r.name = *sink;
+                r.target = target;
+                r.name = *device;
                 r.mode = static_cast<uint32_t>(flag ? proto::MuteMode::on : proto::MuteMode::off);
                 return engine.set_mute(r);
             }
             proto::SetVolume r;
-            r.target = static_cast<uint32_t>(proto::VolumeTarget::sink);
-            r.name = *sink;
+            r.target = target;
+            r.name = *device;
             r.mode = static_cast<uint32_t>(proto::VolumeMode::absolute);
             r.value = gain;
             return engine.set_volume(r);
@@ -262,9 +267,8 @@ bool PulseServer::on_control_command(Connection& connection, Command command, ui
         doomed_.push_back(index);
         return true;
     default:
-        // Sources have no volume of their own in audiod, sinks are never
-        // suspended (they run, or fail and are reopened), and the default
-        // source is the default sink's monitor.
+        // Sinks are never suspended (they run, or fail and are reopened),
+        // and the default source is the default sink's monitor.
         session.reply_error(tag, Error::notsupported);
         return true;
     }

@@ -1093,4 +1093,76 @@ BOOST_AUTO_TEST_CASE(killed_streams_end_their_programs) {
     BOOST_CHECK(eventually([&] { return sink_field("speakers", "streams") == "0"; }, 10s));
 }
 
+namespace {
+
+// The loudest left sample of a second that parec records from `source`
+// (s16 stereo), past its first 0.1 s; -1 if it did not record.
+int loudest_recorded(const TempDir& dir, const std::string& socket, const std::string& source) {
+    BackgroundProgram recorder({installed("parec"), "-d", source, "--raw", "--format=s16le",
+                                "--rate=48000", "--channels=2"},
+                               pulse_env(dir, socket));
+    const size_t second = 48000 * 4;
+    const bool recorded =
+        eventually([&] { return recorder.output_so_far().size() >= second; }, 30s);
+    const std::string bytes = recorder.output_so_far();
+    ::kill(recorder.pid(), SIGINT);
+    recorder.finish(30s);
+    if (!recorded) {
+        return -1;
+    }
+    int loudest = 0;
+    for (size_t at = 4800 * 4; at + 4 <= std::min(second, bytes.size()); at += 4) {
+        int16_t left = 0;
+        std::memcpy(&left, bytes.data() + at, sizeof left);
+        loudest = std::max(loudest, std::abs(static_cast<int>(left)));
+    }
+    return loudest;
+}
+
+} // namespace
+
+// A capture source's volume and mute (pavucontrol's input tab, a
+// microphone-mute key) are the engine's own, shared with `audioctl
+// set-volume source:NAME`; a monitor's level is its sink's.
+BOOST_AUTO_TEST_CASE(a_sources_volume_and_mute_change_what_is_recorded_from_it) {
+    TempDir dir;
+    const std::string socket = dir.file("pulse/native");
+    use_test_card(dir); // "hears" the sequence: left counts 1..30000
+    ServerProcess server("[server]\nrt-priority = 0\n[sinks.speakers]\ntype = \"null\"\n"
+                         "[sources.mic]\ntype = \"alsa\"\ndevice = \"testcard\"\nperiods = 16\n"
+                         "[pulse]\nsocket = \"" +
+                         socket + "\"\n");
+    BOOST_REQUIRE_MESSAGE(serves_pulse(server), server.log());
+
+    const int whole = loudest_recorded(dir, socket, "mic");
+    BOOST_CHECK_GT(whole, 29000);
+    BOOST_REQUIRE_EQUAL(pactl(dir, socket, {"set-source-volume", "mic", "0.5"}).status, 0);
+    const int half = loudest_recorded(dir, socket, "mic");
+    BOOST_CHECK_MESSAGE(half > 14000 && half < 15500, half);
+    const ProgramResult listed = pactl(dir, socket, {"list", "sources"});
+    BOOST_CHECK_MESSAGE(listed.out.find("52016 /  79% / -6.02 dB") != std::string::npos,
+                        listed.out);
+    BOOST_REQUIRE_EQUAL(pactl(dir, socket, {"set-source-mute", "mic", "1"}).status, 0);
+    BOOST_CHECK_EQUAL(loudest_recorded(dir, socket, "mic"), 0);
+    BOOST_CHECK_NE(pactl(dir, socket, {"list", "sources"}).out.find("Mute: yes"),
+                   std::string::npos);
+
+    // audioctl changes the same level.
+    BOOST_REQUIRE_EQUAL(run_tool("audioctl", {"mute", "source:mic", "off"}).status, 0);
+    BOOST_REQUIRE_EQUAL(run_tool("audioctl", {"set-volume", "source:mic", "100%"}).status, 0);
+    BOOST_CHECK_GT(loudest_recorded(dir, socket, "mic"), 29000);
+    BOOST_CHECK_EQUAL(pactl(dir, socket, {"list", "sources"}).out.find("Mute: yes"),
+                      std::string::npos);
+
+    // A monitor records what its sink plays: its level is the sink's.
+    const ProgramResult monitor =
+        pactl(dir, socket, {"set-source-volume", "speakers.monitor", "50%"});
+    BOOST_CHECK_EQUAL(monitor.status, 1);
+    BOOST_CHECK_MESSAGE(monitor.err.find("Not supported") != std::string::npos, monitor.err);
+    const ProgramResult ctl = run_tool("audioctl", {"mute", "source:speakers.monitor"});
+    BOOST_CHECK_MESSAGE(
+        ctl.err.find("its level is the sink's (sink:speakers)") != std::string::npos, ctl.err);
+    BOOST_CHECK_EQUAL(server.stop(SIGTERM), 0);
+}
+
 BOOST_AUTO_TEST_SUITE_END()

@@ -58,13 +58,14 @@ int request_ok(Session& session, const char* what, const Request& request) {
     return 0;
 }
 
-// A TARGET argument: a stream id, app:NAME or sink:NAME.
+// A TARGET argument: a stream id, app:NAME, or (where `allow_device`)
+// sink:NAME or source:NAME.
 struct Target {
     uint32_t kind = 0; // proto::VolumeTarget
     uint32_t stream_id = 0;
     std::string name;
 };
-std::optional<Target> parse_target(const std::string& text, bool allow_sink);
+std::optional<Target> parse_target(const std::string& text, bool allow_device);
 // A stream or client id: a positive 32-bit decimal number.
 std::optional<uint32_t> parse_id(const std::string& text);
 

@@ -21,16 +21,21 @@ std::optional<uint32_t> parse_id(const std::string& text) {
     return static_cast<uint32_t>(id);
 }
 
-std::optional<Target> parse_target(const std::string& text, bool allow_sink) {
+std::optional<Target> parse_target(const std::string& text, bool allow_device) {
     Target target;
     if (text.rfind("app:", 0) == 0 && text.size() > 4) {
         target.kind = static_cast<uint32_t>(proto::VolumeTarget::app);
         target.name = text.substr(4);
         return target;
     }
-    if (allow_sink && text.rfind("sink:", 0) == 0 && text.size() > 5) {
+    if (allow_device && text.rfind("sink:", 0) == 0 && text.size() > 5) {
         target.kind = static_cast<uint32_t>(proto::VolumeTarget::sink);
         target.name = text.substr(5);
+        return target;
+    }
+    if (allow_device && text.rfind("source:", 0) == 0 && text.size() > 7) {
+        target.kind = static_cast<uint32_t>(proto::VolumeTarget::source);
+        target.name = text.substr(7);
         return target;
     }
     const auto id = parse_id(text);
@@ -84,7 +89,8 @@ int run_set_volume(Session& session, const Args& args) {
     }
     const auto target = parse_target(args[0], true);
     if (!target) {
-        return usage("invalid target '" + args[0] + "' (a stream id, app:NAME or sink:NAME)");
+        return usage("invalid target '" + args[0] +
+                     "' (a stream id, app:NAME, sink:NAME or source:NAME)");
     }
     const auto level = parse_volume_level(args[1]);
     if (const auto* error = std::get_if<std::string>(&level)) {
@@ -116,7 +122,8 @@ int run_mute(Session& session, const Args& args) {
     }
     const auto target = parse_target(args[0], true);
     if (!target) {
-        return usage("invalid target '" + args[0] + "' (a stream id, app:NAME or sink:NAME)");
+        return usage("invalid target '" + args[0] +
+                     "' (a stream id, app:NAME, sink:NAME or source:NAME)");
     }
     const std::string mode = args.size() == 2 ? args[1] : "on";
     proto::SetMute request;

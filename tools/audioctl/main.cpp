@@ -44,14 +44,15 @@ Inspecting:
                    changing. Runs until Ctrl-C.
 
 Controlling (TARGET is a stream id, app:NAME for every stream of an
-application, or sink:NAME):
+application, sink:NAME, or source:NAME for a capture source):
   set-volume TARGET LEVEL
                    LEVEL is absolute (50%, 0.5, -6dB, 0dB) or a step (+5%,
                    -5%, +0.1, +3dB, -=3dB). A value written -NdB is an
                    absolute level; write a step down in dB as -=NdB.
-                   Stream, application and sink volumes multiply (a record
-                   stream has only its own). Changes ramp over 5 ms, so
-                   they never click.
+                   Stream, application and sink volumes multiply; a record
+                   stream's level is its own times its capture source's
+                   (a monitor records what its sink plays). Changes ramp
+                   over 5 ms, so they never click.
   mute TARGET [on|off|toggle]
                    silence TARGET (default: on) without losing its volume.
   move-stream STREAM SINK|SOURCE
