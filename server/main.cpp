@@ -97,6 +97,8 @@ Configuration (TOML):
   channels = 2
   quantum = 256          # frames per mixing cycle (5.3 ms at 48 kHz)
   default-sink = "main"  # where streams go when they name no sink
+  default-source = "mic" # what record streams naming none record (default:
+                         #   the default sink's monitor)
   rt-priority = 20       # SCHED_FIFO priority when permitted; 0 = never
   stall-timeout-ms = 1000  # a stream starved this long shows as stalled
   resample-quality = 5   # 0 (cheapest) .. 10 (best), for other stream rates

@@ -87,14 +87,19 @@ std::string option_text(const toml::node& value, const std::string& key,
          "option " + key + " must be a string, number or boolean, not " + describe_type(value));
 }
 
-// Returns the line of default-sink, if set.
-unsigned read_server_table(const toml::node& node, ServerConfig& config) {
+// Where default-sink and default-source were set (0: not).
+struct DefaultLines {
+    unsigned sink = 0;
+    unsigned source = 0;
+};
+
+DefaultLines read_server_table(const toml::node& node, ServerConfig& config) {
     const std::string& src = config.source;
     const toml::table* table = node.as_table();
     if (table == nullptr) {
         fail(src, line_of(node), "[server] must be a table");
     }
-    unsigned default_sink_line = 0;
+    DefaultLines lines;
     for (const auto& [k, value] : *table) {
         const std::string key(k.str());
         // Named, not the binding itself: clang 14 (Debian 12's, which
@@ -123,13 +128,19 @@ unsigned read_server_table(const toml::node& node, ServerConfig& config) {
                 fail(src, line_of(value), "default-sink must be a string");
             }
             config.default_sink = value.as_string()->get();
-            default_sink_line = line_of(value);
+            lines.sink = line_of(value);
+        } else if (key == "default-source") {
+            if (!value.is_string()) {
+                fail(src, line_of(value), "default-source must be a string");
+            }
+            config.default_source = value.as_string()->get();
+            lines.source = line_of(value);
         } else {
             fail(src, line_of(value),
                  "unknown key '" + key + "' in [server] (known: " + known_keys("server") + ")");
         }
     }
-    return default_sink_line;
+    return lines;
 }
 
 // [sinks.NAME] or, with `capture`, [sources.NAME] tables.
@@ -307,13 +318,13 @@ ServerConfig parse_or_throw(std::string_view text, const std::string& source) {
     } catch (const toml::parse_error& e) {
         fail(source, e.source().begin.line, "syntax error: " + std::string(e.description()));
     }
-    unsigned default_sink_line = 1;
+    DefaultLines lines{1, 1};
     for (const auto& [k, value] : root) {
         const std::string key(k.str());
         if (key == "server") {
-            if (const unsigned line = read_server_table(value, config); line != 0) {
-                default_sink_line = line;
-            }
+            const DefaultLines set = read_server_table(value, config);
+            lines.sink = set.sink != 0 ? set.sink : lines.sink;
+            lines.source = set.source != 0 ? set.source : lines.source;
         } else if (key == "sinks" || key == "sources") {
             read_sinks_table(value, config, key == "sources");
         } else if (key == "apps") {
@@ -356,8 +367,21 @@ ServerConfig parse_or_throw(std::string_view text, const std::string& source) {
         config.default_sink = config.sinks.front().name;
     } else if (std::none_of(config.sinks.begin(), config.sinks.end(),
                             [&](const DeviceConfig& s) { return s.name == config.default_sink; })) {
-        fail(source, default_sink_line,
+        fail(source, lines.sink,
              "default-sink '" + config.default_sink + "' is not a configured sink");
+    }
+    const auto configured = [](const std::vector<DeviceConfig>& devices, const std::string& name) {
+        return std::any_of(devices.begin(), devices.end(),
+                           [&](const DeviceConfig& d) { return d.name == name; });
+    };
+    const std::string_view monitor = ".monitor";
+    const std::string& chosen = config.default_source;
+    if (!chosen.empty() && !configured(config.sources, chosen) &&
+        !(chosen.ends_with(monitor) &&
+          configured(config.sinks, chosen.substr(0, chosen.size() - monitor.size())))) {
+        fail(source, lines.source,
+             "default-source '" + chosen +
+                 "' is neither a configured source nor a configured sink's monitor (SINK.monitor)");
     }
     return config;
 }

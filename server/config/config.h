@@ -5,6 +5,7 @@
 //   channels = 2          # 1..8
 //   quantum = 256         # frames per cycle, 16..8192
 //   default-sink = "speakers"
+//   default-source = "mic" # or "speakers.monitor" (the default)
 //   rt-priority = 20      # SCHED_FIFO priority when permitted; 0 disables
 //   stall-timeout-ms = 1000 # a stream starved this long is marked stalled
 //   resample-quality = 5  # 0 (cheapest) .. 10 (best), for streams at other rates
@@ -77,6 +78,8 @@ struct ServerConfig {
     int resample_quality = 5;
     uint32_t client_memory_mb = 64; // shared memory one client's streams may hold
     std::string default_sink;
+    // A capture source or "SINK.monitor"; "": the default sink's monitor.
+    std::string default_source;
     std::vector<DeviceConfig> sinks;
     std::vector<DeviceConfig> sources; // [sources.NAME]: capture devices
     std::vector<AppRule> apps;         // [apps.NAME]

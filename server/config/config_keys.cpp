@@ -15,6 +15,7 @@ constexpr std::array kKeys = {
     ConfigKey{"server", "channels", "integer", "2", 1, AUDIOD_MAX_CHANNELS},
     ConfigKey{"server", "quantum", "integer", "256", 16, 8192},
     ConfigKey{"server", "default-sink", "string", "the first sink", 0, 0},
+    ConfigKey{"server", "default-source", "string", "the default sink's monitor", 0, 0},
     ConfigKey{"server", "rt-priority", "integer", "20", 0, 99},
     ConfigKey{"server", "stall-timeout-ms", "integer", "1000", 50, 600000},
     ConfigKey{"server", "resample-quality", "integer", "5", 0, 10},

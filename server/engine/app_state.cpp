@@ -164,6 +164,13 @@ void AppStateStore::set_default_sink(const std::string& sink) {
     }
 }
 
+void AppStateStore::set_default_source(const std::string& source) {
+    if (source != default_source_) {
+        default_source_ = source;
+        dirty_ = true;
+    }
+}
+
 std::string AppStateStore::serialize() const {
     std::ostringstream out;
     out << "# audiod per-application state, written by audiod; safe to delete.\n";
@@ -172,6 +179,9 @@ std::string AppStateStore::serialize() const {
     out << "apps-count = " << apps_.size() << "\n";
     if (!default_sink_.empty()) {
         out << "default-sink = " << quoted(default_sink_) << "\n";
+    }
+    if (!default_source_.empty()) {
+        out << "default-source = " << quoted(default_source_) << "\n";
     }
     for (const auto& [app, record] : apps_) {
         out << "\n[apps." << quoted(app) << "]\n";
@@ -218,6 +228,9 @@ std::optional<AppStateStore> AppStateStore::parse(const std::string& text, std::
     }
     if (const auto sink = root["default-sink"].value<std::string>()) {
         store.default_sink_ = *sink;
+    }
+    if (const auto source = root["default-source"].value<std::string>()) {
+        store.default_source_ = *source;
     }
     if (const toml::table* apps = root["apps"].as_table()) {
         for (const auto& [name, node] : *apps) {
@@ -283,6 +296,7 @@ Status AppStateStore::load() {
     }
     apps_ = std::move(parsed->apps_);
     default_sink_ = std::move(parsed->default_sink_);
+    default_source_ = std::move(parsed->default_source_);
     dirty_ = false;
     return Status::success();
 }

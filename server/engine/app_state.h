@@ -101,6 +101,9 @@ public:
 
     [[nodiscard]] const std::string& default_sink() const noexcept { return default_sink_; }
     void set_default_sink(const std::string& sink);
+    // "" while none was chosen (the default sink's monitor is recorded).
+    [[nodiscard]] const std::string& default_source() const noexcept { return default_source_; }
+    void set_default_source(const std::string& source);
 
     [[nodiscard]] const std::string& path() const noexcept { return path_; }
     [[nodiscard]] bool dirty() const noexcept { return dirty_; }
@@ -125,6 +128,7 @@ private:
     std::map<std::string, Record> apps_;
     std::map<std::string, AppSettings> rules_;
     std::string default_sink_;
+    std::string default_source_;
     bool dirty_ = false;
     bool seen_changed_ = false; // play times newer than the file
 };

@@ -174,7 +174,11 @@ Device* DeviceRegistry::find_recordable(const std::string& name, std::string* wa
         return capture;
     }
     if (name.empty()) {
-        return default_sink();
+        // The default, not a name: *wanted stays "", so the stream follows
+        // whatever the default becomes.
+        const std::string chosen = default_source();
+        std::string named;
+        return chosen.empty() ? nullptr : find_recordable(chosen, &named);
     }
     *wanted = monitored_sink(name);
     return wanted->empty() ? nullptr : find_sink(*wanted);
@@ -219,6 +223,33 @@ Device* DeviceRegistry::default_sink() const {
         }
     }
     return nullptr;
+}
+
+std::string DeviceRegistry::default_source() const {
+    if (!default_source_.empty()) {
+        const Device* chosen = find(default_source_, DeviceKind::source);
+        if (chosen == nullptr) {
+            chosen = find_sink(monitored_sink(default_source_));
+        }
+        if (chosen != nullptr && !chosen->failed()) {
+            return default_source_;
+        }
+    }
+    const Device* sink = default_sink();
+    return sink != nullptr ? sink->name() + std::string(kMonitorSuffix) : "";
+}
+
+bool DeviceRegistry::change_default_source(const std::string& name) {
+    if (default_source_ == name) {
+        return false;
+    }
+    proto::Event event;
+    event.kind = "default-source-changed";
+    event.device = name;
+    event.previous_device = default_source_;
+    default_source_ = name;
+    announcer_.event(event);
+    return true;
 }
 
 bool DeviceRegistry::change_default(const std::string& name) {

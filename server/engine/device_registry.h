@@ -104,6 +104,18 @@ public:
     bool change_default(const std::string& name);
     // Sets the default sink at start, before anyone listens.
     void set_default(std::string name) { default_ = std::move(name); }
+    // What a record stream that names no source records: the default
+    // source chosen (a capture source, or a sink's monitor) while it is
+    // there and working, else the default sink's monitor. Its name; "" if
+    // no sink works.
+    [[nodiscard]] std::string default_source() const;
+    // The default source chosen ("": none), as set.
+    [[nodiscard]] const std::string& chosen_source() const noexcept { return default_source_; }
+    // Chooses `name` as the default source, announcing it; false if it
+    // already was.
+    bool change_default_source(const std::string& name);
+    // Chooses the default source at start, before anyone listens.
+    void set_default_source(std::string name) { default_source_ = std::move(name); }
     // Where the streams of a leaving device go: the default sink, else any
     // other working sink (a record stream records its monitor); or null.
     [[nodiscard]] Device* fallback_for(const Device& leaving) const;
@@ -124,6 +136,7 @@ private:
     const Announcer& announcer_;
     std::vector<std::unique_ptr<Entry>> entries_;
     std::string default_;
+    std::string default_source_;
 };
 
 // A failed device is reopened this often until it is back.

@@ -83,6 +83,7 @@ Status Engine::start() {
     const std::string& chosen = state_.default_sink();
     devices_.set_default(
         !chosen.empty() && devices_.find_sink(chosen) != nullptr ? chosen : config_.default_sink);
+    devices_.set_default_source(wanted_default_source());
     for (const auto& [source, request] : to_relay) {
         if (const Status relaying = relays_.start(*source, request); !relaying.ok()) {
             return Status::failure("source '" + source->name() + "': " + relaying.reason());
@@ -161,6 +162,32 @@ MaybeError Engine::set_default_sink(const std::string& name) {
     return std::nullopt;
 }
 
+MaybeError Engine::set_default_source(const std::string& name) {
+    const Device* source = devices_.find(name, DeviceKind::source);
+    if (source == nullptr) {
+        source = devices_.find_sink(monitored_sink(name));
+    }
+    if (source == nullptr) {
+        return ClientError{AUDIOD_E_NOENTITY,
+                           "no source named '" + name + "' (a capture source or SINK.monitor)"};
+    }
+    if (source->failed()) {
+        return ClientError{AUDIOD_E_BUSY, "source '" + name + "' has failed"};
+    }
+    state_.set_default_source(name);
+    devices_.change_default_source(name);
+    return std::nullopt;
+}
+
+std::string Engine::wanted_default_source() const {
+    const std::string& chosen = state_.default_source();
+    const auto here = [&](const std::string& name) {
+        return devices_.find(name, DeviceKind::source) != nullptr ||
+               devices_.find_sink(monitored_sink(name)) != nullptr;
+    };
+    return !chosen.empty() && here(chosen) ? chosen : config_.default_source;
+}
+
 std::variant<std::string, ClientError> Engine::reload(ServerConfig next) {
     ReloadContext context;
     context.runs = [&](const std::string& name, DeviceKind kind) {
@@ -216,6 +243,11 @@ std::variant<std::string, ClientError> Engine::reload(ServerConfig next) {
         !chosen.empty() && devices_.find_sink(chosen) != nullptr ? chosen : config_.default_sink;
     if (devices_.find_sink(wanted_default) != nullptr && devices_.change_default(wanted_default)) {
         done.push_back("default sink " + wanted_default);
+    }
+    if (const std::string source = wanted_default_source();
+        devices_.change_default_source(source)) {
+        done.push_back("default source " +
+                       (source.empty() ? "(the default sink's monitor)" : source));
     }
     // Closed last, so that their streams go to the new default sink.
     for (const ReloadPlan::Step& step : plan.closing) {

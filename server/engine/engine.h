@@ -91,6 +91,10 @@ public:
         return lifecycle_.unload(kind, name);
     }
     [[nodiscard]] MaybeError set_default_sink(const std::string& name);
+    // What record streams that name no source record: a capture source or
+    // a sink's monitor ("SINK.monitor"), remembered across restarts.
+    [[nodiscard]] MaybeError set_default_source(const std::string& name);
+    [[nodiscard]] std::string default_source() const { return devices_.default_source(); }
     [[nodiscard]] MaybeError move(const proto::MoveStream& request) {
         return router_.move(request);
     }
@@ -128,6 +132,9 @@ public:
     void tick();
 
 private:
+    // The default source: one chosen at run time if it is here, else the
+    // configured one ("": the default sink's monitor).
+    [[nodiscard]] std::string wanted_default_source() const;
     // Hands the configuration's [apps.NAME] rules to the state store.
     void take_app_rules();
     // Hands the state file's new text to the writer, and logs a failed write

@@ -17,6 +17,7 @@ std::optional<std::string> device_name(const Engine& engine, bool sink,
                                        const std::optional<std::string>& name) {
     EngineSnapshot snapshot;
     snapshot.default_sink = engine.info().default_sink;
+    snapshot.default_source = engine.default_source();
     if (sink) {
         snapshot.sinks = engine.list_sinks();
         const auto found = find_sink(snapshot, kInvalidIndex, name);
@@ -220,9 +221,14 @@ bool PulseServer::on_control_command(Connection& connection, Command command, ui
         });
         return true;
     case Command::set_default_sink:
+    case Command::set_default_source:
         post_control(id, tag, [=](Engine& engine) -> MaybeError {
-            const auto sink = device_name(engine, true, name);
-            return sink ? engine.set_default_sink(*sink) : no_entity();
+            const bool sink = command == Command::set_default_sink;
+            const auto device = device_name(engine, sink, name);
+            if (!device) {
+                return no_entity();
+            }
+            return sink ? engine.set_default_sink(*device) : engine.set_default_source(*device);
         });
         return true;
     case Command::move_sink_input:
@@ -267,8 +273,7 @@ bool PulseServer::on_control_command(Connection& connection, Command command, ui
         doomed_.push_back(index);
         return true;
     default:
-        // Sinks are never suspended (they run, or fail and are reopened),
-        // and the default source is the default sink's monitor.
+        // Sinks are never suspended: they run, or fail and are reopened.
         session.reply_error(tag, Error::notsupported);
         return true;
     }

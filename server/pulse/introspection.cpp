@@ -105,6 +105,9 @@ ChannelVolumes channel_volumes(float gain, uint32_t channels) {
 }
 
 std::string default_source(const EngineSnapshot& snapshot) {
+    if (!snapshot.default_source.empty()) {
+        return snapshot.default_source;
+    }
     return snapshot.default_sink.empty() ? "" : snapshot.default_sink + ".monitor";
 }
 

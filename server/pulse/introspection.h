@@ -34,6 +34,7 @@ struct EngineSnapshot {
     std::vector<proto::SourceInfo> sources;
     std::vector<proto::StreamInfo> streams;
     std::string default_sink;
+    std::string default_source; // the engine's ("": the default sink's monitor)
     // Engine client ids from here on are libpulse connections.
     uint32_t pulse_client_base = 0x80000000u;
     // Each sink's and source's pulse index, beside the lists (number()).

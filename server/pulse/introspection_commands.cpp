@@ -23,6 +23,7 @@ EngineSnapshot snapshot_of(const Engine& engine) {
         }
     }
     snapshot.default_sink = engine.info().default_sink;
+    snapshot.default_source = engine.default_source();
     snapshot.pulse_client_base = PulseServer::kClientIdBase;
     return snapshot;
 }

@@ -140,6 +140,7 @@ void PulseServer::create_record(Connection& connection, uint32_t tag, TagReader&
             snapshot.sinks = engine.list_sinks();
             snapshot.sources = engine.list_sources();
             snapshot.default_sink = engine.info().default_sink;
+            snapshot.default_source = engine.default_source();
             const auto source = find_source(snapshot, kInvalidIndex, asked->source_name);
             if (!source) {
                 return refuse_later(id, tag, Error::noentity);

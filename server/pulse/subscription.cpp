@@ -41,7 +41,7 @@ std::vector<SubscriptionEvent> subscription_events(const proto::Event& event, De
         const bool record = sources.known(event.device);
         events.push_back(
             {record ? Facility::source_output : Facility::sink_input, *stream, event.stream_id});
-    } else if (event.kind == "default-changed") {
+    } else if (event.kind == "default-changed" || event.kind == "default-source-changed") {
         events.push_back({Facility::server, Happened::changed, kInvalidIndex});
     }
     return events;

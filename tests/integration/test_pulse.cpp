@@ -1165,4 +1165,59 @@ BOOST_AUTO_TEST_CASE(a_sources_volume_and_mute_change_what_is_recorded_from_it) 
     BOOST_CHECK_EQUAL(server.stop(SIGTERM), 0);
 }
 
+// pavucontrol's "set as fallback" on an input: the engine's default
+// source, which every record stream that names none records (libpulse's
+// and libaudiod's alike), remembered across restarts.
+BOOST_AUTO_TEST_CASE(the_default_source_is_chosen_by_pactl_and_remembered) {
+    TempDir dir;
+    TempDir server_dir;
+    const std::string socket = dir.file("pulse/native");
+    use_test_card(dir); // the mic "hears" the sequence; nothing plays
+    const std::string config =
+        "[server]\nrt-priority = 0\n[sinks.speakers]\ntype = \"null\"\n"
+        "[sources.mic]\ntype = \"alsa\"\ndevice = \"testcard\"\nperiods = 16\n"
+        "[pulse]\nsocket = \"" +
+        socket + "\"\n";
+    {
+        ServerProcess server(config, server_dir.path());
+        BOOST_REQUIRE_MESSAGE(serves_pulse(server), server.log());
+        BOOST_CHECK_EQUAL(field(pactl(dir, socket, {"info"}).out, "Default Source"),
+                          "speakers.monitor");
+        BOOST_CHECK_EQUAL(loudest_recorded(dir, socket, "@DEFAULT_SOURCE@"), 0);
+        BackgroundProgram watch({installed("pactl"), "subscribe"}, pulse_env(dir, socket));
+        BOOST_REQUIRE(eventually(
+            [&] {
+                return pactl(dir, socket, {"list", "short", "clients"}).out.find("pactl") !=
+                       std::string::npos;
+            },
+            30s));
+        BOOST_REQUIRE_EQUAL(pactl(dir, socket, {"set-default-source", "mic"}).status, 0);
+        BOOST_CHECK_EQUAL(field(pactl(dir, socket, {"info"}).out, "Default Source"), "mic");
+        BOOST_CHECK(eventually(
+            [&] {
+                return watch.output_so_far().find("Event 'change' on server") != std::string::npos;
+            },
+            30s));
+        ::kill(watch.pid(), SIGTERM);
+        watch.finish(30s);
+        BOOST_CHECK_GT(loudest_recorded(dir, socket, "@DEFAULT_SOURCE@"), 29000);
+        const ProgramResult none = pactl(dir, socket, {"set-default-source", "nosuch"});
+        BOOST_CHECK_NE(none.status, 0);
+        BOOST_CHECK_MESSAGE(none.err.find("No such entity") != std::string::npos, none.err);
+        BOOST_CHECK_EQUAL(server.stop(SIGTERM), 0);
+    }
+    // Remembered; and a libaudiod recorder that names no source records it
+    // too.
+    ServerProcess again(config, server_dir.path());
+    BOOST_REQUIRE_MESSAGE(serves_pulse(again), again.log());
+    BOOST_CHECK_EQUAL(field(pactl(dir, socket, {"info"}).out, "Default Source"), "mic");
+    const ProgramResult rec =
+        run_tool("audiorec", {"--quiet", "--duration", "1", dir.file("r.wav")});
+    BOOST_REQUIRE_MESSAGE(rec.status == 0, rec.err);
+    const auto recorded = read_wav_s16(dir.file("r.wav"));
+    BOOST_CHECK_GT(
+        std::count_if(recorded.begin(), recorded.end(), [](int16_t v) { return v > 1000; }), 1000);
+    BOOST_CHECK_EQUAL(again.stop(SIGTERM), 0);
+}
+
 BOOST_AUTO_TEST_SUITE_END()

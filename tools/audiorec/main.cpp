@@ -34,8 +34,10 @@ up to 24 bits: s32le and f32le recordings are stored in 24.
 
 Options:
   -s, --source NAME      record from source NAME (see 'audioctl list
-                         sources'); default: the default sink's monitor,
-                         i.e. what the default sink plays.
+                         sources'); default: the server's default source
+                         (default-source in audiod.conf(5), or as pactl
+                         set-default-source chose), else the default
+                         sink's monitor, i.e. what the default sink plays.
       --format F         u8, s16le (default), s24le, s24_3le, s32le or f32le
       --rate R           frames per second, 8000..192000 (default: the
                          server's rate)
@@ -179,8 +181,7 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "audiorec: stream %u: %s %u Hz %u ch from %s\n",
                      audiod_stream_id(stream), std::string(audiod::format_name(format)).c_str(),
                      file_format.rate, file_format.channels,
-                     options.source.empty() ? "the default sink's monitor"
-                                            : options.source.c_str());
+                     options.source.empty() ? "the default source" : options.source.c_str());
     }
 
     const size_t frame_bytes = audiod::sample_bytes(file_format.format) * file_format.channels;

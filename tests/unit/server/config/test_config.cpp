@@ -203,6 +203,13 @@ BOOST_AUTO_TEST_CASE(errors_name_file_and_line) {
     e = parse_error("[server]\ndefault-sink = \"nope\"\n[sinks.a]\ntype=\"null\"\n");
     BOOST_CHECK_MESSAGE(starts_with(e, "test.conf:2: default-sink 'nope'"), e);
 
+    e = parse_error("[server]\ndefault-source = \"b.monitor\"\n[sinks.a]\ntype=\"null\"\n");
+    BOOST_CHECK_MESSAGE(starts_with(e, "test.conf:2: default-source 'b.monitor' is neither"), e);
+    BOOST_CHECK_EQUAL(
+        parse_ok("[server]\ndefault-source = \"a.monitor\"\n[sinks.a]\ntype=\"null\"\n")
+            .default_source,
+        "a.monitor");
+
     e = parse_error("[sinks.a]\ntype = \"null\"\n[sinks.b]\npath = \"x\"\n");
     BOOST_CHECK_MESSAGE(starts_with(e, "test.conf:3: sink 'b' has no type"), e);
 

@@ -19,6 +19,7 @@ BOOST_AUTO_TEST_CASE(round_trip_with_awkward_names) {
     BOOST_CHECK(store.set("caf\xc3\xa9 \xe2\x99\xab", {1.0f, true, "speakers.2"}).ok());
     BOOST_CHECK(store.set("unity", {}).ok()); // chosen at run time, so kept
     store.set_default_sink("speakers.2");
+    store.set_default_source("mic");
     std::string error;
     const auto parsed = AppStateStore::parse(store.serialize(), &error);
     BOOST_REQUIRE_MESSAGE(parsed, error << "\n" << store.serialize());
@@ -30,6 +31,7 @@ BOOST_AUTO_TEST_CASE(round_trip_with_awkward_names) {
     BOOST_CHECK_EQUAL(parsed->get("quote\"back\\slash").volume, 0.25f);
     BOOST_CHECK(parsed->get("caf\xc3\xa9 \xe2\x99\xab").muted);
     BOOST_CHECK_EQUAL(parsed->default_sink(), "speakers.2");
+    BOOST_CHECK_EQUAL(parsed->default_source(), "mic");
     BOOST_CHECK(parsed->get("never-seen").is_default());
 }
 
