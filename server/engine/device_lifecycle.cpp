@@ -111,12 +111,52 @@ MaybeError DeviceLifecycle::unload(DeviceKind kind, const std::string& name) {
     return std::nullopt;
 }
 
+MaybeError DeviceLifecycle::suspend(DeviceKind kind, const std::string& name, bool suspended) {
+    Device* device = devices_.find(name, kind);
+    if (device == nullptr) {
+        return ClientError{AUDIOD_E_NOENTITY,
+                           "no " + std::string(device_kind_name(kind)) + " named '" + name + "'"};
+    }
+    DeviceRegistry::Entry& entry = *devices_.entry_of(*device);
+    const std::string what = std::string(device_kind_name(kind)) + " " + name;
+    if (entry.suspended == suspended) {
+        return std::nullopt;
+    }
+    entry.suspended = suspended;
+    if (suspended) {
+        if (!device->failed()) {
+            // As after a failure: the RT thread joined, the module's
+            // instance closed (the sound card free), the streams rescued
+            // (or, with nowhere to go, waiting on it).
+            device->release();
+            device->mark_failed();
+            entry.failure_announced = true;
+            router_.rescue_from(*device);
+        }
+        announcer_.device_state(*device, "suspended");
+        log_info("engine", what + " suspended");
+        return std::nullopt;
+    }
+    auto opened = devices_.open(entry.configured_type, name, entry.options, kind);
+    if (auto* error = std::get_if<std::string>(&opened)) {
+        // A failed device from now on: retried every second.
+        entry.next_reopen = std::chrono::steady_clock::now() + kReopenInterval;
+        announcer_.device_state(*device, "failed");
+        return ClientError{AUDIOD_E_BUSY,
+                           "cannot reopen " + what + " (" + *error + "); retrying every second"};
+    }
+    swap(entry, std::move(std::get<std::unique_ptr<Device>>(opened)));
+    log_info("engine", what + " resumed");
+    return std::nullopt;
+}
+
 void DeviceLifecycle::swap(DeviceRegistry::Entry& entry, std::unique_ptr<Device> fresh) {
     announcer_.device_closing(*entry.device);
     // Streams still on the old device (whose RT thread is gone: it failed,
     // or was stopped to be replaced) land on the new one before the old one
     // is freed.
     const std::unique_ptr<Device> old = devices_.replace(entry, std::move(fresh));
+    entry.suspended = false; // whatever closed it, it runs now
     Device& device = *entry.device;
     router_.replace(*old, device);
     gains_.apply_device(device);

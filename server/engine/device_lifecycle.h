@@ -38,6 +38,13 @@ public:
     // Closes a device; its streams move to the default sink (record
     // streams: to its monitor), its relay and the sources it found close.
     [[nodiscard]] MaybeError unload(DeviceKind kind, const std::string& name);
+    // Closes a device at a client's request (pasuspender, SUSPEND_SINK),
+    // freeing the sound card for another program: its streams are rescued
+    // as from a failed device (to the default sink; a capture source's
+    // recordings to its monitor) and it is not reopened until resumed
+    // (`suspended` false), when they come back. Either is a no-op when the
+    // device already is so.
+    [[nodiscard]] MaybeError suspend(DeviceKind kind, const std::string& name, bool suspended);
     // Reopens a running device with new settings, in place: a sink keeps
     // its streams; a source is closed and opened again.
     [[nodiscard]] Status reopen(const DeviceConfig& device, DeviceKind kind);

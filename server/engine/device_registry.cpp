@@ -138,7 +138,8 @@ DeviceRegistry::reopen_failed(std::chrono::steady_clock::time_point now) {
     std::vector<Reopened> reopened;
     for (const auto& entry : entries_) {
         Device& device = *entry->device;
-        if (!device.failed() || !entry->failure_announced || now < entry->next_reopen) {
+        if (!device.failed() || !entry->failure_announced || entry->suspended ||
+            now < entry->next_reopen) {
             continue;
         }
         if (device.abandoned()) {

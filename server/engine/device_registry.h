@@ -32,6 +32,10 @@ public:
         // module's (the engine's own are taken out), to reopen it.
         std::string configured_type;
         OptionList options;
+        // Closed at a client's request (SUSPEND_SINK, pasuspender): shown
+        // as failed to the router, so that its streams are rescued and
+        // come back as from a failure, but not reopened until resumed.
+        bool suspended = false;
         // A failed device is reopened from then on, once a second, until
         // it is back.
         std::chrono::steady_clock::time_point next_reopen{};

@@ -90,6 +90,12 @@ public:
     [[nodiscard]] MaybeError unload_device(DeviceKind kind, const std::string& name) {
         return lifecycle_.unload(kind, name);
     }
+    // Closes a device for another program to use, or opens it again
+    // (device_lifecycle.h).
+    [[nodiscard]] MaybeError suspend_device(DeviceKind kind, const std::string& name,
+                                            bool suspended) {
+        return lifecycle_.suspend(kind, name, suspended);
+    }
     [[nodiscard]] MaybeError set_default_sink(const std::string& name);
     // What record streams that name no source record: a capture source or
     // a sink's monitor ("SINK.monitor"), remembered across restarts.

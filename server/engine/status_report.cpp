@@ -66,7 +66,10 @@ std::vector<proto::SinkInfo> StatusReport::sinks() const {
         info.frames = sink.frames_played();
         info.xruns = sink.xruns();
         info.streams = static_cast<uint32_t>(streams_.count_on(sink));
-        info.state = sink.failed() ? "failed" : entry->progress.stalled ? "stalled" : "running";
+        info.state = entry->suspended          ? "suspended"
+                     : sink.failed()           ? "failed"
+                     : entry->progress.stalled ? "stalled"
+                                               : "running";
         info.scheduling = sink.scheduling();
         info.latency_frames = sink.latency_frames();
         info.details = sink.details();
@@ -114,7 +117,7 @@ std::vector<proto::SourceInfo> StatusReport::sources() const {
         info.sink = capture ? "" : device.name();
         info.rate = device.format().rate;
         info.channels = device.format().channels;
-        info.state = device.failed() ? "failed" : "running";
+        info.state = entry->suspended ? "suspended" : device.failed() ? "failed" : "running";
         info.latency_frames = capture ? device.latency_frames() : 0;
         info.xruns = capture ? device.xruns() : 0;
         info.details = capture ? device.details() : "";

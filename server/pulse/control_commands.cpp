@@ -61,6 +61,42 @@ bool changes_shared(Command command) {
     }
 }
 
+// Suspends (or resumes) the device a client named, or every one of that
+// kind (`name` none); a monitor goes with its sink.
+MaybeError suspend(Engine& engine, DeviceKind kind, const std::optional<std::string>& name,
+                   bool suspended) {
+    const bool sink = kind == DeviceKind::sink;
+    if (name) {
+        const auto device = device_name(engine, sink, *name);
+        if (!device) {
+            return no_entity();
+        }
+        if (!sink && !monitored_sink(*device).empty()) {
+            return ClientError{AUDIOD_E_NOTSUPPORTED, "a monitor is suspended with its sink"};
+        }
+        return engine.suspend_device(kind, *device, suspended);
+    }
+    std::vector<std::string> every;
+    if (sink) {
+        for (const proto::SinkInfo& info : engine.list_sinks()) {
+            every.push_back(info.name);
+        }
+    } else {
+        for (const proto::SourceInfo& info : engine.list_sources()) {
+            if (info.type != "monitor") {
+                every.push_back(info.name);
+            }
+        }
+    }
+    MaybeError first;
+    for (const std::string& device : every) {
+        if (MaybeError failed = engine.suspend_device(kind, device, suspended); failed && !first) {
+            first = failed;
+        }
+    }
+    return first;
+}
+
 MaybeError stream_volume(Engine& engine, uint32_t stream_id, float gain) {
     proto::SetVolume r;
     r.target = static_cast<uint32_t>(proto::VolumeTarget::stream);
@@ -272,8 +308,18 @@ bool PulseServer::on_control_command(Connection& connection, Command command, ui
         session.reply(tag);
         doomed_.push_back(index);
         return true;
+    case Command::suspend_sink:
+    case Command::suspend_source:
+        // No index, and an empty name (or none): every one, as pasuspender
+        // asks through pa_context_suspend_sink_by_index(PA_INVALID_INDEX).
+        post_control(
+            id, tag,
+            [=, every = index == kInvalidIndex && (!name || name->empty())](Engine& engine) {
+                return suspend(engine, on_sources ? DeviceKind::source : DeviceKind::sink,
+                               every ? std::nullopt : name, flag);
+            });
+        return true;
     default:
-        // Sinks are never suspended: they run, or fail and are reopened.
         session.reply_error(tag, Error::notsupported);
         return true;
     }

@@ -1162,6 +1162,13 @@ BOOST_AUTO_TEST_CASE(a_sources_volume_and_mute_change_what_is_recorded_from_it) 
     const ProgramResult ctl = run_tool("audioctl", {"mute", "source:speakers.monitor"});
     BOOST_CHECK_MESSAGE(
         ctl.err.find("its level is the sink's (sink:speakers)") != std::string::npos, ctl.err);
+
+    // Suspended, the card is closed; resumed, it is heard again.
+    BOOST_REQUIRE_EQUAL(pactl(dir, socket, {"suspend-source", "mic", "1"}).status, 0);
+    BOOST_CHECK_EQUAL(source_field("mic", "state"), "suspended");
+    BOOST_REQUIRE_EQUAL(pactl(dir, socket, {"suspend-source", "mic", "0"}).status, 0);
+    BOOST_CHECK(eventually([] { return source_field("mic", "state") == "running"; }, 10s));
+    BOOST_CHECK_GT(loudest_recorded(dir, socket, "mic"), 29000);
     BOOST_CHECK_EQUAL(server.stop(SIGTERM), 0);
 }
 
@@ -1218,6 +1225,55 @@ BOOST_AUTO_TEST_CASE(the_default_source_is_chosen_by_pactl_and_remembered) {
     BOOST_CHECK_GT(
         std::count_if(recorded.begin(), recorded.end(), [](int16_t v) { return v > 1000; }), 1000);
     BOOST_CHECK_EQUAL(again.stop(SIGTERM), 0);
+}
+
+// pasuspender closes every sink (and capture source) while the program it
+// runs uses the sound card itself, and opens them again after; pactl
+// suspends one. A suspended sink's streams play elsewhere meanwhile, or
+// wait where there is nowhere else, and come back when it is resumed.
+BOOST_AUTO_TEST_CASE(pasuspender_and_suspend_sink_close_sinks_and_their_streams_come_back) {
+    TempDir dir;
+    const std::string socket = dir.file("pulse/native");
+    ServerProcess server(two_sinks_config(socket));
+    BOOST_REQUIRE_MESSAGE(serves_pulse(server), server.log());
+    BackgroundProgram player({installed("pacat"), "--raw", "--device=speakers", "/dev/zero"},
+                             pulse_env(dir, socket));
+    const auto id = wait_for_playing("pacat", 30s, 4800);
+    BOOST_REQUIRE_MESSAGE(id, player.errors_so_far() << server.log());
+
+    // One sink: its stream goes to the other, and back.
+    BOOST_REQUIRE_EQUAL(pactl(dir, socket, {"suspend-sink", "speakers", "1"}).status, 0);
+    BOOST_CHECK_EQUAL(sink_field("speakers", "state"), "suspended");
+    BOOST_CHECK_NE(pactl(dir, socket, {"list", "short", "sinks"}).out.find("SUSPENDED"),
+                   std::string::npos);
+    BOOST_CHECK(eventually([&] { return stream_field(*id, "device") == "hdmi"; }, 10s));
+    BOOST_CHECK(wait_for_more(*id, 4800));
+    BOOST_REQUIRE_EQUAL(pactl(dir, socket, {"suspend-sink", "speakers", "0"}).status, 0);
+    BOOST_CHECK(eventually([&] { return sink_field("speakers", "state") == "running"; }, 10s));
+    BOOST_CHECK(eventually([&] { return stream_field(*id, "device") == "speakers"; }, 10s));
+
+    // Every sink, while the program runs: the stream waits, then goes on.
+    const ProgramResult suspended = pulse_program(
+        dir, socket, "pasuspender", {"--", bin("audioctl"), "--json", "list", "sinks"});
+    BOOST_REQUIRE_MESSAGE(suspended.status == 0, suspended.err << server.log());
+    size_t closed = 0;
+    for (size_t at = 0;
+         (at = suspended.out.find("\"state\":\"suspended\"", at)) != std::string::npos; ++at) {
+        ++closed;
+    }
+    BOOST_CHECK_MESSAGE(closed == 2, suspended.out);
+    BOOST_CHECK(eventually(
+        [&] {
+            return sink_field("speakers", "state") == "running" &&
+                   sink_field("hdmi", "state") == "running";
+        },
+        10s));
+    BOOST_CHECK(eventually([&] { return stream_field(*id, "device") == "speakers"; }, 10s));
+    BOOST_CHECK(wait_for_more(*id, 4800));
+    BOOST_CHECK_NE(server.log().find("sink speakers suspended"), std::string::npos);
+    ::kill(player.pid(), SIGTERM);
+    player.finish(30s);
+    BOOST_CHECK_EQUAL(server.stop(SIGTERM), 0);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
