@@ -316,9 +316,14 @@ BOOST_AUTO_TEST_CASE(packets_held_up_past_their_time_are_counted_and_followed) {
     BOOST_CHECK_EQUAL(source_number("rx", "received"), 600u);
     BOOST_CHECK_EQUAL(source_number("rx", "lost"), 0u);
     const auto late_ms = std::chrono::duration_cast<std::chrono::milliseconds>(sender_late).count();
-    if (late_ms > 20) {
-        BOOST_TEST_MESSAGE("the sender was held up " << late_ms
-                                                     << " ms: only the delivery is checked\n"
+    // The counts below are what a reader that kept time makes of the
+    // holds. One held up itself (its cycles late: xruns) passed fewer
+    // packets by while they were held, and counts fewer overdue (a loaded
+    // CI run counted 11).
+    const uint64_t reader_late = source_number("rx", "xruns");
+    if (late_ms > 20 || reader_late > 0) {
+        BOOST_TEST_MESSAGE("the sender was held up " << late_ms << " ms, the reader " << reader_late
+                                                     << " times: only the delivery is checked\n"
                                                      << sources);
         BOOST_CHECK_MESSAGE(loud >= 48000 && loud <= 48000 * 3,
                             loud / 48000.0 << " s heard at the packets' level\n"
