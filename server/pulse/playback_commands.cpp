@@ -194,7 +194,8 @@ void PulseServer::playback_made(uint32_t id, uint32_t tag, const PlaybackRequest
         return;
     }
     const uint32_t channel = connection->next_channel++;
-    auto stream = std::make_unique<PlaybackStream>(channel, request.spec, request.map, attributes);
+    auto stream = std::make_unique<PlaybackStream>(channel, request.spec, request.map, attributes,
+                                                   request.early_requests);
     const uint64_t latency_usec = made.device_latency_usec;
     made.device_index = sink_indices_.index(made.device);
     const std::string not_bound = stream->bind(std::move(made));

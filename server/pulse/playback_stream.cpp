@@ -42,10 +42,23 @@ std::string PlaybackStream::bind(Made made) {
     return "";
 }
 
+uint64_t PlaybackStream::request_batch() const noexcept {
+    const uint64_t minreq = attributes_.minreq;
+    const uint64_t eighth = attributes_.tlength / 8 / frame_bytes_ * frame_bytes_;
+    if (early_requests_ || eighth <= minreq) {
+        return minreq;
+    }
+    // What is left queued when a batch is asked for still covers the
+    // sink's latency and two minreqs, as the buffer rules make tlength do.
+    const uint64_t needed =
+        usec_to_bytes(sink_latency_usec_, frame_bytes_, spec_.rate) + 2 * minreq;
+    return attributes_.tlength - eighth >= needed ? eighth : minreq;
+}
+
 void PlaybackStream::set_wake_threshold() noexcept {
-    // Woken once tlength - minreq or less is queued: a minreq is missing.
+    // Woken once tlength - batch or less is queued: a batch is missing.
     const uint64_t capacity = ring_.capacity();
-    const uint64_t keep = (attributes_.tlength - attributes_.minreq) / frame_bytes_;
+    const uint64_t keep = (attributes_.tlength - request_batch()) / frame_bytes_;
     const uint64_t threshold = std::max<uint64_t>(1, capacity - std::min(capacity, keep));
     ring_.header()->wake_threshold.store(static_cast<uint32_t>(threshold),
                                          std::memory_order_relaxed);
@@ -214,7 +227,7 @@ uint32_t PlaybackStream::take_request() {
         return 0;
     }
     const uint64_t missing = attributes_.tlength - promised;
-    if (missing < attributes_.minreq) {
+    if (missing < request_batch()) {
         return 0;
     }
     outstanding_ += missing;

@@ -24,10 +24,11 @@ struct StreamOnRing {
     StreamRing ring;
     PlaybackStream stream;
 
-    StreamOnRing(uint64_t capacity, const BufferAttributes& attributes)
+    StreamOnRing(uint64_t capacity, const BufferAttributes& attributes,
+                 bool early_requests = false)
         : ring(std::get<StreamRing>(
               StreamRing::create(1, audiod::SampleFormat::s16le, 48000, 2, capacity)))
-        , stream(0, {3, 2, 48000}, {{1, 2}}, attributes) {
+        , stream(0, {3, 2, 48000}, {{1, 2}}, attributes, early_requests) {
         PlaybackStream::Made made;
         made.stream_id = 1;
         made.memfd = UniqueFd(::fcntl(ring.memfd(), F_DUPFD_CLOEXEC, 0));
@@ -87,6 +88,25 @@ BOOST_AUTO_TEST_CASE(requests_come_a_minreq_at_a_time_never_a_quantum) {
     BOOST_CHECK(s.write_frames(960));
     s.take(960 - 64);
     BOOST_CHECK_EQUAL(s.stream.take_request(), 960 * kFrame);
+}
+
+// paplay's 2 s queue, minreq 20 ms: asked for an eighth of it at a time
+// (a wake-up of the server and the client 4 times a second, not 50), and
+// woken by the ring only then; at every minreq if the client asked for
+// EARLY_REQUESTS.
+BOOST_AUTO_TEST_CASE(a_long_queue_is_asked_for_an_eighth_at_a_time) {
+    for (const bool early : {false, true}) {
+        StreamOnRing s(96000, attributes(96000, 960, 0), early);
+        const uint64_t batch = early ? 960 : 12000;
+        BOOST_CHECK_EQUAL(s.stream.request_batch(), batch * kFrame);
+        BOOST_CHECK_EQUAL(s.ring.header()->wake_threshold.load(), batch);
+        BOOST_CHECK_EQUAL(s.stream.take_first_request(), 96000 * kFrame);
+        BOOST_CHECK(s.write_frames(96000));
+        s.take(batch - 64);
+        BOOST_CHECK_EQUAL(s.stream.take_request(), 0u);
+        s.take(64);
+        BOOST_CHECK_EQUAL(s.stream.take_request(), batch * kFrame);
+    }
 }
 
 BOOST_AUTO_TEST_CASE(playing_starts_once_prebuf_is_queued) {
