@@ -17,7 +17,9 @@
 // only appended — a new message type, or fields at the end of a body — and
 // comes with a version bump. (Version 5 renamed what named a device of
 // either direction: LoadDevice/UnloadDevice with a DeviceKind, the
-// `device` of a stream, a move and an event.)
+// `device` of a stream, a move and an event.) Version 6 appended a
+// source's volume, mute and default flag to SourceInfo, the default source
+// to ServerInfo, and SetDefaultSource and SuspendDevice.
 //
 // Every decode is for hostile input: it fails on truncation, trailing bytes,
 // over-long strings or lists and invalid booleans (see wire.h); semantic
@@ -35,7 +37,7 @@
 
 namespace audiod::proto {
 
-inline constexpr uint32_t kProtocolVersion = 5;
+inline constexpr uint32_t kProtocolVersion = 6;
 
 enum class MsgType : uint32_t {
     hello = 1,
@@ -70,6 +72,8 @@ enum class MsgType : uint32_t {
     subscribe = 40,
     event = 41, // server -> client, unsolicited, sequence number 0
     kill_client = 42,
+    set_default_source = 43,
+    suspend_device = 44,
 };
 
 struct Hello {
@@ -210,6 +214,22 @@ struct SetDefaultSink {
     std::string name;
 };
 
+// What record streams that name no source record: a capture source or
+// SINK.monitor.
+struct SetDefaultSource {
+    static constexpr MsgType kType = MsgType::set_default_source;
+    std::string name;
+};
+
+// Closes a sink or capture source (by name: no sink and source share one)
+// for another program to use, or opens it again; its streams play
+// elsewhere meanwhile.
+struct SuspendDevice {
+    static constexpr MsgType kType = MsgType::suspend_device;
+    std::string name;
+    bool suspended = true;
+};
+
 // Asks the server to read its configuration again (as SIGHUP does).
 // Answered by Reloaded, or by Error (with the file, line and reason) when
 // the new configuration is refused and the running one stays.
@@ -318,6 +338,9 @@ struct SourceInfo {
     uint32_t latency_frames = 0; // a capture device's own buffer
     uint64_t xruns = 0;          // a capture device's overruns
     std::string details;         // the module's "key=value" lines, if any
+    float volume = 1.0f;         // a capture device's own level (a monitor: 1)
+    bool muted = false;
+    bool is_default = false; // what record streams naming no source record
 };
 
 struct SourceList {
@@ -400,6 +423,7 @@ struct ServerInfo {
     uint32_t sinks = 0;
     std::string state_file;
     std::string memory; // "locked", or why not
+    std::string default_source;
 };
 
 // ---- field descriptions ----------------------------------------------------
@@ -540,6 +564,7 @@ void visit(V& v, M& m) requires std::is_same_v<std::remove_const_t<M>, ServerInf
     v.u32("streams", m.streams);
     v.u32("sink_count", m.sinks);
     v.str("state_file", m.state_file);
+    v.str("default_source", m.default_source);
 }
 
 template <class V, class M>
@@ -581,6 +606,17 @@ void visit(V& v, M& m) requires std::is_same_v<std::remove_const_t<M>, UnloadDev
 template <class V, class M>
 void visit(V& v, M& m) requires std::is_same_v<std::remove_const_t<M>, SetDefaultSink> {
     v.str("name", m.name);
+}
+
+template <class V, class M>
+void visit(V& v, M& m) requires std::is_same_v<std::remove_const_t<M>, SetDefaultSource> {
+    v.str("name", m.name);
+}
+
+template <class V, class M>
+void visit(V& v, M& m) requires std::is_same_v<std::remove_const_t<M>, SuspendDevice> {
+    v.str("name", m.name);
+    v.boolean("suspended", m.suspended);
 }
 
 template <class V, class M>
@@ -636,6 +672,9 @@ void visit(V& v, M& m) requires std::is_same_v<std::remove_const_t<M>, SourceInf
     v.u32("latency_frames", m.latency_frames);
     v.u64("xruns", m.xruns);
     v.details("details", m.details);
+    v.f32("volume", m.volume);
+    v.boolean("muted", m.muted);
+    v.boolean("default", m.is_default);
 }
 
 template <class V, class M>

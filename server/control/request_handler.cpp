@@ -165,6 +165,21 @@ bool RequestHandler::handle(ControlClient& client, const proto::Packet& packet) 
             }
             return engine_.set_default_sink(r.name);
         });
+    case proto::MsgType::set_default_source:
+        return answer<proto::SetDefaultSource>(client, seq, body, [&](const auto& r) -> MaybeError {
+            if (MaybeError denied = access_.require_admin(client, "choosing the default source")) {
+                return denied;
+            }
+            return engine_.set_default_source(r.name);
+        });
+    case proto::MsgType::suspend_device:
+        return answer<proto::SuspendDevice>(client, seq, body, [&](const auto& r) -> MaybeError {
+            if (MaybeError denied =
+                    access_.require_admin(client, "suspending or resuming a sink or source")) {
+                return denied;
+            }
+            return engine_.suspend_device(r.name, r.suspended);
+        });
     case proto::MsgType::subscribe:
         return answer<proto::Subscribe>(client, seq, body, [&](const auto&) {
             client.subscribed = true;

@@ -140,15 +140,6 @@ std::variant<Stream*, ClientError> Engine::create_stream(const StreamRequest& re
     return &added;
 }
 
-std::optional<Engine::Level> Engine::source_level(const std::string& name) const {
-    const Device* source = devices_.find(name, DeviceKind::source);
-    const DeviceRegistry::Entry* entry = source != nullptr ? devices_.entry_of(*source) : nullptr;
-    if (entry == nullptr) {
-        return std::nullopt;
-    }
-    return Level{entry->volume, entry->muted};
-}
-
 MaybeError Engine::set_default_sink(const std::string& name) {
     Device* sink = devices_.find_sink(name);
     if (sink == nullptr) {
@@ -160,6 +151,15 @@ MaybeError Engine::set_default_sink(const std::string& name) {
     state_.set_default_sink(name);
     devices_.change_default(name);
     return std::nullopt;
+}
+
+MaybeError Engine::suspend_device(const std::string& name, bool suspended) {
+    const DeviceKind kind =
+        devices_.find(name, DeviceKind::source) != nullptr ? DeviceKind::source : DeviceKind::sink;
+    if (kind == DeviceKind::sink && devices_.find_sink(name) == nullptr) {
+        return ClientError{AUDIOD_E_NOENTITY, "no sink or source named '" + name + "'"};
+    }
+    return lifecycle_.suspend(kind, name, suspended);
 }
 
 MaybeError Engine::set_default_source(const std::string& name) {

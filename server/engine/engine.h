@@ -45,7 +45,6 @@
 #include "engine/status_report.h"
 #include "engine/stream_table.h"
 
-#include <optional>
 #include <string>
 #include <variant>
 #include <vector>
@@ -101,6 +100,8 @@ public:
     // a sink's monitor ("SINK.monitor"), remembered across restarts.
     [[nodiscard]] MaybeError set_default_source(const std::string& name);
     [[nodiscard]] std::string default_source() const { return devices_.default_source(); }
+    // The same, for a sink or a capture source by name (no two share one).
+    [[nodiscard]] MaybeError suspend_device(const std::string& name, bool suspended);
     [[nodiscard]] MaybeError move(const proto::MoveStream& request) {
         return router_.move(request);
     }
@@ -119,13 +120,6 @@ public:
     [[nodiscard]] std::vector<proto::StreamInfo> list_streams() const { return status_.streams(); }
     [[nodiscard]] std::vector<proto::AppInfo> list_apps() const { return status_.apps(); }
     [[nodiscard]] std::vector<proto::SourceInfo> list_sources() const { return status_.sources(); }
-    // A capture source's own volume and mute (none: no such source; a
-    // monitor has none of its own).
-    struct Level {
-        float volume = 1.0f;
-        bool muted = false;
-    };
-    [[nodiscard]] std::optional<Level> source_level(const std::string& name) const;
     [[nodiscard]] proto::ServerInfo info() const { return status_.info(); }
     [[nodiscard]] const ServerConfig& config() const noexcept { return config_; }
 

@@ -108,6 +108,7 @@ std::vector<proto::StreamInfo> StatusReport::streams() const {
 
 std::vector<proto::SourceInfo> StatusReport::sources() const {
     std::vector<proto::SourceInfo> out;
+    const std::string default_source = devices_.default_source();
     for (const auto& entry : devices_.entries()) {
         const Device& device = *entry->device;
         const bool capture = device.is_source();
@@ -118,6 +119,11 @@ std::vector<proto::SourceInfo> StatusReport::sources() const {
         info.rate = device.format().rate;
         info.channels = device.format().channels;
         info.state = entry->suspended ? "suspended" : device.failed() ? "failed" : "running";
+        if (capture) {
+            info.volume = entry->volume;
+            info.muted = entry->muted;
+        }
+        info.is_default = info.name == default_source;
         info.latency_frames = capture ? device.latency_frames() : 0;
         info.xruns = capture ? device.xruns() : 0;
         info.details = capture ? device.details() : "";
@@ -185,6 +191,7 @@ proto::ServerInfo StatusReport::info() const {
     }
     const Device* chosen = devices_.default_sink();
     info.default_sink = chosen != nullptr ? chosen->name() : "";
+    info.default_source = devices_.default_source();
     info.streams = static_cast<uint32_t>(streams().size());
     info.sinks = static_cast<uint32_t>(devices_.count(DeviceKind::sink));
     info.state_file = state_.path();

@@ -256,11 +256,8 @@ void put_source(TagWriter& w, const EngineSnapshot& snapshot, uint32_t index, ui
     w.put_sample_spec(spec);
     w.put_channel_map(standard_channel_map(source.channels));
     w.put_u32(kInvalidIndex); // owner module
-    const auto level = snapshot.source_levels.find(source.name);
-    const EngineSnapshot::SourceLevel own =
-        level != snapshot.source_levels.end() ? level->second : EngineSnapshot::SourceLevel{};
-    w.put_channel_volumes(channel_volumes(own.volume, source.channels));
-    w.put_bool(own.muted);
+    w.put_channel_volumes(channel_volumes(source.volume, source.channels));
+    w.put_bool(source.muted);
     w.put_u32(sink != nullptr ? sink_index_at(snapshot, of_sink) : kInvalidIndex);
     w.put_optional_string(sink != nullptr ? std::optional(source.sink) : std::nullopt);
     w.put_usec(usec_of(source.latency_frames, source.rate));

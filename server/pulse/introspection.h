@@ -40,12 +40,6 @@ struct EngineSnapshot {
     // Each sink's and source's pulse index, beside the lists (number()).
     std::vector<uint32_t> sink_indices;
     std::vector<uint32_t> source_indices;
-    // Capture sources' own volume and mute, by name (a monitor has none).
-    struct SourceLevel {
-        float volume = 1.0f;
-        bool muted = false;
-    };
-    std::map<std::string, SourceLevel> source_levels;
     // Sinks that pulse modules stand for, by name (pulse_modules.h).
     struct ModuleSink {
         uint32_t module = kInvalidIndex;

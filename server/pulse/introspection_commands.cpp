@@ -17,11 +17,6 @@ EngineSnapshot snapshot_of(const Engine& engine) {
     snapshot.sinks = engine.list_sinks();
     snapshot.sources = engine.list_sources();
     snapshot.streams = engine.list_streams();
-    for (const proto::SourceInfo& source : snapshot.sources) {
-        if (const auto level = engine.source_level(source.name)) {
-            snapshot.source_levels[source.name] = {level->volume, level->muted};
-        }
-    }
     snapshot.default_sink = engine.info().default_sink;
     snapshot.default_source = engine.default_source();
     snapshot.pulse_client_base = PulseServer::kClientIdBase;

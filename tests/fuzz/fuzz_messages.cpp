@@ -31,7 +31,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         return 0;
     }
     const std::span<const uint8_t> body(data + 1, size - 1);
-    switch (data[0] % 18) {
+    switch (data[0] % 20) {
     case 0:
         check<Hello>(body);
         break;
@@ -82,6 +82,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         break;
     case 16:
         check<KillClient>(body);
+        break;
+    case 17:
+        check<SetDefaultSource>(body);
+        break;
+    case 18:
+        check<SuspendDevice>(body);
         break;
     default:
         // Whole packets, as the server receives them.

@@ -36,7 +36,7 @@ BOOST_AUTO_TEST_CASE(the_monitor_carries_exactly_what_the_sink_played) {
     BOOST_CHECK_EQUAL(sources.out, "[{\"kind\":\"source\",\"name\":\"out.monitor\",\"type\":"
                                    "\"monitor\",\"sink\":\"out\",\"state\":\"running\",\"rate\":"
                                    "48000,\"channels\":2,\"streams\":0,\"latency_frames\":0,"
-                                   "\"xruns\":0}]\n");
+                                   "\"xruns\":0,\"volume\":1,\"muted\":false,\"default\":true}]\n");
     Recording rec(dir.file("monitor.wav"),
                   {"--quiet", "--source", "out.monitor", "--latency-ms", kExactRecorderMs});
     const ProgramResult play =

@@ -164,7 +164,7 @@ BOOST_AUTO_TEST_CASE(a_client_of_another_protocol_version_is_told_so) {
     const ProgramResult old = run_tool("audiod-evil-client", {"old-version"});
     BOOST_CHECK_MESSAGE(old.status == 0, old.out << old.err);
     BOOST_CHECK_MESSAGE(old.out.find("refused: protocol version 4 is not supported (this server "
-                                     "speaks 5)") != std::string::npos,
+                                     "speaks 6)") != std::string::npos,
                         old.out);
     BOOST_CHECK_EQUAL(run_tool("audioctl", {"info"}).status, 0); // and serves the next
 }

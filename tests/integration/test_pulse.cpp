@@ -1142,10 +1142,14 @@ BOOST_AUTO_TEST_CASE(a_sources_volume_and_mute_change_what_is_recorded_from_it) 
     const ProgramResult listed = pactl(dir, socket, {"list", "sources"});
     BOOST_CHECK_MESSAGE(listed.out.find("52016 /  79% / -6.02 dB") != std::string::npos,
                         listed.out);
+    // What audioctl shows (pulse volumes are cubic: 0.5 comes back within
+    // a pulse volume step).
+    BOOST_CHECK_CLOSE(std::stod(source_field("mic", "volume")), 0.5, 0.01);
     BOOST_REQUIRE_EQUAL(pactl(dir, socket, {"set-source-mute", "mic", "1"}).status, 0);
     BOOST_CHECK_EQUAL(loudest_recorded(dir, socket, "mic"), 0);
     BOOST_CHECK_NE(pactl(dir, socket, {"list", "sources"}).out.find("Mute: yes"),
                    std::string::npos);
+    BOOST_CHECK_EQUAL(source_field("mic", "muted"), "true");
 
     // audioctl changes the same level.
     BOOST_REQUIRE_EQUAL(run_tool("audioctl", {"mute", "source:mic", "off"}).status, 0);
@@ -1163,9 +1167,15 @@ BOOST_AUTO_TEST_CASE(a_sources_volume_and_mute_change_what_is_recorded_from_it) 
     BOOST_CHECK_MESSAGE(
         ctl.err.find("its level is the sink's (sink:speakers)") != std::string::npos, ctl.err);
 
-    // Suspended, the card is closed; resumed, it is heard again.
+    // Suspended, the card is closed; resumed, it is heard again. pactl and
+    // audioctl suspend and resume alike.
     BOOST_REQUIRE_EQUAL(pactl(dir, socket, {"suspend-source", "mic", "1"}).status, 0);
     BOOST_CHECK_EQUAL(source_field("mic", "state"), "suspended");
+    BOOST_REQUIRE_EQUAL(run_tool("audioctl", {"resume", "mic"}).status, 0);
+    BOOST_CHECK(eventually([] { return source_field("mic", "state") == "running"; }, 10s));
+    BOOST_REQUIRE_EQUAL(run_tool("audioctl", {"suspend", "mic"}).status, 0);
+    BOOST_CHECK_NE(pactl(dir, socket, {"list", "short", "sources"}).out.find("SUSPENDED"),
+                   std::string::npos);
     BOOST_REQUIRE_EQUAL(pactl(dir, socket, {"suspend-source", "mic", "0"}).status, 0);
     BOOST_CHECK(eventually([] { return source_field("mic", "state") == "running"; }, 10s));
     BOOST_CHECK_GT(loudest_recorded(dir, socket, "mic"), 29000);
@@ -1200,6 +1210,8 @@ BOOST_AUTO_TEST_CASE(the_default_source_is_chosen_by_pactl_and_remembered) {
             30s));
         BOOST_REQUIRE_EQUAL(pactl(dir, socket, {"set-default-source", "mic"}).status, 0);
         BOOST_CHECK_EQUAL(field(pactl(dir, socket, {"info"}).out, "Default Source"), "mic");
+        BOOST_CHECK_EQUAL(field(run_tool("audioctl", {"info"}).out, "default source"), "mic");
+        BOOST_CHECK_EQUAL(source_field("mic", "default"), "true");
         BOOST_CHECK(eventually(
             [&] {
                 return watch.output_so_far().find("Event 'change' on server") != std::string::npos;
@@ -1211,6 +1223,15 @@ BOOST_AUTO_TEST_CASE(the_default_source_is_chosen_by_pactl_and_remembered) {
         const ProgramResult none = pactl(dir, socket, {"set-default-source", "nosuch"});
         BOOST_CHECK_NE(none.status, 0);
         BOOST_CHECK_MESSAGE(none.err.find("No such entity") != std::string::npos, none.err);
+        // audioctl chooses the same default.
+        BOOST_REQUIRE_EQUAL(run_tool("audioctl", {"set-default-source", "speakers.monitor"}).status,
+                            0);
+        BOOST_CHECK_EQUAL(field(pactl(dir, socket, {"info"}).out, "Default Source"),
+                          "speakers.monitor");
+        const ProgramResult wrong = run_tool("audioctl", {"set-default-source", "nosuch"});
+        BOOST_CHECK_MESSAGE(wrong.err.find("no source named 'nosuch'") != std::string::npos,
+                            wrong.err);
+        BOOST_REQUIRE_EQUAL(pactl(dir, socket, {"set-default-source", "mic"}).status, 0);
         BOOST_CHECK_EQUAL(server.stop(SIGTERM), 0);
     }
     // Remembered; and a libaudiod recorder that names no source records it

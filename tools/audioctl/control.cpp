@@ -238,6 +238,35 @@ int run_set_default_sink(Session& session, const Args& args) {
     return request_ok(session, "set-default-sink", request);
 }
 
+int run_set_default_source(Session& session, const Args& args) {
+    if (args.size() != 1) {
+        return usage("set-default-source takes NAME (a source or SINK.monitor)");
+    }
+    proto::SetDefaultSource request;
+    request.name = args[0];
+    return request_ok(session, "set-default-source", request);
+}
+
+int run_suspend(Session& session, const Args& args) {
+    if (args.size() != 1) {
+        return usage("suspend takes the NAME of a sink or source");
+    }
+    proto::SuspendDevice request;
+    request.name = args[0];
+    request.suspended = true;
+    return request_ok(session, "suspend", request);
+}
+
+int run_resume(Session& session, const Args& args) {
+    if (args.size() != 1) {
+        return usage("resume takes the NAME of a sink or source");
+    }
+    proto::SuspendDevice request;
+    request.name = args[0];
+    request.suspended = false;
+    return request_ok(session, "resume", request);
+}
+
 int run_reload(Session& session, const Args& args) {
     if (!args.empty()) {
         return usage("reload takes no arguments");

@@ -37,11 +37,12 @@ Inspecting:
                    played (now, a time, or never: a name never seen may
                    be a typo).
   info             server version, rate, quantum, scheduling in force,
-                   uptime, counts, state file and sinks.
+                   uptime, default sink and source, counts, state file
+                   and sinks.
   watch            print every event as it happens, one per line: streams,
                    sinks and sources added, removed, moved or changed, an
-                   application's volume or mute, the default sink
-                   changing. Runs until Ctrl-C.
+                   application's volume or mute, the default sink or
+                   source changing. Runs until Ctrl-C.
 
 Controlling (TARGET is a stream id, app:NAME for every stream of an
 application, sink:NAME, or source:NAME for a capture source):
@@ -72,6 +73,16 @@ application, sink:NAME, or source:NAME for a capture source):
                    sink's monitor.
   set-default-sink NAME
                    where new streams go (remembered across restarts).
+  set-default-source NAME
+                   what record streams that name no source record: a
+                   capture source or SINK.monitor (remembered across
+                   restarts; at first the default sink's monitor).
+  suspend NAME     close a sink or capture source so that another program
+                   can open its device; its streams play on the default
+                   sink meanwhile (or wait, silent, if no other sink
+                   works). It is not reopened until resumed.
+  resume NAME      open a suspended sink or source again; its streams
+                   come back to it.
   reload           make the server read its configuration again (as SIGHUP
                    does) and print what changed: sinks and sources opened,
                    closed or reopened with new settings while streams play.
@@ -185,6 +196,9 @@ int main(int argc, char** argv) {
         {"load-source", run_load_source},
         {"unload-source", run_unload_source},
         {"set-default-sink", run_set_default_sink},
+        {"set-default-source", run_set_default_source},
+        {"suspend", run_suspend},
+        {"resume", run_resume},
         {"forget", run_forget},
         {"kill-client", run_kill_client},
         {"reload", run_reload},

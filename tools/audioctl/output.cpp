@@ -189,7 +189,7 @@ const std::vector<Column<proto::AppInfo>> kAppColumns = {
 };
 
 const std::vector<Column<proto::SourceInfo>> kSourceColumns = {
-    {"NAME", [](const auto& s) { return s.name; }},
+    {"NAME", [](const auto& s) { return s.name + (s.is_default ? " *" : ""); }},
     {"TYPE", [](const auto& s) { return s.type; }},
     {"SINK", [](const auto& s) { return s.sink.empty() ? std::string("-") : s.sink; }},
     {"STATE", [](const auto& s) { return s.state; }},
@@ -198,6 +198,11 @@ const std::vector<Column<proto::SourceInfo>> kSourceColumns = {
     {"LATENCY", [](const auto& s) { return milliseconds(s.latency_frames, s.rate); }},
     {"STREAMS", [](const auto& s) { return std::to_string(s.streams); }},
     {"XRUNS", [](const auto& s) { return std::to_string(s.xruns); }},
+    // A monitor's level is its sink's.
+    {"VOLUME",
+     [](const auto& s) { return s.type == "monitor" ? std::string("-") : percent(s.volume); }},
+    {"MUTED",
+     [](const auto& s) { return s.type == "monitor" ? std::string("-") : yes_no(s.muted); }},
 };
 
 // ---- JSON: the fields as messages.h names them ---------------------------
@@ -339,6 +344,7 @@ std::string info_text(const proto::ServerInfo& info, const std::vector<proto::Si
                   "socket:       %s\n"
                   "uptime:       %.1f s\n"
                   "default sink: %s\n"
+                  "default source: %s\n"
                   "clients:      %u\nstreams:      %u\nsinks:        %u\n"
                   "state file:   %s\n",
                   info.version.c_str(), info.protocol, info.pid, info.rate, info.channels,
@@ -348,7 +354,7 @@ std::string info_text(const proto::ServerInfo& info, const std::vector<proto::Si
                                                          : " (the user's server)"))
                       .c_str(),
                   static_cast<double>(info.uptime_ms) / 1000.0, info.default_sink.c_str(),
-                  info.clients, info.streams, info.sinks,
+                  info.default_source.c_str(), info.clients, info.streams, info.sinks,
                   info.state_file.empty() ? "(none)" : info.state_file.c_str());
     std::string out = text;
     for (const auto& s : sinks) {
@@ -424,7 +430,7 @@ std::string event_text(const proto::Event& e) {
     if (!e.state.empty()) {
         line += " state=" + e.state;
     }
-    if (e.kind.find("changed") != std::string::npos && e.kind != "default-changed") {
+    if (e.kind.find("changed") != std::string::npos && !e.kind.starts_with("default-")) {
         line += " volume=" + percent(e.volume) + (e.muted ? " muted" : "");
     }
     return line + "\n";

@@ -126,6 +126,38 @@ BOOST_AUTO_TEST_CASE(kill_client_round_trip) {
     check_truncations(k);
 }
 
+// Version 6: a source's level and the default source, and the requests
+// that choose them.
+BOOST_AUTO_TEST_CASE(sources_and_their_requests_round_trip) {
+    SourceList list;
+    SourceInfo mic;
+    mic.name = "mic";
+    mic.type = "alsa";
+    mic.volume = 0.5f;
+    mic.muted = true;
+    mic.is_default = true;
+    list.sources.push_back(mic);
+    const SourceList out = round_trip(list);
+    BOOST_REQUIRE_EQUAL(out.sources.size(), 1u);
+    BOOST_CHECK_EQUAL(out.sources[0].volume, 0.5f);
+    BOOST_CHECK(out.sources[0].muted && out.sources[0].is_default);
+    check_truncations(list);
+    SetDefaultSource chosen;
+    chosen.name = "speakers.monitor";
+    BOOST_CHECK_EQUAL(round_trip(chosen).name, "speakers.monitor");
+    check_truncations(chosen);
+    SuspendDevice suspend;
+    suspend.name = "speakers";
+    suspend.suspended = false;
+    const SuspendDevice back = round_trip(suspend);
+    BOOST_CHECK_EQUAL(back.name, "speakers");
+    BOOST_CHECK(!back.suspended);
+    check_truncations(suspend);
+    ServerInfo info;
+    info.default_source = "mic";
+    BOOST_CHECK_EQUAL(round_trip(info).default_source, "mic");
+}
+
 BOOST_AUTO_TEST_CASE(lists_round_trip) {
     SinkList sinks;
     StreamList streams;

@@ -24,8 +24,7 @@ struct StreamOnRing {
     StreamRing ring;
     PlaybackStream stream;
 
-    StreamOnRing(uint64_t capacity, const BufferAttributes& attributes,
-                 bool early_requests = false)
+    StreamOnRing(uint64_t capacity, const BufferAttributes& attributes, bool early_requests = false)
         : ring(std::get<StreamRing>(
               StreamRing::create(1, audiod::SampleFormat::s16le, 48000, 2, capacity)))
         , stream(0, {3, 2, 48000}, {{1, 2}}, attributes, early_requests) {
