@@ -45,6 +45,20 @@ InstanceLock::~InstanceLock() {
     // closing the fd releases the lock.
 }
 
+std::string set_socket_access(const std::string& path, const std::optional<SocketGroup>& group) {
+    if (!group) {
+        ::chmod(path.c_str(), 0600);
+        return "";
+    }
+    if (::chown(path.c_str(), static_cast<uid_t>(-1), group->gid) != 0 ||
+        ::chmod(path.c_str(), 0660) != 0) {
+        const std::string why = std::strerror(errno);
+        ::unlink(path.c_str());
+        return "cannot give " + path + " to group " + group->name + ": " + why;
+    }
+    return "";
+}
+
 std::variant<UniqueFd, std::string> listen_on(const std::string& path,
                                               const std::optional<SocketGroup>& group) {
     sockaddr_un addr{};
@@ -68,15 +82,8 @@ std::variant<UniqueFd, std::string> listen_on(const std::string& path,
     if (::bind(fd.get(), reinterpret_cast<const sockaddr*>(&addr), sizeof addr) != 0) {
         return "cannot bind " + path + ": " + std::strerror(errno);
     }
-    if (group) {
-        if (::chown(path.c_str(), static_cast<uid_t>(-1), group->gid) != 0 ||
-            ::chmod(path.c_str(), 0660) != 0) {
-            const std::string why = std::strerror(errno);
-            ::unlink(path.c_str());
-            return "cannot give " + path + " to group " + group->name + ": " + why;
-        }
-    } else {
-        ::chmod(path.c_str(), 0600);
+    if (std::string why = set_socket_access(path, group); !why.empty()) {
+        return why;
     }
     if (::listen(fd.get(), 64) != 0) {
         return "cannot listen on " + path + ": " + std::strerror(errno);

@@ -40,5 +40,9 @@ struct SocketGroup {
 };
 std::variant<UniqueFd, std::string> listen_on(const std::string& path,
                                               const std::optional<SocketGroup>& group = {});
+// Gives the socket file at `path` its access as listen_on says: "" or why
+// not (the file is then removed).
+[[nodiscard]] std::string set_socket_access(const std::string& path,
+                                            const std::optional<SocketGroup>& group);
 
 } // namespace audiod

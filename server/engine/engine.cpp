@@ -140,13 +140,18 @@ std::variant<Stream*, ClientError> Engine::create_stream(const StreamRequest& re
     return &added;
 }
 
+std::string Engine::why_not_running(const Device& device) const {
+    const DeviceRegistry::Entry* entry = devices_.entry_of(device);
+    return entry != nullptr && entry->suspended ? "is suspended (resume it first)" : "has failed";
+}
+
 MaybeError Engine::set_default_sink(const std::string& name) {
     Device* sink = devices_.find_sink(name);
     if (sink == nullptr) {
         return ClientError{AUDIOD_E_NOENTITY, "no sink named '" + name + "'"};
     }
     if (sink->failed()) {
-        return ClientError{AUDIOD_E_BUSY, "sink '" + name + "' has failed"};
+        return ClientError{AUDIOD_E_BUSY, "sink '" + name + "' " + why_not_running(*sink)};
     }
     state_.set_default_sink(name);
     devices_.change_default(name);
@@ -172,7 +177,7 @@ MaybeError Engine::set_default_source(const std::string& name) {
                            "no source named '" + name + "' (a capture source or SINK.monitor)"};
     }
     if (source->failed()) {
-        return ClientError{AUDIOD_E_BUSY, "source '" + name + "' has failed"};
+        return ClientError{AUDIOD_E_BUSY, "source '" + name + "' " + why_not_running(*source)};
     }
     state_.set_default_source(name);
     devices_.change_default_source(name);

@@ -132,6 +132,9 @@ public:
     void tick();
 
 private:
+    // "has failed", or "is suspended ..." for a device failed() because a
+    // client suspended it.
+    [[nodiscard]] std::string why_not_running(const Device& device) const;
     // The default source: one chosen at run time if it is here, else the
     // configured one ("": the default sink's monitor).
     [[nodiscard]] std::string wanted_default_source() const;

@@ -54,6 +54,32 @@ MaybeError apply_app_entry(Engine& engine, const std::string& app, const Restore
     return std::nullopt;
 }
 
+// Writes stream-restore entries of applications. SET replaces the whole
+// table: what it does not name is forgotten (of what is the caller's, on a
+// shared server).
+MaybeError apply_app_entries(Engine& engine,
+                             const std::vector<std::pair<std::string, RestoreEntry>>& apps,
+                             bool set, const AccessPolicy& policy, const Caller& caller) {
+    if (set) {
+        std::set<std::string> named;
+        for (const auto& [app, entry] : apps) {
+            named.insert(app);
+        }
+        for (const proto::AppInfo& app : engine.list_apps()) {
+            if (app.remembered && named.count(app.name) == 0 &&
+                owns_app(policy, caller, app.name)) {
+                (void)engine.forget_app(app.name);
+            }
+        }
+    }
+    for (const auto& [app, entry] : apps) {
+        if (MaybeError failed = apply_app_entry(engine, app, entry)) {
+            return failed;
+        }
+    }
+    return std::nullopt;
+}
+
 } // namespace
 
 bool PulseServer::on_extension_command(Connection& connection, Command command, uint32_t tag,
@@ -191,28 +217,8 @@ void PulseServer::write_restore_entries(Connection& connection, uint32_t tag, Ta
     // audiod's per-application state applies at once, whatever
     // apply_immediately says: it is what plays now as well as what starts.
     post_control(connection.id, tag,
-                 [apps, set, policy = policy_,
-                  caller = caller_of(connection)](Engine& engine) -> MaybeError {
-                     if (set) {
-                         // SET replaces the whole table: what it does not name is
-                         // forgotten (of what is the caller's, on a shared server).
-                         std::set<std::string> named;
-                         for (const auto& [app, entry] : apps) {
-                             named.insert(app);
-                         }
-                         for (const proto::AppInfo& app : engine.list_apps()) {
-                             if (app.remembered && named.count(app.name) == 0 &&
-                                 owns_app(policy, caller, app.name)) {
-                                 (void)engine.forget_app(app.name);
-                             }
-                         }
-                     }
-                     for (const auto& [app, entry] : apps) {
-                         if (MaybeError failed = apply_app_entry(engine, app, entry)) {
-                             return failed;
-                         }
-                     }
-                     return std::nullopt;
+                 [apps, set, policy = policy_, caller = caller_of(connection)](Engine& engine) {
+                     return apply_app_entries(engine, apps, set, policy, caller);
                  });
 }
 

@@ -55,15 +55,8 @@ std::variant<UniqueFd, std::string> listen_for_pulse(const std::string& path,
         return "cannot bind " + path + ": " + std::strerror(errno);
     }
     // Its final access before it listens: no client finds it in between.
-    if (group) {
-        if (::chown(path.c_str(), static_cast<uid_t>(-1), group->gid) != 0 ||
-            ::chmod(path.c_str(), 0660) != 0) {
-            const std::string why = std::strerror(errno);
-            ::unlink(path.c_str());
-            return "cannot give " + path + " to group " + group->name + ": " + why;
-        }
-    } else {
-        ::chmod(path.c_str(), 0600);
+    if (std::string why = set_socket_access(path, group); !why.empty()) {
+        return why;
     }
     if (::listen(fd.get(), 64) != 0) {
         ::unlink(path.c_str());

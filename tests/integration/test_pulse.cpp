@@ -1269,6 +1269,9 @@ BOOST_AUTO_TEST_CASE(pasuspender_and_suspend_sink_close_sinks_and_their_streams_
                    std::string::npos);
     BOOST_CHECK(eventually([&] { return stream_field(*id, "device") == "hdmi"; }, 10s));
     BOOST_CHECK(wait_for_more(*id, 4800));
+    const ProgramResult chosen = run_tool("audioctl", {"set-default-sink", "speakers"});
+    BOOST_CHECK_MESSAGE(chosen.err.find("sink 'speakers' is suspended") != std::string::npos,
+                        chosen.err);
     BOOST_REQUIRE_EQUAL(pactl(dir, socket, {"suspend-sink", "speakers", "0"}).status, 0);
     BOOST_CHECK(eventually([&] { return sink_field("speakers", "state") == "running"; }, 10s));
     BOOST_CHECK(eventually([&] { return stream_field(*id, "device") == "speakers"; }, 10s));
