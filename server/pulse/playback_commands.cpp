@@ -135,39 +135,15 @@ void PulseServer::create_playback(Connection& connection, uint32_t tag, TagReade
 
     const uint32_t id = connection.id;
     auto asked = std::make_shared<const PlaybackRequest>(std::move(*request));
-    post_job([this, id, tag, asked, made](Engine& engine) mutable -> EngineGateway::Answer {
-        const std::vector<proto::SinkInfo> sinks = engine.list_sinks();
-        const auto sink = choose_sink(sinks, asked->sink_name.value_or(""));
-        if (!sink) {
-            return refuse_later(id, tag, Error::noentity);
+    post_job([this, id, tag, asked, made](Engine& engine) -> EngineGateway::Answer {
+        auto playback = make_playback(engine, id, made, asked->spec, asked->attributes,
+                                      asked->sink_name.value_or(""));
+        if (const auto* error = std::get_if<Error>(&playback)) {
+            return refuse_later(id, tag, *error);
         }
-        const uint32_t bytes = frame_bytes(asked->spec);
-        BufferAttributes attributes =
-            playback_attributes(asked->attributes, bytes, asked->spec.rate, sink->latency_usec);
-        made.params.buffer_frames = attributes.tlength / bytes;
-        // No sink named: the engine places it, as any client's (where the
-        // application's rule or remembered sink says, else the default).
-        const std::string& named = asked->sink_name.value_or("");
-        made.params.device = named.empty() || named == "@DEFAULT_SINK@" ? "" : sink->name;
-        auto created = engine.create_stream(made);
-        if (const auto* error = std::get_if<ClientError>(&created)) {
-            log_info("pulse", "client " + std::to_string(id) + ": " + error->message);
-            return refuse_later(id, tag, pulse_error(error->code));
-        }
-        Stream& stream = *std::get<Stream*>(created);
-        const auto placed = choose_sink(sinks, stream.device()->name()).value_or(*sink);
-        // The ring holds what the client is asked for.
-        const uint64_t ring_bytes = stream.ring.capacity() * bytes;
-        BufferAttributes fitted = asked->attributes;
-        if (ring_bytes < attributes.tlength) {
-            fitted.tlength = static_cast<uint32_t>(ring_bytes);
-        }
-        attributes = playback_attributes(fitted, bytes, asked->spec.rate, placed.latency_usec);
-        if (attributes.tlength > ring_bytes) {
-            fitted.tlength = static_cast<uint32_t>(ring_bytes);
-            fitted.minreq = std::min(attributes.minreq, static_cast<uint32_t>(ring_bytes / 4));
-            attributes = playback_attributes(fitted, bytes, asked->spec.rate, 0);
-        }
+        const MadePlayback& made_playback = std::get<MadePlayback>(playback);
+        Stream& stream = *made_playback.stream;
+        const BufferAttributes attributes = made_playback.attributes;
         if (asked->corked) {
             (void)engine.set_paused(stream, true);
         }
@@ -178,7 +154,8 @@ void PulseServer::create_playback(Connection& connection, uint32_t tag, TagReade
             mute.mode = static_cast<uint32_t>(proto::MuteMode::on);
             (void)engine.set_mute(mute);
         }
-        auto ring = hand_over_ring(stream, stream.device()->name(), placed.latency_usec);
+        auto ring =
+            hand_over_ring(stream, stream.device()->name(), made_playback.sink_latency_usec);
         return [this, id, tag, asked, attributes, ring] {
             playback_made(id, tag, *asked, attributes, std::move(*ring));
         };

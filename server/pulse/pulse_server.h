@@ -196,6 +196,19 @@ private:
     // the client's error itself and returns false.
     bool settle_format(Connection& connection, uint32_t tag, SampleSpec& spec, ChannelMap& map,
                        const std::vector<FormatInfo>& formats);
+    // A playback stream made in the engine (thread: control), for a client
+    // or a sample: on the sink `sink_name` names (none or @DEFAULT_SINK@:
+    // where the engine places it, as any client's), with `asked` settled
+    // for the sink it landed on and fitted to its ring; or the error for
+    // the client (logged).
+    struct MadePlayback {
+        Stream* stream = nullptr;
+        BufferAttributes attributes;
+        uint64_t sink_latency_usec = 0;
+    };
+    [[nodiscard]] static std::variant<MadePlayback, Error>
+    make_playback(Engine& engine, uint32_t id, StreamRequest made, const SampleSpec& spec,
+                  const BufferAttributes& asked, const std::string& sink_name);
     [[nodiscard]] StreamRequest engine_request(const Connection& connection, const SampleSpec& spec,
                                                proto::StreamDirection direction) const;
     bool watch_stream(int wake_fd, uint32_t stream_id);

@@ -212,29 +212,16 @@ void PulseServer::play_sample(Connection& connection, uint32_t tag, const std::s
     const ChannelMap map = sample->map;
     const auto audio = sample->audio;
     post_job([this, id, tag, made, asked, spec, map, audio,
-              sink_name](Engine& engine) mutable -> EngineGateway::Answer {
-        const auto sink = choose_sink(engine.list_sinks(), sink_name);
-        if (!sink) {
-            return refuse_later(id, tag, Error::noentity);
+              sink_name](Engine& engine) -> EngineGateway::Answer {
+        auto playback = make_playback(engine, id, made, spec, asked, sink_name);
+        if (const auto* error = std::get_if<Error>(&playback)) {
+            return refuse_later(id, tag, *error);
         }
-        const uint32_t bytes = frame_bytes(spec);
-        BufferAttributes attributes =
-            playback_attributes(asked, bytes, spec.rate, sink->latency_usec);
-        made.params.buffer_frames = attributes.tlength / bytes;
-        made.params.device = sink_name.empty() || sink_name == "@DEFAULT_SINK@" ? "" : sink->name;
-        auto created = engine.create_stream(made);
-        if (const auto* error = std::get_if<ClientError>(&created)) {
-            log_info("pulse", "client " + std::to_string(id) + ": " + error->message);
-            return refuse_later(id, tag, pulse_error(error->code));
-        }
-        Stream& stream = *std::get<Stream*>(created);
-        const uint64_t ring_bytes = stream.ring.capacity() * bytes;
-        if (attributes.tlength > ring_bytes) {
-            BufferAttributes fitted = asked;
-            fitted.tlength = static_cast<uint32_t>(ring_bytes);
-            attributes = playback_attributes(fitted, bytes, spec.rate, 0);
-        }
-        auto ring = hand_over_ring(stream, stream.device()->name(), sink->latency_usec);
+        const MadePlayback& made_playback = std::get<MadePlayback>(playback);
+        const BufferAttributes attributes = made_playback.attributes;
+        Stream& stream = *made_playback.stream;
+        auto ring =
+            hand_over_ring(stream, stream.device()->name(), made_playback.sink_latency_usec);
         return [this, id, tag, spec, map, attributes, audio, ring] {
             sample_playing(id, tag, spec, map, attributes, audio, std::move(*ring));
         };

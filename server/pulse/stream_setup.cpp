@@ -1,12 +1,17 @@
 // What making and ending a libpulse stream takes, playback or record: its
-// format settled, the engine's request, the ring's wake-ups watched, the
-// engine's stream closed.
+// format settled, the engine's request, a playback stream made on its sink
+// (a client's or a sample's), the ring's wake-ups watched, the engine's
+// stream closed.
 #include "engine/engine.h"
 #include "log.h"
+#include "pulse/buffer_attributes.h"
+#include "pulse/engine_errors.h"
+#include "pulse/introspection.h"
 #include "pulse/pulse_server.h"
 #include "pulse/sample_spec.h"
 #include "pulse/server_facts.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <sys/epoll.h>
@@ -49,6 +54,40 @@ StreamRequest PulseServer::engine_request(const Connection& connection, const Sa
     request.params.channels = spec.channels;
     request.params.direction = static_cast<uint32_t>(direction);
     return request;
+}
+
+std::variant<PulseServer::MadePlayback, Error>
+PulseServer::make_playback(Engine& engine, uint32_t id, StreamRequest made, const SampleSpec& spec,
+                           const BufferAttributes& asked, const std::string& sink_name) {
+    const std::vector<proto::SinkInfo> sinks = engine.list_sinks();
+    const auto sink = choose_sink(sinks, sink_name);
+    if (!sink) {
+        return Error::noentity;
+    }
+    const uint32_t bytes = frame_bytes(spec);
+    BufferAttributes attributes = playback_attributes(asked, bytes, spec.rate, sink->latency_usec);
+    made.params.buffer_frames = attributes.tlength / bytes;
+    made.params.device = sink_name.empty() || sink_name == "@DEFAULT_SINK@" ? "" : sink->name;
+    auto created = engine.create_stream(made);
+    if (const auto* error = std::get_if<ClientError>(&created)) {
+        log_info("pulse", "client " + std::to_string(id) + ": " + error->message);
+        return pulse_error(error->code);
+    }
+    Stream& stream = *std::get<Stream*>(created);
+    const auto placed = choose_sink(sinks, stream.device()->name()).value_or(*sink);
+    // The ring holds what the client is asked for.
+    const uint64_t ring_bytes = stream.ring.capacity() * bytes;
+    BufferAttributes fitted = asked;
+    if (ring_bytes < attributes.tlength) {
+        fitted.tlength = static_cast<uint32_t>(ring_bytes);
+    }
+    attributes = playback_attributes(fitted, bytes, spec.rate, placed.latency_usec);
+    if (attributes.tlength > ring_bytes) {
+        fitted.tlength = static_cast<uint32_t>(ring_bytes);
+        fitted.minreq = std::min(attributes.minreq, static_cast<uint32_t>(ring_bytes / 4));
+        attributes = playback_attributes(fitted, bytes, spec.rate, 0);
+    }
+    return MadePlayback{&stream, attributes, placed.latency_usec};
 }
 
 bool PulseServer::watch_new_stream(uint32_t id, uint32_t tag, uint32_t stream_id,
