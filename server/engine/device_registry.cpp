@@ -228,10 +228,8 @@ Device* DeviceRegistry::default_sink() const {
 
 std::string DeviceRegistry::default_source() const {
     if (!default_source_.empty()) {
-        const Device* chosen = find(default_source_, DeviceKind::source);
-        if (chosen == nullptr) {
-            chosen = find_sink(monitored_sink(default_source_));
-        }
+        std::string recorded;
+        const Device* chosen = find_recordable(default_source_, &recorded);
         if (chosen != nullptr && !chosen->failed()) {
             return default_source_;
         }
@@ -241,27 +239,22 @@ std::string DeviceRegistry::default_source() const {
 }
 
 bool DeviceRegistry::change_default_source(const std::string& name) {
-    if (default_source_ == name) {
-        return false;
-    }
-    proto::Event event;
-    event.kind = "default-source-changed";
-    event.device = name;
-    event.previous_device = default_source_;
-    default_source_ = name;
-    announcer_.event(event);
-    return true;
+    return change(default_source_, name, "default-source-changed");
 }
 
 bool DeviceRegistry::change_default(const std::string& name) {
-    if (default_ == name) {
+    return change(default_, name, "default-changed");
+}
+
+bool DeviceRegistry::change(std::string& chosen, const std::string& name, const char* kind) {
+    if (chosen == name) {
         return false;
     }
     proto::Event event;
-    event.kind = "default-changed";
+    event.kind = kind;
     event.device = name;
-    event.previous_device = default_;
-    default_ = name;
+    event.previous_device = chosen;
+    chosen = name;
     announcer_.event(event);
     return true;
 }

@@ -134,6 +134,10 @@ public:
     }
 
 private:
+    // Sets a default (`chosen`) to `name`, announcing it as `kind`; false
+    // if it already was.
+    bool change(std::string& chosen, const std::string& name, const char* kind);
+
     const ServerConfig& config_;
     ModuleLoader& modules_;
     const audiod_host& host_;

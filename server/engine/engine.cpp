@@ -168,10 +168,8 @@ MaybeError Engine::suspend_device(const std::string& name, bool suspended) {
 }
 
 MaybeError Engine::set_default_source(const std::string& name) {
-    const Device* source = devices_.find(name, DeviceKind::source);
-    if (source == nullptr) {
-        source = devices_.find_sink(monitored_sink(name));
-    }
+    std::string recorded;
+    const Device* source = name.empty() ? nullptr : devices_.find_recordable(name, &recorded);
     if (source == nullptr) {
         return ClientError{AUDIOD_E_NOENTITY,
                            "no source named '" + name + "' (a capture source or SINK.monitor)"};
@@ -186,11 +184,10 @@ MaybeError Engine::set_default_source(const std::string& name) {
 
 std::string Engine::wanted_default_source() const {
     const std::string& chosen = state_.default_source();
-    const auto here = [&](const std::string& name) {
-        return devices_.find(name, DeviceKind::source) != nullptr ||
-               devices_.find_sink(monitored_sink(name)) != nullptr;
-    };
-    return !chosen.empty() && here(chosen) ? chosen : config_.default_source;
+    std::string recorded;
+    return !chosen.empty() && devices_.find_recordable(chosen, &recorded) != nullptr
+               ? chosen
+               : config_.default_source;
 }
 
 std::variant<std::string, ClientError> Engine::reload(ServerConfig next) {

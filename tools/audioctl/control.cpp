@@ -247,24 +247,27 @@ int run_set_default_source(Session& session, const Args& args) {
     return request_ok(session, "set-default-source", request);
 }
 
-int run_suspend(Session& session, const Args& args) {
+namespace {
+
+int suspend_device(Session& session, const Args& args, bool suspended) {
+    const char* what = suspended ? "suspend" : "resume";
     if (args.size() != 1) {
-        return usage("suspend takes the NAME of a sink or source");
+        return usage(std::string(what) + " takes the NAME of a sink or source");
     }
     proto::SuspendDevice request;
     request.name = args[0];
-    request.suspended = true;
-    return request_ok(session, "suspend", request);
+    request.suspended = suspended;
+    return request_ok(session, what, request);
+}
+
+} // namespace
+
+int run_suspend(Session& session, const Args& args) {
+    return suspend_device(session, args, true);
 }
 
 int run_resume(Session& session, const Args& args) {
-    if (args.size() != 1) {
-        return usage("resume takes the NAME of a sink or source");
-    }
-    proto::SuspendDevice request;
-    request.name = args[0];
-    request.suspended = false;
-    return request_ok(session, "resume", request);
+    return suspend_device(session, args, false);
 }
 
 int run_reload(Session& session, const Args& args) {
