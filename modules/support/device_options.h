@@ -5,6 +5,7 @@
 
 #include "audiod/module.h"
 
+#include <array>
 #include <charconv>
 #include <cstddef>
 #include <cstdint>
@@ -20,6 +21,21 @@ namespace audiod {
 // keys it accepts, which its `open` checks the configuration against and
 // its ops table publishes.
 using OptionSpecs = std::span<const audiod_option_spec>;
+
+// Two tables as one, for a device that takes a shared set of options (the
+// clock drift's) beside its own.
+template <size_t A, size_t B>
+constexpr std::array<audiod_option_spec, A + B>
+join_options(const audiod_option_spec (&first)[A], const audiod_option_spec (&second)[B]) {
+    std::array<audiod_option_spec, A + B> joined{};
+    for (size_t i = 0; i < A; ++i) {
+        joined[i] = first[i];
+    }
+    for (size_t i = 0; i < B; ++i) {
+        joined[A + i] = second[i];
+    }
+    return joined;
+}
 
 // The table's keys in its order, "a, b, c" ("none" if it has none).
 [[nodiscard]] std::string option_keys(OptionSpecs specs);

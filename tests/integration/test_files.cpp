@@ -1,14 +1,19 @@
 // Audio files users have, through the real tools: audioplay plays a FLAC, an
 // Ogg Opus and an MP3 made by ffmpeg (what reaches the sink is checked:
 // bit-exact for FLAC, the tone's pitch, level and length for the lossy two),
-// and audiorec and the file sink write FLAC.
+// and audiorec and the file sink write FLAC; the file sink's clock runs at
+// the error it is set to, and its play-times file says when each frame played.
 #include "helpers.h"
 #include "support/tone_analysis.h"
 
 #include <boost/test/unit_test.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <csignal>
+#include <sstream>
+#include <utility>
+#include <vector>
 
 using namespace audiod;
 using namespace audiod::test;
@@ -103,6 +108,50 @@ BOOST_AUTO_TEST_CASE(audiorec_and_the_file_sink_write_flac) {
         BOOST_CHECK_EQUAL(heard.values.size(), 48000u);
         BOOST_CHECK(heard.increasing);
     }
+}
+
+BOOST_AUTO_TEST_CASE(the_file_sink_tells_when_its_frames_play_on_a_clock_set_fast) {
+    TempDir dir;
+    ServerProcess server(
+        file_sink_config(dir.file("out.wav"), 480,
+                         "clock-ppm = 2000\nplay-times = \"" + dir.file("out.times") + "\"\n"));
+    const ProgramResult played =
+        run_tool("audiod-test-client", {"--signal", "sequence", "--frames", "96000"}, 60s);
+    BOOST_REQUIRE_MESSAGE(played.status == 0, played.err);
+    BOOST_REQUIRE_EQUAL(server.stop(SIGTERM), 0);
+    const size_t frames = read_wav_s16(dir.file("out.wav")).size() / 2;
+    std::istringstream lines(file_contents(dir.file("out.times")));
+    std::string header;
+    std::getline(lines, header);
+    BOOST_CHECK_EQUAL(header, "# frame monotonic-raw-ns");
+    std::vector<std::pair<uint64_t, int64_t>> marks;
+    uint64_t frame = 0;
+    int64_t ns = 0;
+    while (lines >> frame >> ns) {
+        marks.emplace_back(frame, ns);
+    }
+    // The sink played about 2 s: a mark every tenth of a second, from the
+    // file's first frame, each for a frame the file holds, in order.
+    BOOST_REQUIRE_GE(marks.size(), 15u);
+    BOOST_CHECK_EQUAL(marks.front().first, 0u);
+    BOOST_CHECK_LT(marks.back().first, frames);
+    std::vector<double> rates;
+    for (size_t i = 1; i < marks.size(); ++i) {
+        BOOST_CHECK_GT(marks[i].first, marks[i - 1].first);
+        BOOST_CHECK_GT(marks[i].second, marks[i - 1].second);
+        // Between regular marks the sink played at its clock's rate: 48000
+        // × 1.002 frames a second (a mark after a late cycle starts anew).
+        if (marks[i].first - marks[i - 1].first == 4800) {
+            rates.push_back(4800 * 1e9 /
+                            static_cast<double>(marks[i].second - marks[i - 1].second));
+        }
+    }
+    BOOST_REQUIRE_GE(rates.size(), 5u);
+    std::nth_element(rates.begin(), rates.begin() + static_cast<ptrdiff_t>(rates.size() / 2),
+                     rates.end());
+    // CLOCK_MONOTONIC, which the timer sleeps on, may be slewed by NTP
+    // against the raw clock; 20 frames a second (400 ppm) covers that.
+    BOOST_CHECK_CLOSE(rates[rates.size() / 2], 48096.0, 20.0 / 48096 * 100);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -200,7 +200,7 @@ BOOST_AUTO_TEST_CASE(a_sink_on_a_faster_clock_is_followed_without_a_gap) {
     TempDir dir;
     const uint16_t port = free_udp_port_pair();
     ServerProcess server(loopback_config(
-        port, "sink = \"out\"\n", file_sink("out", dir.file("out.wav"), "clock-rate = 48048\n")));
+        port, "sink = \"out\"\n", file_sink("out", dir.file("out.wav"), "clock-ppm = 1000\n")));
     const uint32_t id = player_stream();
     send_tone(dir, 20.0);
     wait_until_heard(id);

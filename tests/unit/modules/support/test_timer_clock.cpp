@@ -1,11 +1,15 @@
-// The timer clock's arithmetic: deadlines from frame counts, exactly; and
-// what it does after a late cycle.
+// The timer clock's arithmetic: deadlines from frame counts, exactly; what
+// it does after a late cycle; and a clock set off its rate by a drift.
 #include "timer_clock.h"
 
 #include <boost/test/unit_test.hpp>
 
 #include <chrono>
+#include <cmath>
+#include <string>
 #include <thread>
+#include <variant>
+#include <vector>
 
 using audiod::TimerClock;
 using AfterXrun = TimerClock::AfterXrun;
@@ -99,6 +103,58 @@ BOOST_AUTO_TEST_CASE(a_network_clock_catches_up_after_a_late_cycle) {
     // this thread was held before it).
     BOOST_CHECK_GE(clock.xruns(), 1u);
     BOOST_CHECK_LE(clock.xruns(), xruns + 1);
+}
+
+BOOST_AUTO_TEST_CASE(a_drifting_clock_takes_its_frames_at_the_rate_it_is_set_to) {
+    // 1 % slow (the largest error allowed), 100 ms quanta: 12 cycles span a
+    // segment boundary at a second. Each deadline lies where 48000 × 0.99
+    // frames a second put it.
+    TimerClock clock(48000, 4800, AfterXrun::restart, audiod::ClockDrift{.ppm = -10000});
+    clock.start();
+    BOOST_REQUIRE_EQUAL(clock.wait(), 0);
+    const int64_t start = clock.cycle_due_ns();
+    for (int k = 1; k <= 12; ++k) {
+        BOOST_REQUIRE_EQUAL(clock.wait(), 0);
+        if (clock.restarts() != 0) {
+            BOOST_TEST_MESSAGE("this thread was held past a quantum; the timeline restarted");
+            return;
+        }
+        const double expected = k * 4800 * 1e9 / (48000 * 0.99);
+        BOOST_CHECK_LT(std::abs(static_cast<double>(clock.cycle_due_ns() - start) - expected), 2.0);
+    }
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(clock_drift)
+
+BOOST_AUTO_TEST_CASE(the_speed_is_the_error_plus_a_sine_of_wander) {
+    const audiod::ClockDrift drift{.ppm = 100, .wander_ppm = 20, .wander_seconds = 40};
+    BOOST_CHECK_CLOSE(drift.speed_at(0), 1.0001, 1e-9);
+    BOOST_CHECK_CLOSE(drift.speed_at(10), 1.00012, 1e-9);
+    BOOST_CHECK_CLOSE(drift.speed_at(30), 1.00008, 1e-9);
+    BOOST_CHECK(audiod::ClockDrift{}.none());
+    BOOST_CHECK(!drift.none());
+}
+
+BOOST_AUTO_TEST_CASE(the_options_are_read_and_bad_ones_named) {
+    auto read = [](std::vector<audiod_option> options) {
+        audiod_device_config config{};
+        config.options = options.data();
+        config.option_count = options.size();
+        return audiod::read_clock_drift(audiod::DeviceOptions(config));
+    };
+    const auto good = read({{"clock-ppm", "-100.5"}, {"clock-wander-ppm", "3"}});
+    BOOST_REQUIRE(std::holds_alternative<audiod::ClockDrift>(good));
+    BOOST_CHECK_EQUAL(std::get<audiod::ClockDrift>(good).ppm, -100.5);
+    BOOST_CHECK_EQUAL(std::get<audiod::ClockDrift>(good).wander_ppm, 3);
+    BOOST_CHECK_EQUAL(std::get<audiod::ClockDrift>(good).wander_seconds, 60);
+    for (const char* bad : {"fast", "20000", "1e9", "nan", ""}) {
+        const auto refused = read({{"clock-ppm", bad}});
+        BOOST_REQUIRE(std::holds_alternative<std::string>(refused));
+        BOOST_CHECK_NE(std::get<std::string>(refused).find("clock-ppm"), std::string::npos);
+    }
+    BOOST_CHECK(std::holds_alternative<std::string>(read({{"clock-wander-seconds", "0"}})));
 }
 
 BOOST_AUTO_TEST_SUITE_END()
