@@ -39,16 +39,17 @@ std::optional<std::string> read_number(const DeviceOptions& options, const char*
 
 double ClockDrift::speed_at(double seconds) const noexcept {
     const double wander =
-        wander_ppm == 0 ? 0 : wander_ppm * std::sin(2 * std::numbers::pi * seconds / wander_seconds);
+        wander_ppm == 0 ? 0
+                        : wander_ppm * std::sin(2 * std::numbers::pi * seconds / wander_seconds);
     return 1 + (ppm + wander) * 1e-6;
 }
 
 std::variant<ClockDrift, std::string> read_clock_drift(const DeviceOptions& options) {
     ClockDrift drift;
-    for (auto refusal : {read_number(options, "clock-ppm", -10000, 10000, drift.ppm),
-                         read_number(options, "clock-wander-ppm", 0, 1000, drift.wander_ppm),
-                         read_number(options, "clock-wander-seconds", 1, 86400,
-                                     drift.wander_seconds)}) {
+    for (auto refusal :
+         {read_number(options, "clock-ppm", -10000, 10000, drift.ppm),
+          read_number(options, "clock-wander-ppm", 0, 1000, drift.wander_ppm),
+          read_number(options, "clock-wander-seconds", 1, 86400, drift.wander_seconds)}) {
         if (refusal) {
             return std::move(*refusal);
         }
