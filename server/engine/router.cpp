@@ -5,6 +5,8 @@
 #include "audiod/audiod.h"
 #include "log.h"
 
+#include <algorithm>
+
 namespace audiod {
 
 Router::Router(DeviceRegistry& devices, StreamTable& streams, RtCommandQueue& commands,
@@ -67,6 +69,17 @@ std::variant<Placement, ClientError> Router::place(const StreamRequest& request)
         }
     }
     if (device == nullptr) {
+        // Suspended on purpose (pasuspender, `audioctl suspend`): the
+        // player is told so, rather than left waiting on a sink that will
+        // not play until someone resumes it.
+        const auto& entries = devices_.entries();
+        if (std::any_of(entries.begin(), entries.end(), [](const auto& entry) {
+                return entry->suspended && !entry->device->is_source();
+            })) {
+            return ClientError{AUDIOD_E_BUSY,
+                               "every sink is suspended or has failed (`audioctl resume NAME` "
+                               "or `pactl suspend-sink NAME 0` brings one back)"};
+        }
         return ClientError{AUDIOD_E_NOENTITY, "no sink is available"};
     }
     Placement placement(device);

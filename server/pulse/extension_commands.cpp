@@ -8,6 +8,7 @@
 #include "pulse/pulse_server.h"
 
 #include <algorithm>
+#include <iterator>
 #include <set>
 
 namespace audiod::pulse {
@@ -126,7 +127,8 @@ bool PulseServer::on_extension_command(Connection& connection, Command command, 
             session.reply_error(tag, Error::protocol);
             return true;
         }
-        post_job([this, id, tag, policy = policy_, caller = caller_of(connection)](Engine& engine) {
+        post_job([this, id, tag, policy = policy_, caller = caller_of(connection),
+                  shelf = shelf_of(connection)](Engine& engine) {
             TagWriter w;
             std::vector<proto::AppInfo> apps = engine.list_apps();
             show_apps(policy, caller, apps);
@@ -134,9 +136,10 @@ bool PulseServer::on_extension_command(Connection& connection, Command command, 
                 put_restore_entry(w, restore_entry(app, engine.config().channels));
             }
             auto entries = std::make_shared<TagWriter>(std::move(w));
-            return EngineGateway::Answer([this, id, tag, entries] {
-                for (const auto& [entry_name, entry] : kept_restore_entries_) {
-                    put_restore_entry(*entries, entry);
+            return EngineGateway::Answer([this, id, tag, entries, shelf] {
+                for (auto it = kept_restore_entries_.lower_bound({shelf, ""});
+                     it != kept_restore_entries_.end() && it->first.first == shelf; ++it) {
+                    put_restore_entry(*entries, it->second);
                 }
                 with_connection(id, [&](Connection& c) { c.session->reply(tag, *entries); });
             });
@@ -156,7 +159,7 @@ bool PulseServer::on_extension_command(Connection& connection, Command command, 
             if (auto app = app_of_entry(entry_name)) {
                 apps.push_back(requested_app(policy_, caller_of(connection), *app));
             } else {
-                kept_restore_entries_.erase(entry_name);
+                kept_restore_entries_.erase({shelf_of(connection), entry_name});
             }
         }
         post_control(id, tag, [apps](Engine& engine) -> MaybeError {
@@ -202,17 +205,26 @@ void PulseServer::write_restore_entries(Connection& connection, uint32_t tag, Ta
         }
     }
     const bool set = static_cast<RestoreMode>(mode) == RestoreMode::set;
-    if (set) {
-        kept_restore_entries_.clear();
+    const uint32_t shelf = shelf_of(connection);
+    const auto first = kept_restore_entries_.lower_bound({shelf, ""});
+    auto end = first;
+    while (end != kept_restore_entries_.end() && end->first.first == shelf) {
+        ++end;
     }
+    if (set) {
+        kept_restore_entries_.erase(first, end);
+    }
+    size_t kept = set ? 0 : static_cast<size_t>(std::distance(first, end));
     for (RestoreEntry& entry : others) {
-        if (kept_restore_entries_.size() >= kMaxKeptRestoreEntries &&
-            kept_restore_entries_.count(entry.name) == 0) {
-            session.reply_error(tag, Error::toolarge);
-            return;
+        std::pair<uint32_t, std::string> key{shelf, entry.name};
+        if (kept_restore_entries_.count(key) == 0) {
+            if (kept >= kMaxKeptRestoreEntries) {
+                session.reply_error(tag, Error::toolarge);
+                return;
+            }
+            ++kept;
         }
-        const std::string key = entry.name;
-        kept_restore_entries_[key] = std::move(entry);
+        kept_restore_entries_[std::move(key)] = std::move(entry);
     }
     // audiod's per-application state applies at once, whatever
     // apply_immediately says: it is what plays now as well as what starts.

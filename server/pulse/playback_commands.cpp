@@ -196,7 +196,7 @@ void PulseServer::playback_made(uint32_t id, uint32_t tag, const PlaybackRequest
     w.put_channel_map(request.map);
     w.put_u32(stream->sink_index());
     w.put_string(stream->sink());
-    w.put_bool(false); // suspended: audiod's sinks run or fail, they are not suspended
+    w.put_bool(false); // suspended: a stream is never placed on a suspended sink
     w.put_usec(latency_usec);
     if (session.version() >= 21) {
         w.put_format_info(pcm_format_info(request.spec, request.map));

@@ -158,6 +158,11 @@ private:
     // get in the engine ("UID/NAME" on a shared server).
     [[nodiscard]] static std::string declared_app(const Connection& connection);
     [[nodiscard]] std::string engine_app(const Connection& connection) const;
+    // Whose stored things a connection sees: samples (sample_cache.h) and
+    // kept stream-restore entries, its user's on a shared server, else all.
+    [[nodiscard]] uint32_t shelf_of(const Connection& connection) const {
+        return policy_.per_user ? connection.uid : 0;
+    }
     [[nodiscard]] static Caller caller_of(const Connection& connection) {
         return {connection.uid, connection.admin};
     }
@@ -330,7 +335,8 @@ private:
     DeviceIndices source_indices_;
     PulseModules modules_;
     // stream-restore entries of kinds audiod has no state for, by name.
-    std::map<std::string, RestoreEntry> kept_restore_entries_;
+    // By shelf and name.
+    std::map<std::pair<uint32_t, std::string>, RestoreEntry> kept_restore_entries_;
     std::vector<uint32_t> doomed_; // connections to drop once the current event is handled
     uint32_t handling_ = 0;        // the connection whose bytes are being read (0: none)
     uint32_t cookie_ = 0;

@@ -193,7 +193,7 @@ void PulseServer::record_made(uint32_t id, uint32_t tag, const RecordRequest& re
     w.put_channel_map(request.map);
     w.put_u32(stream->source_index());
     w.put_string(stream->source());
-    w.put_bool(false); // suspended
+    w.put_bool(false); // suspended: nor recorded from a suspended source
     w.put_usec(latency_usec);
     if (session.version() >= 22) {
         w.put_format_info(pcm_format_info(request.spec, request.map));

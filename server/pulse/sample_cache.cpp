@@ -27,8 +27,8 @@ std::string SampleCache::may_upload(uint32_t client, uint64_t pending, uint32_t 
     return "";
 }
 
-std::optional<uint32_t> SampleCache::add(Upload upload, uint32_t owner) {
-    const auto replaced = samples_.find(upload.name);
+std::optional<uint32_t> SampleCache::add(Upload upload, uint32_t owner, uint32_t shelf) {
+    const auto replaced = samples_.find(Key{shelf, upload.name});
     const uint64_t freed = replaced != samples_.end() ? replaced->second.audio->size() : 0;
     const bool grows = replaced == samples_.end();
     if (bytes_ - freed + upload.audio.size() > kMaxCacheBytes ||
@@ -43,15 +43,16 @@ std::optional<uint32_t> SampleCache::add(Upload upload, uint32_t owner) {
     sample.map = std::move(upload.map);
     sample.properties = std::move(upload.properties);
     sample.owner = owner;
+    sample.shelf = shelf;
     bytes_ = bytes_ - freed + upload.audio.size();
     sample.audio = std::make_shared<const std::vector<uint8_t>>(std::move(upload.audio));
     const uint32_t index = sample.index;
-    samples_[sample.name] = std::move(sample);
+    samples_[Key{shelf, sample.name}] = std::move(sample);
     return index;
 }
 
-std::optional<uint32_t> SampleCache::remove(const std::string& name) {
-    const auto it = samples_.find(name);
+std::optional<uint32_t> SampleCache::remove(uint32_t shelf, const std::string& name) {
+    const auto it = samples_.find(Key{shelf, name});
     if (it == samples_.end()) {
         return std::nullopt;
     }
@@ -61,23 +62,32 @@ std::optional<uint32_t> SampleCache::remove(const std::string& name) {
     return index;
 }
 
-const Sample* SampleCache::find(const std::string& name) const {
-    const auto it = samples_.find(name);
+const Sample* SampleCache::find(uint32_t shelf, const std::string& name) const {
+    const auto it = samples_.find(Key{shelf, name});
     return it == samples_.end() ? nullptr : &it->second;
 }
 
-const Sample* SampleCache::find(uint32_t index) const {
-    for (const auto& [name, sample] : samples_) {
-        if (sample.index == index) {
+const Sample* SampleCache::find(uint32_t shelf, uint32_t index) const {
+    for (const auto& [key, sample] : samples_) {
+        if (sample.index == index && sample.shelf == shelf) {
             return &sample;
         }
     }
     return nullptr;
 }
 
+std::vector<const Sample*> SampleCache::on_shelf(uint32_t shelf) const {
+    std::vector<const Sample*> found;
+    for (auto it = samples_.lower_bound(Key{shelf, ""});
+         it != samples_.end() && it->first.first == shelf; ++it) {
+        found.push_back(&it->second);
+    }
+    return found;
+}
+
 uint64_t SampleCache::bytes_of(uint32_t client) const {
     uint64_t bytes = 0;
-    for (const auto& [name, sample] : samples_) {
+    for (const auto& [key, sample] : samples_) {
         if (sample.owner == client) {
             bytes += sample.audio->size();
         }

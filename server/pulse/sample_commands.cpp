@@ -104,7 +104,7 @@ bool PulseServer::on_sample_command(Connection& connection, Command command, uin
             session.reply_error(tag, Error::protocol);
             return true;
         }
-        const auto removed = samples_.remove(sample_name);
+        const auto removed = samples_.remove(shelf_of(connection), sample_name);
         if (!removed) {
             session.reply_error(tag, Error::noentity);
             return true;
@@ -128,8 +128,9 @@ bool PulseServer::on_sample_command(Connection& connection, Command command, uin
     }
     TagWriter w;
     if (command == Command::get_sample_info) {
-        const Sample* sample = index != kInvalidIndex ? samples_.find(index)
-                               : name                 ? samples_.find(*name)
+        const uint32_t shelf = shelf_of(connection);
+        const Sample* sample = index != kInvalidIndex ? samples_.find(shelf, index)
+                               : name                 ? samples_.find(shelf, *name)
                                                       : nullptr;
         if (sample == nullptr) {
             session.reply_error(tag, Error::noentity);
@@ -137,8 +138,8 @@ bool PulseServer::on_sample_command(Connection& connection, Command command, uin
         }
         put_sample_info(w, *sample, version);
     } else {
-        for (const auto& [sample_name, sample] : samples_.all()) {
-            put_sample_info(w, sample, version);
+        for (const Sample* sample : samples_.on_shelf(shelf_of(connection))) {
+            put_sample_info(w, *sample, version);
         }
     }
     session.reply(tag, w);
@@ -181,8 +182,9 @@ void PulseServer::finish_upload(Connection& connection, uint32_t tag, Upload upl
         session.reply_error(tag, Error::invalid); // nothing came, or half a frame
         return;
     }
-    const bool replaces = samples_.find(upload.name) != nullptr;
-    const auto index = samples_.add(std::move(upload), connection.id);
+    const uint32_t shelf = shelf_of(connection);
+    const bool replaces = samples_.find(shelf, upload.name) != nullptr;
+    const auto index = samples_.add(std::move(upload), connection.id, shelf);
     if (!index) {
         session.reply_error(tag, Error::toolarge);
         return;
@@ -194,7 +196,7 @@ void PulseServer::finish_upload(Connection& connection, uint32_t tag, Upload upl
 
 void PulseServer::play_sample(Connection& connection, uint32_t tag, const std::string& name,
                               const std::string& sink_name, uint32_t volume) {
-    const Sample* sample = samples_.find(name);
+    const Sample* sample = samples_.find(shelf_of(connection), name);
     if (sample == nullptr) {
         connection.session->reply_error(tag, Error::noentity);
         return;

@@ -24,7 +24,7 @@ namespace audiod::pulse {
 inline constexpr std::string_view kStreamRestore = "module-stream-restore";
 // The index it is known by (it is no module a client could unload).
 inline constexpr uint32_t kStreamRestoreIndex = 0x7fff0000u;
-// Entries of other kinds kept, at most.
+// Entries of other kinds kept for each user (each shelf), at most.
 inline constexpr size_t kMaxKeptRestoreEntries = 256;
 
 enum class RestoreCommand : uint32_t {

@@ -60,7 +60,12 @@ std::variant<PulseServer::MadePlayback, Error>
 PulseServer::make_playback(Engine& engine, uint32_t id, StreamRequest made, const SampleSpec& spec,
                            const BufferAttributes& asked, const std::string& sink_name) {
     const std::vector<proto::SinkInfo> sinks = engine.list_sinks();
-    const auto sink = choose_sink(sinks, sink_name);
+    auto sink = choose_sink(sinks, sink_name);
+    if (!sink && (sink_name.empty() || sink_name == "@DEFAULT_SINK@") && !sinks.empty()) {
+        // No sink is the default now (each is suspended or has failed):
+        // the engine places the stream where it can, or says why not.
+        sink = choose_sink(sinks, sinks.front().name);
+    }
     if (!sink) {
         return Error::noentity;
     }

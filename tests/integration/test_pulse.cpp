@@ -1295,6 +1295,20 @@ BOOST_AUTO_TEST_CASE(pasuspender_and_suspend_sink_close_sinks_and_their_streams_
     BOOST_CHECK(eventually([&] { return stream_field(*id, "device") == "speakers"; }, 10s));
     BOOST_CHECK(wait_for_more(*id, 4800));
     BOOST_CHECK_NE(server.log().find("sink speakers suspended"), std::string::npos);
+
+    // A new player while every sink is suspended is told so at once (it
+    // would otherwise wait for as long as nobody resumes one).
+    write_tone_wav(dir.file("t.wav"), 48000, 440, 0.2);
+    BOOST_REQUIRE_EQUAL(pactl(dir, socket, {"suspend-sink", "speakers", "1"}).status, 0);
+    BOOST_REQUIRE_EQUAL(pactl(dir, socket, {"suspend-sink", "hdmi", "1"}).status, 0);
+    const ProgramResult refused = pulse_program(dir, socket, "paplay", {dir.file("t.wav")});
+    BOOST_CHECK_NE(refused.status, 0);
+    BOOST_CHECK_MESSAGE(refused.err.find("busy") != std::string::npos, refused.err);
+    const ProgramResult told = run_tool("audioplay", {"--quiet", dir.file("t.wav")});
+    BOOST_CHECK_MESSAGE(told.err.find("every sink is suspended") != std::string::npos, told.err);
+    BOOST_REQUIRE_EQUAL(pactl(dir, socket, {"suspend-sink", "hdmi", "0"}).status, 0);
+    const ProgramResult played = pulse_program(dir, socket, "paplay", {dir.file("t.wav")});
+    BOOST_CHECK_MESSAGE(played.status == 0, played.err);
     ::kill(player.pid(), SIGTERM);
     player.finish(30s);
     BOOST_CHECK_EQUAL(server.stop(SIGTERM), 0);

@@ -337,6 +337,37 @@ BOOST_AUTO_TEST_CASE(pulse_clients_of_a_system_server_are_kept_apart_by_the_same
                             std::string::npos,
                         alice_reads.out << alice_reads.err);
 
+    // So is an entry of another kind that she wrote (kept, as written).
+    const ProgramResult role = run_program(as_user(kAlice, true,
+                                                   {bin("audiod-pulse-client"), "restore-write",
+                                                    "sink-input-by-media-role:event", "20", "0"}),
+                                           30s, env);
+    BOOST_CHECK_MESSAGE(role.status == 0, role.err);
+    const auto reads = [&](uid_t uid) {
+        return run_program(as_user(uid, true, {bin("audiod-pulse-client"), "restore-read"}), 30s,
+                           env)
+            .out;
+    };
+    BOOST_CHECK_NE(reads(kAlice).find("media-role:event"), std::string::npos);
+    BOOST_CHECK_EQUAL(reads(kBob).find("media-role:event"), std::string::npos);
+
+    // The sample cache: her "bell" is hers; his "bell" is another.
+    write_tone_wav(dir.file("bell.wav"), 48000, 880, 0.1);
+    ::chmod(dir.file("bell.wav").c_str(), 0644);
+    BOOST_REQUIRE_EQUAL(
+        pactl_as(kAlice, env, {"upload-sample", dir.file("bell.wav"), "bell"}).status, 0);
+    BOOST_CHECK_NE(pactl_as(kAlice, env, {"list", "short", "samples"}).out.find("bell"),
+                   std::string::npos);
+    BOOST_CHECK_EQUAL(pactl_as(kBob, env, {"list", "short", "samples"}).out.find("bell"),
+                      std::string::npos);
+    for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
+             {"play-sample", "bell"}, {"remove-sample", "bell"}}) {
+        const ProgramResult r = pactl_as(kBob, env, args);
+        BOOST_CHECK_MESSAGE(r.status == 1 && r.err.find("No such entity") != std::string::npos,
+                            args[0] << ": " << r.err);
+    }
+    BOOST_CHECK_EQUAL(pactl_as(kAlice, env, {"play-sample", "bell"}).status, 0);
+
     ::kill(watch.pid(), SIGTERM);
     ::kill(alice->pid(), SIGTERM);
     ::kill(bob->pid(), SIGTERM);
