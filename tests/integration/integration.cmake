@@ -13,7 +13,7 @@ audiod_add_test(test_integration
           integration/test_portaudio.cpp integration/test_jack.cpp integration/dummy_jack.cpp
           integration/test_service.cpp
           integration/test_reload.cpp integration/test_system.cpp integration/test_harness.cpp
-          integration/test_pulse.cpp
+          integration/test_pulse.cpp integration/test_rooms.cpp
   LIBS audiod_protocol audiod_common audiod audiod_rtp audiod_ctl_output audiod_tone_analysis
        audiod_pulse_wire
   NO_CTEST)
@@ -22,7 +22,7 @@ add_dependencies(test_integration audiod_bin audioplay audiorec audioctl audiod-
   audiod-socket-launcher audiod-pulse-client
   audiod-evil-client audiod-event-client audiod_module_null audiod_module_file
   audiod_module_faulty audiod_module_alsa audiod_fake_card audiod_alsa_pcm audiod_alsa_ctl audiod-alsa-player
-  audiod-portaudio-player audiod-udp-relay audiod-unit-sandbox audiod_module_rtp audiod_module_portaudio audiod_module_jack
+  audiod-portaudio-player audiod-udp-relay audiod-sync-probe audiod-unit-sandbox audiod_module_rtp audiod_module_portaudio audiod_module_jack
   ${AUDIOD_BROKEN_MODULES})
 find_package(ALSA REQUIRED)
 target_link_libraries(test_integration PRIVATE ALSA::ALSA)

@@ -1,0 +1,417 @@
+#include "support/sync_probe.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <sstream>
+
+namespace audiod::test {
+
+namespace {
+
+constexpr double kNan = std::numeric_limits<double>::quiet_NaN();
+// A run of this many frames with both channels at exactly zero is silence:
+// nothing of the probe was playing (a lone zero is a ramp passing 32768
+// while the programme is between bursts).
+constexpr size_t kSilentRun = 32;
+// Frames the sink writes a play mark every (a tenth of a second at 48 kHz).
+constexpr uint64_t kMarkEvery = kProbeRate / 10;
+
+uint64_t mix64(uint64_t x) {
+    x += 0x9e3779b97f4a7c15ull;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+}
+
+// The programme's noise: burst `burst`, its frame `k`, in 16-bit steps at
+// half of full scale.
+int16_t noise_s16(uint64_t burst, uint64_t k) {
+    const auto bits = static_cast<int32_t>(mix64(burst << 20 | k) >> 48); // 0 .. 65535
+    return static_cast<int16_t>((bits - 32768) / 2);
+}
+
+// When the recording's (fractional) frame x played, from its marks: the
+// piece of the timeline it falls in, at the rate measured over the last
+// whole tenth of a second (a mark after a restart or a drop starts a piece
+// whose end is not regular).
+class TrueClock {
+public:
+    TrueClock(const std::vector<PlayMark>& marks, uint32_t rate)
+        : marks_(marks)
+        , nominal_(1e9 / rate) {
+        slopes_.resize(marks.size(), nominal_);
+        double last = nominal_;
+        for (size_t i = 0; i < marks.size(); ++i) {
+            if (i + 1 < marks.size() && marks[i + 1].frame - marks[i].frame == kMarkEvery) {
+                last = static_cast<double>(marks[i + 1].ns - marks[i].ns) / kMarkEvery;
+            }
+            slopes_[i] = last;
+        }
+    }
+    [[nodiscard]] double at(double x) const {
+        if (marks_.empty()) {
+            return kNan;
+        }
+        auto it = std::upper_bound(marks_.begin(), marks_.end(), x,
+                                   [](double v, const PlayMark& m) { return v < m.frame; });
+        const size_t i = it == marks_.begin() ? 0 : static_cast<size_t>(it - marks_.begin()) - 1;
+        return static_cast<double>(marks_[i].ns) +
+               (x - static_cast<double>(marks_[i].frame)) * slopes_[i];
+    }
+
+private:
+    const std::vector<PlayMark>& marks_;
+    double nominal_;
+    std::vector<double> slopes_;
+};
+
+// Frames that belong to a silent run (kSilentRun or longer).
+std::vector<bool> silent_frames(const std::vector<float>& frames) {
+    const size_t n = frames.size() / 2;
+    std::vector<bool> silent(n, false);
+    size_t run = 0;
+    for (size_t x = 0; x <= n; ++x) {
+        const bool zero = x < n && frames[2 * x] == 0 && frames[2 * x + 1] == 0;
+        if (zero) {
+            ++run;
+            continue;
+        }
+        if (run >= kSilentRun) {
+            std::fill(silent.begin() + static_cast<ptrdiff_t>(x - run),
+                      silent.begin() + static_cast<ptrdiff_t>(x), true);
+        }
+        run = 0;
+    }
+    return silent;
+}
+
+// The first frame at which a burst begins: programme not zero after at
+// least `quiet` frames of (near) zero. `from` onwards; nullopt if none.
+std::optional<size_t> next_onset(const std::vector<float>& frames, size_t from, float floor,
+                                 size_t quiet) {
+    const size_t n = frames.size() / 2;
+    size_t run = 0;
+    for (size_t x = from; x < n; ++x) {
+        if (std::fabs(frames[2 * x]) <= floor) {
+            ++run;
+        } else if (run >= quiet) {
+            return x;
+        } else {
+            run = 0;
+        }
+    }
+    return std::nullopt;
+}
+
+void put_point(RoomTimeline& timeline, uint64_t index, uint32_t grid, double ns) {
+    const uint64_t j = index / grid;
+    if (timeline.ns.empty()) {
+        timeline.first_index = j * grid;
+    }
+    const uint64_t first = timeline.first_index / grid;
+    if (j < first) {
+        return; // played again, earlier than the first point: a step counted elsewhere
+    }
+    if (j - first >= timeline.ns.size()) {
+        timeline.ns.resize(j - first + 1, kNan);
+    }
+    if (std::isnan(timeline.ns[j - first])) {
+        timeline.ns[j - first] = ns;
+    }
+}
+
+} // namespace
+
+ProbeFrame probe_frame(uint64_t n) {
+    const uint64_t burst = n / kProbeBurstEvery;
+    const uint64_t k = n % kProbeBurstEvery;
+    const float programme = k < kProbeBurstFrames ? noise_s16(burst, k) / 32768.0f : 0.0f;
+    const float ramp = (static_cast<int32_t>(n % kRampPeriod) - 32768) / 32768.0f;
+    return {programme, ramp};
+}
+
+std::vector<int16_t> probe_s16(uint64_t first, uint64_t frames) {
+    std::vector<int16_t> out;
+    out.reserve(frames * 2);
+    for (uint64_t n = first; n < first + frames; ++n) {
+        const ProbeFrame f = probe_frame(n);
+        out.push_back(static_cast<int16_t>(std::lround(f.programme * 32768.0f)));
+        out.push_back(static_cast<int16_t>(std::lround(f.ramp * 32768.0f)));
+    }
+    return out;
+}
+
+std::optional<std::vector<PlayMark>> parse_play_times(const std::string& text, std::string* error) {
+    std::vector<PlayMark> marks;
+    std::istringstream lines(text);
+    std::string line;
+    size_t number = 0;
+    while (std::getline(lines, line)) {
+        ++number;
+        if (line.empty() || line[0] == '#') {
+            continue;
+        }
+        std::istringstream fields(line);
+        PlayMark mark{};
+        std::string rest;
+        if (!(fields >> mark.frame >> mark.ns) || (fields >> rest) ||
+            (!marks.empty() && mark.frame < marks.back().frame)) {
+            *error = "line " + std::to_string(number) + " is not \"FRAME NS\" after the last";
+            return std::nullopt;
+        }
+        marks.push_back(mark);
+    }
+    return marks;
+}
+
+RoomTimeline read_timeline(const RoomRecording& room, uint32_t grid) {
+    RoomTimeline timeline;
+    timeline.name = room.name;
+    const std::vector<float>& f = room.frames;
+    const size_t n = f.size() / 2;
+    const std::vector<bool> silent = silent_frames(f);
+    const TrueClock clock(room.marks, room.rate);
+
+    // The ramp, unwrapped from the first frame heard: an index relative to
+    // an unknown multiple of the ramp's period, fixed below.
+    std::vector<double> index(n, kNan);
+    int64_t wraps = 0;
+    double last_u = kNan;
+    for (size_t x = 0; x < n; ++x) {
+        if (silent[x]) {
+            last_u = kNan;
+            continue;
+        }
+        const double u = static_cast<double>(f[2 * x + 1]) * 32768.0 + 32768.0;
+        if (!std::isnan(last_u)) {
+            if (u - last_u < -32768.0) {
+                ++wraps;
+            } else if (u - last_u > 32768.0) {
+                --wraps;
+            }
+        }
+        last_u = u;
+        index[x] = u + static_cast<double>(wraps) * kRampPeriod;
+        ++timeline.frames_heard;
+    }
+    // Which period: a burst begins on a multiple of kProbeBurstEvery, and
+    // the two periods together repeat only after 512 s.
+    int64_t shift = 0;
+    if (const auto onset = next_onset(f, 0, 0.0f, 200); onset && !std::isnan(index[*onset])) {
+        const double at = index[*onset];
+        double best = 1e18;
+        for (int64_t k = -1; k < 375; ++k) {
+            const double candidate = at + static_cast<double>(k) * kRampPeriod;
+            if (candidate < 0) {
+                continue;
+            }
+            const double off = std::remainder(candidate, kProbeBurstEvery);
+            if (std::fabs(off) < best) {
+                best = std::fabs(off);
+                shift = k;
+            }
+        }
+    }
+    for (double& v : index) {
+        v += static_cast<double>(shift) * kRampPeriod;
+    }
+
+    // Steps: over four frames the index moves by four times the rate ratio
+    // (within a part in a thousand of one); a wider step is samples lost
+    // or repeated. A single odd frame (a resampled ramp's wrap) is not.
+    size_t last_step = 0;
+    bool stepped = false;
+    for (size_t x = 2; x + 2 < n; ++x) {
+        if (std::isnan(index[x - 2]) || std::isnan(index[x + 2])) {
+            continue;
+        }
+        const double moved = index[x + 2] - index[x - 2];
+        if (std::fabs(moved - 4.0) > 0.5) {
+            if (!stepped || x > last_step + 4) {
+                ++timeline.discontinuities;
+            }
+            stepped = true;
+            last_step = x;
+        }
+    }
+
+    for (size_t x = 0; x + 1 < n; ++x) {
+        if (std::isnan(index[x])) {
+            continue;
+        }
+        if (!timeline.heard) {
+            timeline.heard = true;
+            timeline.first_heard_index = static_cast<uint64_t>(std::max(0.0, std::round(index[x])));
+        }
+        const double s0 = index[x];
+        const double s1 = index[x + 1];
+        if (std::isnan(s1) || s1 - s0 < 0.5 || s1 - s0 > 1.5) {
+            continue; // a step, a wrap's odd frame, or the end of what was heard
+        }
+        // Grid points in (s0, s1], away from the ramp's wrap, where a
+        // resampled ramp is not read clearly.
+        for (double p = std::floor(s0 / grid + 1) * grid; p <= s1; p += grid) {
+            const double within = std::fmod(p, kRampPeriod);
+            if (p < 0 || within < 16 || within > kRampPeriod - 16) {
+                continue;
+            }
+            const double at = static_cast<double>(x) + (p - s0) / (s1 - s0);
+            put_point(timeline, static_cast<uint64_t>(p), grid, clock.at(at));
+        }
+    }
+    return timeline;
+}
+
+RoomTimeline read_bursts(const RoomRecording& room) {
+    RoomTimeline timeline;
+    timeline.name = room.name;
+    const std::vector<float>& f = room.frames;
+    const size_t n = f.size() / 2;
+    const TrueClock clock(room.marks, room.rate);
+    constexpr int kLags = 48;
+    // The first burst heard is one of the first this many (34 minutes).
+    constexpr uint64_t kBurstsSearched = 4096;
+    std::vector<float> burst(kProbeBurstFrames);
+    const auto template_of = [&](uint64_t b) {
+        for (uint32_t k = 0; k < kProbeBurstFrames; ++k) {
+            burst[k] = noise_s16(b, k) / 32768.0f;
+        }
+    };
+    // Correlation of burst b's template with the programme at `at`.
+    const auto correlate = [&](size_t at) {
+        double sum = 0;
+        for (uint32_t k = 0; k < kProbeBurstFrames && at + k < n; ++k) {
+            sum += static_cast<double>(burst[k]) * f[2 * (at + k)];
+        }
+        return sum;
+    };
+    std::optional<uint64_t> expected; // the burst the next onset should be
+    size_t last_at = 0;
+    for (auto onset = next_onset(f, 0, 1e-3f, 2000); onset;
+         onset = next_onset(f, *onset + kProbeBurstFrames, 1e-3f, 2000)) {
+        // Which burst: the one after the last (by the time between them),
+        // or, for the first, whichever correlates best.
+        uint64_t b = 0;
+        if (expected) {
+            b = *expected +
+                static_cast<uint64_t>(std::max(
+                    0.0, std::round(static_cast<double>(*onset - last_at) / kProbeBurstEvery) - 1));
+        } else {
+            double best = 0;
+            for (uint64_t candidate = 0; candidate < kBurstsSearched; ++candidate) {
+                template_of(candidate);
+                for (int lag = -8; lag <= 8; ++lag) {
+                    const auto at = static_cast<int64_t>(*onset) + lag;
+                    const double c = at < 0 ? 0 : correlate(static_cast<size_t>(at));
+                    if (c > best) {
+                        best = c;
+                        b = candidate;
+                    }
+                }
+            }
+        }
+        template_of(b);
+        // The lag of best correlation, to a fraction by a parabola's peak.
+        double best = -1e18;
+        int best_lag = 0;
+        std::vector<double> c(2 * kLags + 1);
+        for (int lag = -kLags; lag <= kLags; ++lag) {
+            const auto at = static_cast<int64_t>(*onset) + lag;
+            c[lag + kLags] = at < 0 ? 0 : correlate(static_cast<size_t>(at));
+            if (c[lag + kLags] > best) {
+                best = c[lag + kLags];
+                best_lag = lag;
+            }
+        }
+        double fraction = 0;
+        if (best_lag > -kLags && best_lag < kLags) {
+            const double l = c[best_lag + kLags - 1], m = c[best_lag + kLags],
+                         r = c[best_lag + kLags + 1];
+            const double denominator = l - 2 * m + r;
+            fraction = denominator != 0 ? 0.5 * (l - r) / denominator : 0;
+        }
+        const double x = static_cast<double>(*onset) + best_lag + fraction;
+        if (!timeline.heard) {
+            timeline.heard = true;
+            timeline.first_heard_index = b * kProbeBurstEvery;
+        }
+        put_point(timeline, b * kProbeBurstEvery, kProbeBurstEvery, clock.at(x));
+        expected = b + 1;
+        last_at = *onset;
+    }
+    return timeline;
+}
+
+PairStats compare(const RoomTimeline& a, const RoomTimeline& b, uint32_t grid, double settle_s,
+                  double bound_us) {
+    PairStats stats;
+    stats.a = a.name;
+    stats.b = b.name;
+    struct Point {
+        double t; // a's time, from the first common point
+        double delta_us;
+    };
+    std::vector<Point> points;
+    const uint64_t first = std::max(a.first_index, b.first_index) / grid;
+    const uint64_t end =
+        std::min(a.first_index / grid + a.ns.size(), b.first_index / grid + b.ns.size());
+    double t0 = kNan;
+    for (uint64_t j = first; j < end; ++j) {
+        const double ta = a.ns[j - a.first_index / grid];
+        const double tb = b.ns[j - b.first_index / grid];
+        if (std::isnan(ta) || std::isnan(tb)) {
+            continue;
+        }
+        if (std::isnan(t0)) {
+            t0 = ta;
+        }
+        points.push_back({(ta - t0) / 1e9, (ta - tb) / 1e3});
+    }
+    // Convergence: the first point from which |Δ| stays within the bound
+    // for a whole second.
+    for (size_t k = 0; k < points.size() && stats.converged_s < 0; ++k) {
+        size_t m = k;
+        while (m < points.size() && points[m].t < points[k].t + 1.0 &&
+               std::fabs(points[m].delta_us) <= bound_us) {
+            ++m;
+        }
+        if (m < points.size() && points[m].t >= points[k].t + 1.0) {
+            stats.converged_s = points[k].t;
+        }
+    }
+    std::vector<double> magnitudes;
+    double sum = 0;
+    double sum_t = 0, sum_d = 0, sum_tt = 0, sum_td = 0;
+    for (const Point& p : points) {
+        if (p.t >= settle_s) {
+            magnitudes.push_back(std::fabs(p.delta_us));
+            sum += p.delta_us;
+            sum_t += p.t;
+            sum_d += p.delta_us;
+            sum_tt += p.t * p.t;
+            sum_td += p.t * p.delta_us;
+        }
+    }
+    stats.points = magnitudes.size();
+    if (magnitudes.empty()) {
+        return stats;
+    }
+    const auto count = static_cast<double>(magnitudes.size());
+    if (const double spread = count * sum_tt - sum_t * sum_t; spread > 0) {
+        // µs of Δ per second of a's time is ppm.
+        stats.drift_ppm = (count * sum_td - sum_t * sum_d) / spread;
+    }
+    std::sort(magnitudes.begin(), magnitudes.end());
+    const auto at = [&](double q) {
+        const auto i = static_cast<size_t>(std::ceil(q * static_cast<double>(magnitudes.size())));
+        return magnitudes[std::min(magnitudes.size() - 1, i == 0 ? 0 : i - 1)];
+    };
+    stats.p50_us = at(0.5);
+    stats.p999_us = at(0.999);
+    stats.max_us = magnitudes.back();
+    stats.mean_us = sum / static_cast<double>(magnitudes.size());
+    return stats;
+}
+
+} // namespace audiod::test
