@@ -23,6 +23,12 @@ void DriftResampler::clear() noexcept {
     position_ = kBefore;
 }
 
+double DriftResampler::skip(double frames) noexcept {
+    const double moved = std::clamp(frames, 0.0, buffered());
+    position_ += moved;
+    return moved;
+}
+
 double DriftResampler::buffered() const noexcept {
     return std::max(0.0, static_cast<double>(frames_) - position_);
 }

@@ -28,6 +28,9 @@ public:
     [[nodiscard]] double buffered() const noexcept;
     // Forgets the input (a discontinuity): the next push starts afresh.
     void clear() noexcept;
+    // Moves the reading position `frames` further on (at most to the end of
+    // the input), skipping what lies between; returns how far it moved.
+    double skip(double frames) noexcept;
 
     [[nodiscard]] uint32_t channels() const noexcept { return channels_; }
 

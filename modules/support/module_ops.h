@@ -20,6 +20,7 @@
 //   void stop_rt() noexcept;                               // Thread: rt
 //   uint64_t xruns() const noexcept;         // optional; Thread: any
 //   size_t describe(char*, size_t) const;    // optional; Thread: any but rt
+//   int64_t media_time_rt() const noexcept;  // optional; Thread: rt
 //   ~T();  // close: frees everything, flushes a sink's audio; Thread: control
 //
 // A class with both write_rt and read_rt may be both a sink and a source;
@@ -134,6 +135,19 @@ struct Calls {
             return static_cast<uint64_t (*)(void*)>(nullptr);
         }
     }
+    // Thread: rt.
+    static constexpr auto media_time() noexcept {
+        if constexpr (requires(const T& device) {
+                          requires std::same_as<decltype(device.media_time_rt()), int64_t>;
+                          requires noexcept(device.media_time_rt());
+                      }) {
+            return +[](void* instance) noexcept {
+                return std::as_const(self<T>(instance)).media_time_rt();
+            };
+        } else {
+            return static_cast<int64_t (*)(void*)>(nullptr);
+        }
+    }
     // (Off the rt thread, so it may build strings: what it throws describes
     // nothing.)
     static constexpr auto describe() noexcept {
@@ -184,16 +198,16 @@ struct SourceCalls : Calls<T> {
 template <ModuleSink T>
 constexpr audiod_sink_ops make_sink_ops(OptionSpecs options) noexcept {
     using C = module_ops::SinkCalls<T>;
-    return {C::open,  C::start,   C::wait,       C::write,       C::stop,
-            C::close, C::xruns(), C::describe(), options.data(), options.size()};
+    return {C::open,    C::start,      C::wait,        C::write,       C::stop,        C::close,
+            C::xruns(), C::describe(), options.data(), options.size(), C::media_time()};
 }
 
 // The source table of T, which accepts the options `options` lists.
 template <ModuleSource T>
 constexpr audiod_source_ops make_source_ops(OptionSpecs options) noexcept {
     using C = module_ops::SourceCalls<T>;
-    return {C::open,  C::start,   C::wait,       C::read,        C::stop,
-            C::close, C::xruns(), C::describe(), options.data(), options.size()};
+    return {C::open,    C::start,      C::wait,        C::read,        C::stop,        C::close,
+            C::xruns(), C::describe(), options.data(), options.size(), C::media_time()};
 }
 
 // The tables themselves, made once each, for a descriptor to point at:

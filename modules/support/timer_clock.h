@@ -99,6 +99,9 @@ public:
         return 0;
     }
     int wait_rt() noexcept { return clock_.wait(); }
+    // The cycle's frames play when it was due: a timer's device has no
+    // delay of its own. (A network source's playout time is its own.)
+    [[nodiscard]] int64_t media_time_rt() const noexcept { return clock_.cycle_due_ns(); }
 
     // Thread: any.
     [[nodiscard]] uint64_t xruns() const noexcept { return clock_.xruns(); }

@@ -56,11 +56,13 @@ Device::open(const audiod_module& module, const audiod_host& host, DeviceRequest
     int rc = 0;
     if (req.kind == DeviceKind::source) {
         const audiod_source_ops& s = *module.source;
-        ops = {s.start, s.wait, nullptr, s.read, s.stop, s.close, s.xruns, s.describe};
+        ops = {s.start, s.wait,  nullptr,    s.read,      s.stop,
+               s.close, s.xruns, s.describe, s.media_time};
         rc = s.open(&host, &config, &sink->instance_, &sink->info_, error, sizeof error);
     } else {
         const audiod_sink_ops& s = *module.sink;
-        ops = {s.start, s.wait, s.write, nullptr, s.stop, s.close, s.xruns, s.describe};
+        ops = {s.start, s.wait,  s.write,    nullptr,     s.stop,
+               s.close, s.xruns, s.describe, s.media_time};
         rc = s.open(&host, &config, &sink->instance_, &sink->info_, error, sizeof error);
     }
     if (rc != 0) {

@@ -204,6 +204,7 @@ private:
         void (*close)(void*) = nullptr;
         uint64_t (*xruns)(void*) = nullptr;
         size_t (*describe)(void*, char*, size_t) = nullptr;
+        int64_t (*media_time)(void*) = nullptr;
     } ops_;
     void* instance_ = nullptr;
     uint64_t released_xruns_ = 0;  // what xruns() said when the instance was closed
@@ -228,6 +229,8 @@ private:
     GainRamp device_gain_;
     // How long a cycle lasts, published to self-timed writers (ring_layout.h).
     uint64_t cycle_period_ns_ = 0;
+    // The device's own delay (info_.latency_frames), in ns.
+    uint64_t latency_ns_ = 0;
 
     // Where the RT thread is, for abandon(). Shared with the thread, which
     // may come back from its module after the device is gone.

@@ -32,6 +32,8 @@ void Device::run_rt(std::promise<std::string>& scheduling) noexcept {
     const DeviceOps& ops = ops_;
     cycle_period_ns_ = uint64_t{request_.format.quantum} * 1'000'000'000u /
                        std::max<uint32_t>(request_.format.rate, 1);
+    latency_ns_ = uint64_t{info_.latency_frames} * 1'000'000'000u /
+                  std::max<uint32_t>(request_.format.rate, 1);
     // Every call into the module is bracketed, so that the control thread
     // can abandon this thread inside one that does not return (abandon()).
     // Back from a call it was abandoned in, the thread leaves at once,
@@ -55,8 +57,12 @@ void Device::run_rt(std::promise<std::string>& scheduling) noexcept {
         return leave_abandoned();
     }
     while (rc == 0 && !stop_requested_.load(std::memory_order_acquire)) {
+        const bool sink = request_.kind == DeviceKind::sink;
         enter_module();
         rc = ops.wait(instance_);
+        // A sink knows when the cycle plays once it is due.
+        int64_t media_ns =
+            rc == 0 && sink && ops.media_time != nullptr ? ops.media_time(instance_) : 0;
         if (!back_from_module()) {
             return leave_abandoned();
         }
@@ -65,14 +71,22 @@ void Device::run_rt(std::promise<std::string>& scheduling) noexcept {
         }
         {
             RtScope in_cycle;
-            transfer_->begin_cycle_rt(monotonic_ns_rt(), cycle_period_ns_);
+            const uint64_t woke_ns = monotonic_ns_rt();
+            if (media_ns == 0 && sink) {
+                // Heard after the device's own delay, from about now.
+                media_ns = static_cast<int64_t>(woke_ns + latency_ns_);
+            }
+            transfer_->begin_cycle_rt(woke_ns, cycle_period_ns_, media_ns, false);
             apply_commands_rt();
-            if (request_.kind == DeviceKind::source) {
+            if (!sink) {
                 enter_module();
                 rc = ops.read(instance_, output_.data(), request_.format.quantum);
+                // A source knows when what it read is meant to be heard.
+                media_ns = rc == 0 && ops.media_time != nullptr ? ops.media_time(instance_) : 0;
                 if (!back_from_module()) {
                     return leave_abandoned();
                 }
+                transfer_->begin_cycle_rt(woke_ns, cycle_period_ns_, media_ns, true);
                 capture_cycle_rt();
             } else {
                 mix_cycle_rt();

@@ -11,7 +11,9 @@
 // touch them.
 #pragma once
 
+#include "common/seq_locked.h"
 #include "device/placement.h"
+#include "device/time_anchor.h"
 #include "dsp/channel_mix.h"
 #include "dsp/gain_ramp.h"
 #include "dsp/resampler.h"
@@ -113,6 +115,8 @@ struct Stream {
         bool paused = false;
         bool started = false;
         bool broken = false;
+        TimeAnchor anchor;          // the last published (heard)
+        uint32_t anchor_frames = 0; // and the frames its cycle moved
     } rt;
 
     // ---- Thread: any (written by RT, read by control) -------------------
@@ -120,6 +124,7 @@ struct Stream {
     std::atomic<uint64_t> consumed{0};
     std::atomic<uint32_t> starved_cycles{0}; // consecutive cycles it came up short
     std::atomic<RtStreamStatus> rt_status{RtStreamStatus::prebuffering};
+    SeqLocked<TimeAnchor> heard;
 
     // The device it is on (while moving: the one it is leaving). Thread: control.
     [[nodiscard]] Device* device() const noexcept { return placement.device(); }

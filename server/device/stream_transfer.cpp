@@ -9,6 +9,7 @@
 #include "audiod/audiod.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 
 namespace audiod {
@@ -140,6 +141,9 @@ void StreamTransfer::pull_rt(Stream& stream, float* bus, uint64_t sink_frame) no
         std::memory_order_relaxed);
 
     const uint64_t free_before = capacity - available;
+    if (frames > 0) {
+        publish_anchor_rt(stream, rt.server_pos, frames);
+    }
     rt.server_pos += frames;
     if (frames > 0) {
         header->cycle_time_ns.store(cycle_time_ns_, std::memory_order_relaxed);
@@ -166,6 +170,31 @@ void StreamTransfer::pull_rt(Stream& stream, float* bus, uint64_t sink_frame) no
         (frames > 0 && frames == available)) {
         wake_rt(stream.wake_fd.get());
     }
+}
+
+void StreamTransfer::publish_anchor_rt(Stream& stream, uint64_t position,
+                                       uint32_t frames) noexcept {
+    TimeAnchor& last = stream.rt.anchor;
+    if (media_ns_ == 0) {
+        last = {};
+        return;
+    }
+    TimeAnchor now{position, media_ns_, 0};
+    // The pace over the last cycle, if this one follows on from it and the
+    // pace is within 1 % of the nominal (not a cycle that came up short, a
+    // stream that moved between devices, or a source's new sender).
+    const double nominal = 1e9 / stream.rate;
+    if (last.ns != 0 && position > last.position &&
+        position - last.position == stream.rt.anchor_frames) {
+        const double pace = static_cast<double>(media_ns_ - last.ns) /
+                            static_cast<double>(position - last.position);
+        if (std::fabs(pace / nominal - 1) < 0.01) {
+            now.ns_per_frame = pace;
+        }
+    }
+    last = now;
+    stream.rt.anchor_frames = frames;
+    stream.heard.publish(now);
 }
 
 // A stream that needs converting: decode (format and channel count) into
@@ -270,6 +299,9 @@ void StreamTransfer::push_rt(Stream& stream, const float* bus, uint64_t sink_fra
     stream.ring.view().copy_in(rt.server_pos, record_bytes_.data(), n);
     if (n > 0 && header->sink_start_frame.load(std::memory_order_relaxed) == kNoFrame) {
         header->sink_start_frame.store(sink_frame, std::memory_order_release);
+    }
+    if (n > 0 && timed_records_) {
+        publish_anchor_rt(stream, rt.server_pos, n);
     }
     rt.server_pos += n;
     header->server_pos.store(rt.server_pos, std::memory_order_release);

@@ -39,10 +39,16 @@ public:
 
     // When this cycle began (CLOCK_MONOTONIC ns) and how long a cycle
     // lasts: published in the ring of each stream that gives frames, for
-    // self-timed writers (ring_layout.h). Thread: rt.
-    void begin_cycle_rt(uint64_t time_ns, uint64_t period_ns) noexcept {
+    // self-timed writers (ring_layout.h); and when its first frame is heard
+    // (0: not known), published as each stream's TimeAnchor. A sink's
+    // monitor records what was heard already: its record streams get no
+    // anchor (`timed_records` false), only a source's. Thread: rt.
+    void begin_cycle_rt(uint64_t time_ns, uint64_t period_ns, int64_t media_ns,
+                        bool timed_records) noexcept {
         cycle_time_ns_ = time_ns;
         cycle_period_ns_ = period_ns;
+        media_ns_ = media_ns;
+        timed_records_ = timed_records;
     }
     // Mixes one quantum of a playback stream into `bus` (the device's
     // frames and channels); `device_frame` is the device's position.
@@ -51,6 +57,10 @@ public:
     void push_rt(Stream& stream, const float* bus, uint64_t device_frame) noexcept;
 
 private:
+    // Publishes where the stream's cycle began and when that frame is
+    // heard, with the pace since the last cycle when it follows on; the
+    // cycle moves `frames`.
+    void publish_anchor_rt(Stream& stream, uint64_t position, uint32_t frames) noexcept;
     // A playback stream that needs converting: decoded, resampled, mixed.
     void convert_rt(Stream& stream, uint64_t available, float* bus, uint32_t* consumed,
                     uint32_t* produced) noexcept;
@@ -67,6 +77,8 @@ private:
     std::vector<uint8_t> record_bytes_;
     uint64_t cycle_time_ns_ = 0;
     uint64_t cycle_period_ns_ = 0;
+    int64_t media_ns_ = 0;
+    bool timed_records_ = false;
 };
 
 } // namespace audiod

@@ -44,6 +44,7 @@ extern "C" {
 
 /*
  * The ABI's versions; a module must have been built for the server's.
+ *   6  media_time() on sinks and sources.
  *   5  each sink and source table lists its options (option_specs);
  *      audiod_sink_config and audiod_sink_info, which serve sources too,
  *      are audiod_device_config and audiod_open_info.
@@ -51,7 +52,7 @@ extern "C" {
  *   3  describe().
  *   2  sources (audiod_source_ops).
  */
-#define AUDIOD_MODULE_ABI_VERSION 5u
+#define AUDIOD_MODULE_ABI_VERSION 6u
 #define AUDIOD_MODULE_ENTRY_SYMBOL "audiod_module_entry"
 
 enum audiod_log_level {
@@ -193,6 +194,17 @@ typedef struct audiod_sink_ops {
      */
     const audiod_option_spec* option_specs;
     size_t option_spec_count;
+    /**
+     * When this cycle's first frame is heard, in CLOCK_MONOTONIC
+     * nanoseconds: the time the device plays it (the deadline a sink paced
+     * by a timer woke for, plus any delay of its own). Called after each
+     * `wait` that returned 0, before `write`. Optional: NULL, and 0 for a
+     * cycle it cannot tell, leave the server to take the time `wait`
+     * returned plus `latency_frames`. Streams that must be heard at a given
+     * time (a room of several in sync) are timed by it. Thread: rt. Since
+     * ABI 6.
+     */
+    int64_t (*media_time)(void* instance);
 } audiod_sink_ops;
 
 /**
@@ -230,6 +242,18 @@ typedef struct audiod_source_ops {
     /** The options `open` accepts, as for a sink. Since ABI 5. */
     const audiod_option_spec* option_specs;
     size_t option_spec_count;
+    /**
+     * When this cycle's first frame is meant to be heard, in CLOCK_MONOTONIC
+     * nanoseconds: for a network stream whose sender stamped its audio with
+     * a shared clock, the time its sender means every listener to hear it
+     * (its playout time). A source played into a sink is then heard at
+     * those times, whatever lies between. Called after each `read` that
+     * returned 0, about the frames it read. Optional: NULL, and 0 for a cycle it
+     * cannot tell (a capture card; a sender not yet heard from), leave the
+     * audio untimed: it plays a steady latency after it arrives.
+     * Thread: rt. Since ABI 6.
+     */
+    int64_t (*media_time)(void* instance);
 } audiod_source_ops;
 
 typedef struct audiod_module {

@@ -1,7 +1,7 @@
 // The drift resampler: frames pass through unchanged at ratio 1, a tone
 // comes out clean at the ratios clock drift asks for, and feeding it in
 // small pieces with a ratio that changes as it goes gives the same audio as
-// one piece (no seams where the pieces meet).
+// one piece (no seams where the pieces meet); a skip moves on exactly.
 #include "common/drift_resampler.h"
 #include "support/tone_analysis.h"
 
@@ -100,6 +100,22 @@ BOOST_AUTO_TEST_CASE(pieces_and_a_changing_ratio_leave_no_seams) {
         BOOST_TEST_MESSAGE("pieces of " << piece << ": largest step " << worst_step);
         BOOST_CHECK_LT(worst_step, 0.066);
     }
+}
+
+BOOST_AUTO_TEST_CASE(a_skip_moves_on_by_whole_frames_and_no_further_than_the_input) {
+    DriftResampler resampler(1, 64);
+    std::vector<float> in(32);
+    for (size_t i = 0; i < in.size(); ++i) {
+        in[i] = static_cast<float>(i);
+    }
+    BOOST_REQUIRE_EQUAL(resampler.push(in.data(), 32), 32u);
+    float out[4];
+    BOOST_REQUIRE_EQUAL(resampler.pull(out, 2, 1.0), 2u); // frames 0 and 1
+    BOOST_CHECK_EQUAL(resampler.skip(5), 5.0);
+    BOOST_REQUIRE_EQUAL(resampler.pull(out, 1, 1.0), 1u);
+    BOOST_CHECK_EQUAL(out[0], 7.0f);                  // 2 + 5
+    BOOST_CHECK_EQUAL(resampler.skip(100), 32.0 - 8); // only what it holds
+    BOOST_CHECK_EQUAL(resampler.buffered(), 0.0);
 }
 
 BOOST_AUTO_TEST_CASE(it_takes_no_more_than_it_holds) {

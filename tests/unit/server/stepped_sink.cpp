@@ -99,12 +99,12 @@ uint64_t stepped_xruns(void*) {
     return 0;
 }
 
-const audiod_sink_ops kOps = {stepped_open, stepped_start,      stepped_wait,  stepped_write,
-                              stepped_stop, stepped_close,      stepped_xruns, nullptr,
-                              kOptions,     std::size(kOptions)};
-const audiod_source_ops kSourceOps = {stepped_open, stepped_start,      stepped_wait,  stepped_read,
-                                      stepped_stop, stepped_close,      stepped_xruns, nullptr,
-                                      kOptions,     std::size(kOptions)};
+const audiod_sink_ops kOps = {stepped_open, stepped_start,       stepped_wait,  stepped_write,
+                              stepped_stop, stepped_close,       stepped_xruns, nullptr,
+                              kOptions,     std::size(kOptions), nullptr};
+const audiod_source_ops kSourceOps = {
+    stepped_open,  stepped_start, stepped_wait, stepped_read,        stepped_stop, stepped_close,
+    stepped_xruns, nullptr,       kOptions,     std::size(kOptions), nullptr};
 const audiod_module kModule = {AUDIOD_MODULE_ABI_VERSION, "stepped", "test device", &kOps,
                                &kSourceOps};
 
