@@ -2,8 +2,10 @@
 
 #include "common/cubic_interpolation.h"
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
+#include <limits>
 
 namespace audiod::rtp {
 
@@ -14,6 +16,7 @@ PlayoutBuffer::PlayoutBuffer(uint32_t channels, uint32_t capacity, uint32_t in_r
     , step_(double(in_rate) / out_rate)
     , latency_(latency)
     , samples_(new std::atomic<float>[(mask_ + 1) * channels])
+    , in_rate_(in_rate)
     , follower_(in_rate, latency) {
     for (uint64_t i = 0; i < (mask_ + 1) * channels; ++i) {
         samples_[i].store(0, std::memory_order_relaxed);
@@ -81,6 +84,7 @@ void PlayoutBuffer::read_rt(float* out, uint32_t out_channels, uint32_t count) n
         for (uint32_t i = 0; i < count * out_channels; ++i) {
             out[i] = 0;
         }
+        read_start_ = std::numeric_limits<double>::quiet_NaN();
         return;
     }
     const int64_t start = epoch_start_.load(std::memory_order_relaxed);
@@ -122,10 +126,25 @@ void PlayoutBuffer::read_rt(float* out, uint32_t out_channels, uint32_t count) n
     const bool flowing = position_ + 2 < ready;
     // Only audio that flows says anything about the sender's clock: a
     // starved reader (a paused sender) would wind the loop up.
-    if (position_ >= start && flowing) {
-        follower_.update(fill, step_ * follower_.ratio() * count);
+    double ratio = 0;
+    if (fixed_ratio_ > 0) {
+        // Past a band of a quarter of the latency (at least the loop's dead
+        // band), the excess is trimmed away over ten seconds.
+        const double band =
+            std::max(latency_ / 4.0, ClockFollower::kDeadBandMs * in_rate_ / 1000.0);
+        const double excess = fill - follower_.center();
+        const double beyond = std::fabs(excess) > band ? excess - std::copysign(band, excess) : 0;
+        const double trim =
+            std::clamp(beyond / (10.0 * in_rate_), -kMaxTrimPpm * 1e-6, kMaxTrimPpm * 1e-6);
+        ratio = aligned_ && flowing ? fixed_ratio_ + trim : fixed_ratio_;
+    } else {
+        if (position_ >= start && flowing) {
+            follower_.update(fill, step_ * follower_.ratio() * count);
+        }
+        ratio = follower_.ratio();
     }
-    const double step = step_ * follower_.ratio();
+    const double step = step_ * ratio;
+    read_start_ = static_cast<double>(position_) + fraction_;
     uint64_t starved = 0;
     const uint32_t in_channels = channels_;
     for (uint32_t f = 0; f < count; ++f) {
@@ -164,7 +183,7 @@ void PlayoutBuffer::read_rt(float* out, uint32_t out_channels, uint32_t count) n
     }
     read_position_.store(position_ - 1, std::memory_order_release); // y0 is still read
     fill_.store(follower_.latency(), std::memory_order_relaxed);
-    ratio_.store(follower_.ratio(), std::memory_order_relaxed);
+    ratio_.store(ratio, std::memory_order_relaxed);
     if (starved > 0) {
         starved_.fetch_add(starved, std::memory_order_relaxed);
     }

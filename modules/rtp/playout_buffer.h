@@ -73,6 +73,19 @@ public:
     // otherwise channels map in order and the rest are silent.
     void read_rt(float* out, uint32_t out_channels, uint32_t count) noexcept;
     [[nodiscard]] PlayoutStatus status() const noexcept;
+    // Reads at `ratio` (the sender's pace against the nominal, from its
+    // reports) rather than where the fill level steers; 0 goes back to the
+    // fill. A timed source reads so: its pace then moves only when the
+    // sender's does, never by the loop's glides, which the relay playing
+    // it would have to follow. The fill is still kept near its target, by
+    // a trim of at most kMaxTrimPpm once it strays past a band.
+    // Thread: rt (the reader's own).
+    void set_fixed_ratio_rt(double ratio) noexcept { fixed_ratio_ = ratio; }
+    static constexpr double kMaxTrimPpm = 20;
+    // The exact position the last read_rt's first frame was read at (NaN
+    // when it read no epoch's audio): what a timed source says is heard
+    // when. Thread: rt (the reader's own).
+    [[nodiscard]] double read_start_rt() const noexcept { return read_start_; }
 
 private:
     [[nodiscard]] float sample(int64_t position, uint32_t channel, int64_t start,
@@ -101,6 +114,9 @@ private:
     uint32_t preroll_count_ = 0;
     int64_t position_ = 0; // integer part
     double fraction_ = 0;
+    double read_start_ = 0;
+    double fixed_ratio_ = 0;
+    uint32_t in_rate_;
     ClockFollower follower_;
 
     // reader -> anyone (status)

@@ -59,9 +59,21 @@ size_t write_bye(uint32_t ssrc, uint8_t* out) noexcept {
 uint64_t ntp_now() noexcept {
     timespec now{};
     clock_gettime(CLOCK_REALTIME, &now);
-    const uint64_t seconds = static_cast<uint64_t>(now.tv_sec) + kNtpUnixOffset;
-    const uint64_t fraction = (static_cast<uint64_t>(now.tv_nsec) << 32) / 1'000'000'000u;
-    return (seconds << 32) | fraction;
+    return ntp_from_unix_ns(int64_t{now.tv_sec} * 1'000'000'000 + now.tv_nsec);
+}
+
+uint64_t ntp_from_unix_ns(int64_t ns) noexcept {
+    const auto seconds = static_cast<uint64_t>(ns / 1'000'000'000) + kNtpUnixOffset;
+    const auto nanos = static_cast<uint64_t>(ns % 1'000'000'000);
+    return (seconds << 32) | ((nanos << 32) / 1'000'000'000u);
+}
+
+int64_t unix_ns_from_ntp(uint64_t ntp) noexcept {
+    const auto seconds = static_cast<int64_t>(ntp >> 32) - static_cast<int64_t>(kNtpUnixOffset);
+    const uint64_t fraction = ntp & 0xffffffffu;
+    // Rounded to the nearest ns, so that a time written and read back is the same.
+    return seconds * 1'000'000'000 +
+           static_cast<int64_t>((fraction * 1'000'000'000u + (uint64_t{1} << 31)) >> 32);
 }
 
 bool parse_rtcp(std::span<const uint8_t> datagram, RtcpSummary& summary) noexcept {

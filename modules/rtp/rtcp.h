@@ -32,6 +32,9 @@ size_t write_bye(uint32_t ssrc, uint8_t* out) noexcept;
 
 // The wall clock now, in NTP format.
 [[nodiscard]] uint64_t ntp_now() noexcept;
+// A CLOCK_REALTIME time (ns since 1970) in NTP format, and back.
+[[nodiscard]] uint64_t ntp_from_unix_ns(int64_t ns) noexcept;
+[[nodiscard]] int64_t unix_ns_from_ntp(uint64_t ntp) noexcept;
 
 struct RtcpSummary {
     bool has_report = false;

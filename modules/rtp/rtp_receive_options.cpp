@@ -105,8 +105,26 @@ std::optional<RtpReceiveOptions> parse_receive_options(const audiod_device_confi
             return read.refuse("stream-channels", "Opus carries 1 or 2 channels here");
         }
     }
-    if (!read.number("latency-ms", 1, 2000, "1-2000 ms", o.latency_ms)) {
+    if (!read.number("latency-ms", 1, 2000, "1-2000 ms", o.latency_ms) ||
+        !read.number("link-offset-ms", 1, 10000, "1-10000 ms", o.link_offset_ms)) {
         return std::nullopt;
+    }
+    o.timed = read.get("link-offset-ms").has_value();
+    if (o.timed && o.link_offset_ms <= o.latency_ms) {
+        return read.refuse("link-offset-ms",
+                           "must be more than latency-ms (" + std::to_string(o.latency_ms) +
+                               " ms): a frame must have come through the jitter buffer before "
+                               "it is due");
+    }
+    if (const auto v = read.get("reference-offset-us")) {
+        int64_t us = 0;
+        const auto [end, ec] = std::from_chars(v->data(), v->data() + v->size(), us);
+        if (ec != std::errc{} || end != v->data() + v->size() || us < -10'000'000 ||
+            us > 10'000'000) {
+            return read.refuse("reference-offset-us",
+                               "'" + *v + "' is not a whole number from -10000000 to 10000000");
+        }
+        o.reference_offset_us = us;
     }
     if (const auto v = read.get("allow")) {
         size_t at = 0;

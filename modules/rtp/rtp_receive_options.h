@@ -38,6 +38,13 @@ inline constexpr audiod_option_spec kSourceOptions[] = {
      "fd00::/8\"); default: any"},
     {"sdp-file", "string", nullptr, "",
      "an SDP file that describes the stream; the options beside it override what it says"},
+    {"link-offset-ms", "integer", nullptr, "1..10000",
+     "plays each frame this long after the sender's reports say it was due, in step with every "
+     "receiver of the stream that has the same offset (rooms in sync); more than latency-ms. "
+     "Default: untimed, latency-ms behind the audio's arrival"},
+    {"reference-offset-us", "integer", "0", "-10000000..10000000",
+     "for tests: how far ahead this receiver's wall clock is taken to read (a machine whose "
+     "clock disagrees with the sender's)"},
     {"discover", "boolean", "false", "",
      "opens a source for each session that SAP announces instead, passing on latency-ms and "
      "allow (it then takes no other option)"},
@@ -52,6 +59,11 @@ struct RtpReceiveOptions {
     uint32_t channels = 2;
     uint32_t latency_ms = 40;         // the jitter buffer's target
     std::vector<AddressPrefix> allow; // empty: everyone
+    // Timed: each frame is heard link_offset_ms after its sender said it
+    // was due (sender_clock.h); otherwise latency_ms after it arrives.
+    bool timed = false;
+    uint32_t link_offset_ms = 0;
+    int64_t reference_offset_us = 0;
 };
 
 // Reads the options; `sdp-file` is read here, and options given beside it

@@ -179,9 +179,32 @@ int32_t RtpReceiver::frames_of(std::span<const uint8_t> payload) const noexcept 
 
 void RtpReceiver::on_rtcp(const uint8_t* data, size_t size) {
     RtcpSummary summary;
-    if (parse_rtcp({data, size}, summary) && summary.bye && in_session_) {
+    if (!parse_rtcp({data, size}, summary)) {
+        return;
+    }
+    if (!in_session_) {
+        // A sender reports right after its first packet, and the report
+        // may be read first: it is kept for the session that packet starts.
+        if (summary.has_report) {
+            early_report_ = summary.report;
+        }
+        return;
+    }
+    if (summary.bye) {
         bye_ = true; // the next SSRC may take over at once
     }
+    if (summary.has_report && summary.report.ssrc == ssrc_) {
+        take_report(summary.report);
+    }
+}
+
+void RtpReceiver::take_report(const SenderReport& report) {
+    // The report's RTP time on this session's timeline, as a packet's
+    // would be, and where the buffer holds it.
+    const int64_t position = last_position_ + static_cast<int32_t>(report.rtp_timestamp - last_ts_);
+    sender_clock_.add(position + offset_, unix_ns_from_ntp(report.ntp_time));
+    timeline_.publish(sender_clock_.timeline());
+    reports_.fetch_add(1, std::memory_order_relaxed);
 }
 
 void RtpReceiver::begin_session(const RtpPacket& packet, const sockaddr_storage& from) {
@@ -207,6 +230,13 @@ void RtpReceiver::begin_session(const RtpPacket& packet, const sockaddr_storage&
         opus_decoder_ctl(decoder_, OPUS_RESET_STATE);
     }
     buffer_->start_epoch(0, true);
+    sender_clock_.clear();
+    timeline_.publish(SenderTimeline{});
+    reports_.store(0, std::memory_order_relaxed);
+    if (early_report_ && early_report_->ssrc == ssrc_) {
+        take_report(*early_report_);
+    }
+    early_report_.reset();
     std::lock_guard lock(sender_mutex_);
     sender_ = address_text(from);
 }
@@ -447,6 +477,7 @@ ReceiverStats RtpReceiver::stats() const {
     s.foreign = foreign_.load(std::memory_order_relaxed);
     s.sessions = sessions_.load(std::memory_order_relaxed);
     s.resyncs = resyncs_.load(std::memory_order_relaxed);
+    s.reports = reports_.load(std::memory_order_relaxed);
     s.ssrc = current_ssrc_.load(std::memory_order_relaxed);
     const int64_t last = last_packet_ns_.load(std::memory_order_relaxed);
     s.idle = s.sessions == 0 || (monotonic_ns() - last) / 1'000'000 >= kIdleMs;

@@ -26,21 +26,30 @@
 // packets are counted as foreign. A sender that stops is idle after
 // kIdleMs; when it resumes, the reader is re-aligned to its new audio.
 //
+// Time. The sender's RTCP reports say when each RTP time was due on its
+// wall clock; the map learnt from them (sender_clock.h) is published for
+// the source's rt thread, which, when the source is timed
+// (link-offset-ms), says when each frame it reads is to be heard.
+//
 // Hostile input. Every datagram is parsed with its lengths checked
 // (rtp_packet.h), Opus packets are validated before decoding, and all
 // memory is allocated when the source opens: nothing grows per packet.
 // Thread: create and the destructor on control; run() on its own thread.
 #pragma once
 
+#include "common/seq_locked.h"
 #include "playout_buffer.h"
+#include "rtcp.h"
 #include "rtp_packet.h"
 #include "rtp_receive_options.h"
+#include "sender_clock.h"
 #include "udp_endpoint.h"
 
 #include <array>
 #include <atomic>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <span>
 #include <string>
 #include <thread>
@@ -68,6 +77,7 @@ struct ReceiverStats {
     double jitter_ms = 0;  // RFC 3550 interarrival jitter
     double latency_ms = 0; // audio ready ahead of the reader (smoothed; 0 when idle)
     double drift_ppm = 0;  // the sender's clock against ours
+    uint64_t reports = 0;  // RTCP sender reports taken from the current sender
     std::string sender;    // address:port of the current session
 };
 
@@ -90,6 +100,9 @@ public:
     // Thread: any.
     [[nodiscard]] ReceiverStats stats() const;
     [[nodiscard]] const UdpEndpoint& local() const noexcept { return local_; }
+    // When the current sender means each playout-buffer position to be
+    // heard, as far as its reports tell (invalid before the first). Thread: any.
+    [[nodiscard]] SenderTimeline timeline() const noexcept { return timeline_.read(); }
 
 private:
     struct Waiting {
@@ -102,10 +115,13 @@ private:
     };
 
     explicit RtpReceiver(const RtpReceiveOptions& options)
-        : options_(options) {}
+        : options_(options)
+        , sender_clock_(options.clock_rate) {}
     void run();
     void on_rtp(const uint8_t* data, size_t size, const sockaddr_storage& from);
     void on_rtcp(const uint8_t* data, size_t size);
+    // A sender report of the current session's sender.
+    void take_report(const SenderReport& report);
     void begin_session(const RtpPacket& packet, const sockaddr_storage& from);
     [[nodiscard]] int32_t frames_of(std::span<const uint8_t> payload) const noexcept;
     void advance();
@@ -147,10 +163,13 @@ private:
     uint64_t decoded_history_ = 0; // bit i: seq next_seq_-1-i was decoded, not concealed
     double transit_ = 0;
     bool have_transit_ = false;
+    SenderClock sender_clock_;
+    SeqLocked<SenderTimeline> timeline_;
+    std::optional<SenderReport> early_report_; // read before its session began
 
     std::atomic<uint64_t> received_{0}, lost_{0}, recovered_{0}, late_{0}, overdue_{0},
         duplicate_{0}, malformed_{0}, wrong_type_{0}, refused_{0}, foreign_{0}, sessions_{0},
-        resyncs_{0};
+        resyncs_{0}, reports_{0};
     std::atomic<uint32_t> current_ssrc_{0};
     std::atomic<int64_t> last_packet_ns_{0};
     std::atomic<double> jitter_{0};

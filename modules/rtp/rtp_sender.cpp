@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <ctime>
 #include <opus.h>
 #include <sys/random.h>
 #include <unistd.h>
@@ -13,8 +14,17 @@ namespace audiod::rtp {
 
 namespace {
 
-// RTCP's minimum report interval (RFC 3550 §6.2).
-constexpr uint32_t kReportSeconds = 5;
+// How often a sender report goes out: a receiver that plays in sync needs
+// one to start and learns the sender's pace from several, so more often
+// than RTCP's usual 5 s (RFC 3550 §6.2 allows it for small sessions); at
+// about 100 bytes a second it is nothing beside the audio.
+constexpr uint32_t kReportSeconds = 1;
+
+int64_t clock_ns(clockid_t id) noexcept {
+    timespec t{};
+    clock_gettime(id, &t);
+    return int64_t{t.tv_sec} * 1'000'000'000 + t.tv_nsec;
+}
 // Sound-free audio for this long stops the packets (see the header).
 constexpr uint32_t kSilenceSeconds = 1;
 // The largest Opus packet of one frame (RFC 6716 §3.4, R5).
@@ -128,7 +138,9 @@ uint32_t RtpSender::latency_frames() const noexcept {
     return options_.packet_frames + lookahead_;
 }
 
-void RtpSender::write_rt(const void* frames, uint32_t count) noexcept {
+void RtpSender::write_rt(const void* frames, uint32_t count, int64_t due_ns) noexcept {
+    cycle_timestamp_ = timestamp_ + pending_frames_;
+    cycle_due_ns_ = due_ns;
     const auto* in = static_cast<const uint8_t*>(frames);
     while (count > 0) {
         const uint32_t take = std::min(count, options_.packet_frames - pending_frames_);
@@ -234,11 +246,15 @@ void RtpSender::resend_rt() noexcept {
 }
 
 void RtpSender::send_report_rt() noexcept {
-    // The report maps "now" to the RTP time of the audio just sent.
+    // The report maps the RTP time of this cycle's first frame to the wall
+    // time it was due. Opus's decoder gives a frame back `lookahead_` later
+    // in the RTP timeline than it went in, so the time is the decoded
+    // frame's: a receiver then needs to know nothing of the codec.
     SenderReport report;
     report.ssrc = ssrc_;
-    report.ntp_time = ntp_now();
-    report.rtp_timestamp = timestamp_;
+    const int64_t wall_minus_monotonic = clock_ns(CLOCK_REALTIME) - clock_ns(CLOCK_MONOTONIC);
+    report.ntp_time = ntp_from_unix_ns(cycle_due_ns_ + wall_minus_monotonic);
+    report.rtp_timestamp = cycle_timestamp_ + lookahead_;
     report.packet_count = static_cast<uint32_t>(packets_.load(std::memory_order_relaxed));
     report.octet_count = static_cast<uint32_t>(octets_.load(std::memory_order_relaxed));
     uint8_t buffer[kMaxRtcpSize];

@@ -73,9 +73,12 @@ public:
     [[nodiscard]] uint32_t latency_frames() const noexcept;
     [[nodiscard]] uint32_t ssrc() const noexcept { return ssrc_; }
 
-    // Takes `count` frames of the mix. Thread: rt; never allocates, locks
-    // or blocks.
-    void write_rt(const void* frames, uint32_t count) noexcept;
+    // Takes `count` frames of the mix, the first of them due (CLOCK_MONOTONIC)
+    // at `due_ns`: each sender report maps an RTP time to the wall-clock
+    // time its frame was due, the timeline every receiver that plays in
+    // sync plays on (with its link offset). Thread: rt; never allocates,
+    // locks or blocks.
+    void write_rt(const void* frames, uint32_t count, int64_t due_ns) noexcept;
     // Says goodbye (RTCP BYE). Thread: rt.
     void stop_rt() noexcept;
 
@@ -116,6 +119,9 @@ private:
     bool marker_ = true; // the first packet starts a talkspurt
     uint64_t frames_since_report_ = 0;
     bool reported_ = false;
+    // The RTP time of the frame the last write_rt began with, and when it was due.
+    uint32_t cycle_timestamp_ = 0;
+    int64_t cycle_due_ns_ = 0;
 
     std::atomic<uint64_t> packets_{0};
     std::atomic<uint64_t> octets_{0};

@@ -50,7 +50,7 @@ public:
 
     // Thread: rt.
     int write_rt(const void* frames, uint32_t frame_count) noexcept {
-        sender_->write_rt(frames, frame_count);
+        sender_->write_rt(frames, frame_count, clock().cycle_due_ns());
         return 0;
     }
     void stop_rt() noexcept { sender_->stop_rt(); }

@@ -13,6 +13,12 @@
 // rt thread reads it, clock_follower.h how the sender's clock is followed.
 // The source's cycle is paced by a timer, like the null sink.
 //
+// Timed (`link-offset-ms`): the source says, each cycle, when the frames
+// it read are to be heard — when the sender's reports say they were due,
+// plus the link offset (sender_clock.h) — and a sink it plays into hears
+// them then (server/engine/source_relay.h): every receiver of the stream
+// with the same offset plays each frame at the same moment.
+//
 // With `discover = true` the source plays nothing itself: it listens to
 // SAP announcements (sap_discovery.h) and has the server open an RTP
 // source per session it hears of, passing on its `latency-ms` and `allow`
@@ -31,8 +37,10 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <ctime>
 #include <memory>
 #include <optional>
 
@@ -53,6 +61,10 @@ public:
     // Thread: rt.
     int read_rt(void* frames, uint32_t frame_count) noexcept;
     void stop_rt() noexcept {}
+    // When what read_rt read is to be heard; 0 when untimed, or before the
+    // sender's first report. (Not the timer's deadline: that is when it
+    // was read.)
+    [[nodiscard]] int64_t media_time_rt() const noexcept;
 
     // Thread: any.
     size_t describe(char* text, size_t size) const;
@@ -145,8 +157,43 @@ int RtpSource::read_rt(void* frames, uint32_t frame_count) noexcept {
         std::memset(frames, 0, size_t{frame_count} * channels_ * sizeof(float));
         return 0;
     }
+    if (!options_.timed) {
+        receiver_->buffer().read_rt(static_cast<float*>(frames), channels_, frame_count);
+        return 0;
+    }
+    // The sender's pace, from its reports: wall time and ours pass alike.
+    const SenderTimeline t = receiver_->timeline();
+    receiver_->buffer().set_fixed_ratio_rt(t.valid ? 1e9 / options_.clock_rate / t.ns_per_frame
+                                                   : 0);
     receiver_->buffer().read_rt(static_cast<float*>(frames), channels_, frame_count);
+    if (!t.valid) {
+        // Until the sender says when its audio is due, this room cannot
+        // play it in step with the others: silence, rather than a moment
+        // out of step and a jump.
+        std::memset(frames, 0, size_t{frame_count} * channels_ * sizeof(float));
+    }
     return 0;
+}
+
+int64_t RtpSource::media_time_rt() const noexcept {
+    if (receiver_ == nullptr || !options_.timed) {
+        return 0;
+    }
+    const double at = receiver_->buffer().read_start_rt();
+    const SenderTimeline timeline = receiver_->timeline();
+    if (std::isnan(at) || !timeline.valid) {
+        return 0;
+    }
+    // Due on the sender's wall clock, plus the link offset, on ours; a
+    // wall clock taken to read ahead (reference-offset-us) plays early.
+    const double wall = timeline.wall_at(at) + double(options_.link_offset_ms) * 1e6;
+    timespec real{}, mono{};
+    clock_gettime(CLOCK_REALTIME, &real);
+    clock_gettime(CLOCK_MONOTONIC, &mono);
+    const int64_t real_minus_mono = (int64_t{real.tv_sec} - mono.tv_sec) * 1'000'000'000 +
+                                    (real.tv_nsec - mono.tv_nsec) +
+                                    options_.reference_offset_us * 1000;
+    return static_cast<int64_t>(std::llround(wall)) - real_minus_mono;
 }
 
 size_t RtpSource::describe_discovery(char* text, size_t size) const {
@@ -182,7 +229,17 @@ size_t RtpSource::describe(char* text, size_t size) const {
         static_cast<unsigned long long>(s.refused), static_cast<unsigned long long>(s.foreign),
         static_cast<unsigned long long>(s.sessions), static_cast<unsigned long long>(s.resyncs),
         s.jitter_ms, s.latency_ms, options_.latency_ms, s.drift_ppm);
-    return n < 0 ? 0 : std::min(static_cast<size_t>(n), size > 0 ? size - 1 : 0);
+    size_t used = n < 0 ? 0 : std::min(static_cast<size_t>(n), size > 0 ? size - 1 : 0);
+    if (options_.timed && used < size) {
+        // When the sender means its frames to be heard, and how sure that is.
+        const SenderTimeline t = receiver_->timeline();
+        const int m = std::snprintf(
+            text + used, size - used, "link-offset-ms=%u\nreports=%llu\nsender-ppm=%.1f\n",
+            options_.link_offset_ms, static_cast<unsigned long long>(s.reports),
+            t.valid ? (1e9 / options_.clock_rate / t.ns_per_frame - 1) * 1e6 : 0.0);
+        used += m < 0 ? 0 : std::min(static_cast<size_t>(m), size - used - 1);
+    }
+    return used;
 }
 
 } // namespace

@@ -55,12 +55,12 @@ BOOST_AUTO_TEST_CASE(the_sources_stated_defaults_are_its_defaults) {
     std::vector<audiod_option> written = stated_defaults(kSourceOptions);
     // `discover` is the source's own (rtp_source.cpp), not the parser's.
     std::erase_if(written, [](const audiod_option& o) { return std::string(o.key) == "discover"; });
-    BOOST_CHECK_EQUAL(written.size(), 7u);
+    BOOST_CHECK_EQUAL(written.size(), 8u);
     const auto stated = parse_receive_options(config_of(written), error);
     BOOST_REQUIRE_MESSAGE(stated, error);
     const auto set = [](const RtpReceiveOptions& o) {
         return std::tie(o.address, o.port, o.encoding, o.payload_type, o.clock_rate, o.channels,
-                        o.latency_ms);
+                        o.latency_ms, o.timed, o.reference_offset_us);
     };
     BOOST_CHECK(set(*stated) == set(*implied));
 }

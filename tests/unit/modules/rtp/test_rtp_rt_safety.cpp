@@ -103,7 +103,7 @@ void feed_rt(RtpSender& sender, double seconds, Receiver* receiver = nullptr) {
                                                             : static_cast<const void*>(s32.data());
         {
             RtScope scope;
-            sender.write_rt(frames, quantum);
+            sender.write_rt(frames, quantum, 0);
         }
         if (receiver != nullptr) {
             receiver->received += receiver->drain();
@@ -167,7 +167,7 @@ BOOST_AUTO_TEST_CASE(resend_sends_each_packet_again_a_packet_later) {
         rt_violations().reset();
         {
             RtScope scope;
-            sender->write_rt(tone.data(), quantum);
+            sender->write_rt(tone.data(), quantum, 0);
         }
         BOOST_CHECK_EQUAL(rt_violations().total(), 0u);
         for (auto& d : take_all(receiver)) {
@@ -177,7 +177,7 @@ BOOST_AUTO_TEST_CASE(resend_sends_each_packet_again_a_packet_later) {
     // A packet's time of silence (still sent: silence stops the stream only
     // after a second).
     std::vector<float> silence(quantum * 2, 0.0f);
-    sender->write_rt(silence.data(), quantum);
+    sender->write_rt(silence.data(), quantum, 0);
     for (auto& d : take_all(receiver)) {
         wire.push_back(std::move(d));
     }
