@@ -62,8 +62,10 @@ Status Relays::start(Device& source, const RelayRequest& request) {
     playing.params.device = !remembered.empty() && devices_.find_sink(remembered) != nullptr
                                 ? remembered
                                 : request.sink;
-    // Room for the queue to overfill before the relay drops input.
-    playing.params.buffer_frames = std::max(format.rate / 2, 6 * target);
+    // Room for the queue to overfill before the relay drops input, and
+    // for a timed source's frames to wait until they are due (a link
+    // offset of up to about 2 s).
+    playing.params.buffer_frames = std::max(format.rate * 2, 6 * target);
     auto played = engine_.create_stream(playing);
     if (auto* error = std::get_if<ClientError>(&played)) {
         engine_.close_stream(record);
@@ -118,7 +120,17 @@ std::string Relays::details(const SourceRelay& relay) {
            "\nplay-drift-ppm=" + std::to_string(std::lround((relay.ratio() - 1) * 1e6)) +
            "\nplay-resyncs=" + std::to_string(relay.resyncs()) +
            "\nplay-refills=" + std::to_string(relay.refills()) +
-           "\nplay-restarts=" + std::to_string(relay.restarts()) + "\n";
+           "\nplay-restarts=" + std::to_string(relay.restarts()) + "\n" + timing(relay);
+}
+
+std::string Relays::timing(const SourceRelay& relay) {
+    if (!relay.timed()) {
+        return "play-timed=no\n";
+    }
+    char error_us[32];
+    std::snprintf(error_us, sizeof error_us, "%.1f", relay.sync_error_us());
+    return "play-timed=yes\nplay-sync-error-us=" + std::string(error_us) +
+           "\nplay-realigns=" + std::to_string(relay.realigns()) + "\n";
 }
 
 } // namespace audiod

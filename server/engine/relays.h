@@ -39,6 +39,10 @@ public:
     [[nodiscard]] static std::string details(const SourceRelay& relay);
 
 private:
+    // The timed relay's lines: whether it plays at the stamped times, and
+    // how far off.
+    [[nodiscard]] static std::string timing(const SourceRelay& relay);
+
     Engine& engine_;
     const DeviceRegistry& devices_;
     const AppStateStore& state_;

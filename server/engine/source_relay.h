@@ -26,6 +26,21 @@
 // at its starting level. A refill is the machine's doing; a resync with
 // devices that kept time would be the loop's.
 //
+// Timed. A source that stamps its frames with when they are to be heard
+// (an RTP source with link-offset-ms: every room of a stream at the same
+// moment) is played at those times. Both streams publish, each cycle, a
+// frame and when it is heard (device/time_anchor.h): the record
+// stream's says when its source means it to be heard, the playback
+// stream's when its sink will play it. Before writing, the relay knows
+// when the next frame it writes will be heard, and when the input frame
+// it would write there is due: their difference is the error. Over
+// kRealignMs (at the start, after a pause of the sink, a receiver that
+// fell behind) the relay re-aligns at once, skipping input or queueing
+// silence, with a short fade out and in; within it, a PI loop steers the
+// resampler's ratio so that the error goes to zero and stays there, which
+// also follows a sink whose clock runs off the sender's. Untimed cycles
+// (the sender not yet heard from) play as below until timing comes.
+//
 // Thread: the relay's own, at the server's RT priority (it is in the
 // audio path); it never allocates, locks or waits for the control thread.
 // The control thread creates and destroys the relay; the streams must
@@ -34,6 +49,7 @@
 
 #include "common/clock_follower.h"
 #include "common/drift_resampler.h"
+#include "device/time_anchor.h"
 #include "protocol/unique_fd.h"
 
 #include <atomic>
@@ -84,17 +100,43 @@ public:
     [[nodiscard]] double queued_frames() const noexcept {
         return queued_.load(std::memory_order_relaxed);
     }
+    // Whether the source's frames are played at their stamped times, how
+    // far off the last frame written was (µs, + late), and how often the
+    // relay re-aligned once it had been in step.
+    [[nodiscard]] bool timed() const noexcept { return timed_now_.load(std::memory_order_relaxed); }
+    [[nodiscard]] double sync_error_us() const noexcept {
+        return sync_error_us_.load(std::memory_order_relaxed);
+    }
+    [[nodiscard]] uint64_t realigns() const noexcept {
+        return realigns_.load(std::memory_order_relaxed);
+    }
+
+    // An error larger than this is corrected at once (a skip or silence,
+    // faded), a smaller one by the ratio.
+    static constexpr double kRealignMs = 5;
 
 private:
     SourceRelay(std::string name, Stream& record, Stream& playback, uint32_t target_frames,
                 uint32_t source_quantum, uint32_t sink_quantum);
     void run(int rt_priority) noexcept;
-    // Resamples `count` recorded frames into the playback ring; `pending`
-    // more are recorded and follow at once.
-    void deliver(const float* frames, uint32_t count, uint64_t pending) noexcept;
+    // Resamples `count` recorded frames, from record position `first`,
+    // into the playback ring; `pending` more are recorded and follow at once.
+    void deliver(const float* frames, uint32_t count, uint64_t first, uint64_t pending) noexcept;
     // The queue ran dry: queues silence up to the target, less the `coming`
     // frames about to be delivered. Returns the silence queued.
     uint64_t refill(uint64_t coming) noexcept;
+    // The timed way (above): `count` recorded frames starting at record
+    // position `first`, with `source` the record stream's last anchor.
+    void deliver_timed(const float* frames, uint32_t count, uint64_t first,
+                       const TimeAnchor& source) noexcept;
+    // How late (ns, into error_ns) the next frame written will be heard
+    // against when it is due; false until the sink has played the stream.
+    [[nodiscard]] bool timing_error(const TimeAnchor& source, double& error_ns) const noexcept;
+    // Corrects an error at once: skips input, or queues silence.
+    void realign(double error_ns) noexcept;
+    // Writes `produced` frames of out_ to the playback ring, fading them in
+    // where a re-alignment left off.
+    void write_out(uint32_t produced) noexcept;
 
     std::string name_;
     Stream& record_;
@@ -114,6 +156,14 @@ private:
     uint64_t last_consumed_ = 0; // the sink's position at the last delivery
     uint64_t unconsumed_ = 0;    // frames delivered since it last moved
     bool skipping_ = false;      // dropping input until the queue is back at the target
+    // Timed: the record position just past the last frame given to the
+    // resampler, input still to skip, the loop's integral, whether it has
+    // been in step, and how many frames are left to fade in.
+    uint64_t input_end_ = 0;
+    uint64_t skip_input_ = 0;
+    double integral_ = 0;
+    bool locked_ = false;
+    uint32_t fade_in_left_ = 0;
 
     UniqueFd stop_fd_;
     std::atomic<bool> stop_{false};
@@ -122,6 +172,9 @@ private:
     std::atomic<uint64_t> resyncs_{0};
     std::atomic<uint64_t> refills_{0};
     std::atomic<uint64_t> restarts_{0};
+    std::atomic<bool> timed_now_{false};
+    std::atomic<double> sync_error_us_{0};
+    std::atomic<uint64_t> realigns_{0};
     std::thread thread_;
 };
 

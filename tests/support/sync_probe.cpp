@@ -14,8 +14,9 @@ constexpr double kNan = std::numeric_limits<double>::quiet_NaN();
 // nothing of the probe was playing (a lone zero is a ramp passing 32768
 // while the programme is between bursts).
 constexpr size_t kSilentRun = 32;
-// Frames the sink writes a play mark every (a tenth of a second at 48 kHz).
-constexpr uint64_t kMarkEvery = kProbeRate / 10;
+// A sink's clock is within 1 % of its rate (clock-ppm's range); a pace
+// further off than this between two marks is a jump in time.
+constexpr double kMaxPaceError = 0.02;
 
 uint64_t mix64(uint64_t x) {
     x += 0x9e3779b97f4a7c15ull;
@@ -32,9 +33,10 @@ int16_t noise_s16(uint64_t burst, uint64_t k) {
 }
 
 // When the recording's (fractional) frame x played, from its marks: the
-// piece of the timeline it falls in, at the rate measured over the last
-// whole tenth of a second (a mark after a restart or a drop starts a piece
-// whose end is not regular).
+// piece of the timeline it falls in, at the pace from its mark to the
+// next. A mark where the timeline restarted (a late cycle) or frames were
+// dropped ends a piece with a jump in time: the pace across it is far off
+// the nominal, and the piece keeps the pace of the one before.
 class TrueClock {
 public:
     TrueClock(const std::vector<PlayMark>& marks, uint32_t rate)
@@ -43,8 +45,12 @@ public:
         slopes_.resize(marks.size(), nominal_);
         double last = nominal_;
         for (size_t i = 0; i < marks.size(); ++i) {
-            if (i + 1 < marks.size() && marks[i + 1].frame - marks[i].frame == kMarkEvery) {
-                last = static_cast<double>(marks[i + 1].ns - marks[i].ns) / kMarkEvery;
+            if (i + 1 < marks.size() && marks[i + 1].frame > marks[i].frame) {
+                const double pace = static_cast<double>(marks[i + 1].ns - marks[i].ns) /
+                                    static_cast<double>(marks[i + 1].frame - marks[i].frame);
+                if (std::fabs(pace / nominal_ - 1) < kMaxPaceError) {
+                    last = pace;
+                }
             }
             slopes_[i] = last;
         }
@@ -173,67 +179,125 @@ RoomTimeline read_timeline(const RoomRecording& room, uint32_t grid) {
     const std::vector<bool> silent = silent_frames(f);
     const TrueClock clock(room.marks, room.rate);
 
-    // The ramp, unwrapped from the first frame heard: an index relative to
-    // an unknown multiple of the ramp's period, fixed below.
+    // The ramp, unwrapped: each frame's index is the one nearest where the
+    // last trusted frame says it should be (one further a frame, or right
+    // after it across a silence). A frame that is not there (a resampler's
+    // read across the ramp's wrap, the edge of a fade) is left out; a run
+    // of kRun frames that agree among themselves but not with it is the
+    // index jumping (samples lost or repeated) and is trusted from then
+    // on. The index is relative to an unknown multiple of the ramp's
+    // period until the bursts fix it, below.
     std::vector<double> index(n, kNan);
-    int64_t wraps = 0;
-    double last_u = kNan;
+    const auto ramp_at = [&](size_t x) {
+        return static_cast<double>(f[2 * x + 1]) * 32768.0 + 32768.0;
+    };
+    const auto unwrap_near = [](double u, double near) {
+        return u + std::round((near - u) / kRampPeriod) * kRampPeriod;
+    };
+    constexpr size_t kRun = 8;
+    constexpr double kWrapGuard = 8;
+    bool trusted = false; // a frame has been trusted
+    size_t ref_x = 0;     // the last trusted frame ...
+    double ref_index = 0; // ... and its index
+    bool silence_since = false;
+    size_t run_start = 0, run_length = 0; // frames agreeing among themselves, not with ref
     for (size_t x = 0; x < n; ++x) {
         if (silent[x]) {
-            last_u = kNan;
+            silence_since = trusted;
+            run_length = 0;
             continue;
         }
-        const double u = static_cast<double>(f[2 * x + 1]) * 32768.0 + 32768.0;
-        if (!std::isnan(last_u)) {
-            if (u - last_u < -32768.0) {
-                ++wraps;
-            } else if (u - last_u > 32768.0) {
-                --wraps;
-            }
-        }
-        last_u = u;
-        index[x] = u + static_cast<double>(wraps) * kRampPeriod;
         ++timeline.frames_heard;
-    }
-    // Which period: a burst begins on a multiple of kProbeBurstEvery, and
-    // the two periods together repeat only after 512 s.
-    int64_t shift = 0;
-    if (const auto onset = next_onset(f, 0, 0.0f, 200); onset && !std::isnan(index[*onset])) {
-        const double at = index[*onset];
-        double best = 1e18;
-        for (int64_t k = -1; k < 375; ++k) {
-            const double candidate = at + static_cast<double>(k) * kRampPeriod;
-            if (candidate < 0) {
+        const double u = ramp_at(x);
+        if (u < kWrapGuard || u > kRampPeriod - kWrapGuard) {
+            // A resampler reads between the ramp's top and bottom here: the
+            // frames are left out, and nothing is judged by them.
+            continue;
+        }
+        if (trusted) {
+            const double expected =
+                silence_since ? ref_index + 1 : ref_index + static_cast<double>(x - ref_x);
+            const double at = unwrap_near(u, expected);
+            if (std::fabs(at - expected) <= 0.5) {
+                index[x] = at;
+                ref_x = x;
+                ref_index = at;
+                silence_since = false;
+                run_length = 0;
                 continue;
             }
-            const double off = std::remainder(candidate, kProbeBurstEvery);
-            if (std::fabs(off) < best) {
-                best = std::fabs(off);
-                shift = k;
+        }
+        // Not where it should be: part of a run of its own?
+        if (run_length > 0 && x == run_start + run_length) {
+            const double last = ramp_at(x - 1);
+            if (std::fabs(unwrap_near(u, last + 1) - (last + 1)) <= 0.5) {
+                ++run_length;
+            } else {
+                run_start = x;
+                run_length = 1;
+            }
+        } else {
+            run_start = x;
+            run_length = 1;
+        }
+        if (run_length < kRun) {
+            continue;
+        }
+        // The index went elsewhere and stays there: trust the run.
+        double at = trusted ? unwrap_near(ramp_at(run_start), ref_index + 1) : ramp_at(run_start);
+        if (trusted) {
+            ++timeline.discontinuities;
+            timeline.steps.push_back(static_cast<uint64_t>(std::max(0.0, at)));
+        }
+        for (size_t k = run_start; k <= x; ++k) {
+            index[k] = at + static_cast<double>(k - run_start);
+        }
+        trusted = true;
+        silence_since = false;
+        ref_x = x;
+        ref_index = index[x];
+        run_length = 0;
+    }
+    // Which period: a burst begins on a multiple of kProbeBurstEvery, and
+    // the two periods together repeat only after 512 s. An onset is a
+    // burst's beginning only where the ramp there is one (within a frame
+    // or two; other onsets are audio resuming mid-burst after a gap), and
+    // the next burst's onset agrees.
+    int64_t shift = 0;
+    const auto period_of = [&](size_t at, double& off) {
+        int64_t best_k = 0;
+        off = 1e18;
+        for (int64_t k = 0; k < 375; ++k) {
+            const double r =
+                std::remainder(index[at] + static_cast<double>(k) * kRampPeriod, kProbeBurstEvery);
+            if (std::fabs(r) < std::fabs(off)) {
+                off = r;
+                best_k = k;
             }
         }
+        return best_k;
+    };
+    for (auto onset = next_onset(f, 0, 0.0f, 200); onset;
+         onset = next_onset(f, *onset + 1, 0.0f, 200)) {
+        if (std::isnan(index[*onset])) {
+            continue;
+        }
+        double off = 0;
+        const int64_t k = period_of(*onset, off);
+        if (std::fabs(off) > 2) {
+            continue;
+        }
+        const auto next = next_onset(f, *onset + kProbeBurstFrames, 0.0f, 200);
+        double next_off = 0;
+        if (next && !std::isnan(index[*next]) &&
+            (period_of(*next, next_off), std::fabs(next_off) > 2)) {
+            continue;
+        }
+        shift = k;
+        break;
     }
     for (double& v : index) {
         v += static_cast<double>(shift) * kRampPeriod;
-    }
-
-    // Steps: over four frames the index moves by four times the rate ratio
-    // (within a part in a thousand of one); a wider step is samples lost
-    // or repeated. A single odd frame (a resampled ramp's wrap) is not.
-    size_t last_step = 0;
-    bool stepped = false;
-    for (size_t x = 2; x + 2 < n; ++x) {
-        if (std::isnan(index[x - 2]) || std::isnan(index[x + 2])) {
-            continue;
-        }
-        const double moved = index[x + 2] - index[x - 2];
-        if (std::fabs(moved - 4.0) > 0.5) {
-            if (!stepped || x > last_step + 4) {
-                ++timeline.discontinuities;
-            }
-            stepped = true;
-            last_step = x;
-        }
     }
 
     for (size_t x = 0; x + 1 < n; ++x) {
@@ -348,11 +412,7 @@ PairStats compare(const RoomTimeline& a, const RoomTimeline& b, uint32_t grid, d
     PairStats stats;
     stats.a = a.name;
     stats.b = b.name;
-    struct Point {
-        double t; // a's time, from the first common point
-        double delta_us;
-    };
-    std::vector<Point> points;
+    std::vector<PairPoint>& points = stats.series;
     const uint64_t first = std::max(a.first_index, b.first_index) / grid;
     const uint64_t end =
         std::min(a.first_index / grid + a.ns.size(), b.first_index / grid + b.ns.size());
@@ -372,25 +432,25 @@ PairStats compare(const RoomTimeline& a, const RoomTimeline& b, uint32_t grid, d
     // for a whole second.
     for (size_t k = 0; k < points.size() && stats.converged_s < 0; ++k) {
         size_t m = k;
-        while (m < points.size() && points[m].t < points[k].t + 1.0 &&
+        while (m < points.size() && points[m].t_s < points[k].t_s + 1.0 &&
                std::fabs(points[m].delta_us) <= bound_us) {
             ++m;
         }
-        if (m < points.size() && points[m].t >= points[k].t + 1.0) {
-            stats.converged_s = points[k].t;
+        if (m < points.size() && points[m].t_s >= points[k].t_s + 1.0) {
+            stats.converged_s = points[k].t_s;
         }
     }
     std::vector<double> magnitudes;
     double sum = 0;
     double sum_t = 0, sum_d = 0, sum_tt = 0, sum_td = 0;
-    for (const Point& p : points) {
-        if (p.t >= settle_s) {
+    for (const PairPoint& p : points) {
+        if (p.t_s >= settle_s) {
             magnitudes.push_back(std::fabs(p.delta_us));
             sum += p.delta_us;
-            sum_t += p.t;
+            sum_t += p.t_s;
             sum_d += p.delta_us;
-            sum_tt += p.t * p.t;
-            sum_td += p.t * p.delta_us;
+            sum_tt += p.t_s * p.t_s;
+            sum_td += p.t_s * p.delta_us;
         }
     }
     stats.points = magnitudes.size();

@@ -65,6 +65,7 @@ struct RoomTimeline {
     std::vector<double> ns;
     uint64_t frames_heard = 0;    // frames carrying the probe (the ramp's reading only)
     uint64_t discontinuities = 0; // steps in the index: samples lost or played twice
+    std::vector<uint64_t> steps;  // the source index each step came to
     uint64_t first_heard_index = 0;
     bool heard = false;
 };
@@ -76,16 +77,24 @@ struct RoomTimeline {
 // on the grid of bursts (first_index is a multiple of kProbeBurstEvery).
 [[nodiscard]] RoomTimeline read_bursts(const RoomRecording& room);
 
+// One grid point both rooms played: a's time of it, from the first such
+// point, and how much later a played it than b.
+struct PairPoint {
+    double t_s;
+    double delta_us;
+};
+
 struct PairStats {
     std::string a, b;
-    size_t points = 0;       // grid points both played, after the settle time
-    double p50_us = 0;       // |Δ|, median
-    double p999_us = 0;      // |Δ|, 99.9th percentile
-    double max_us = 0;       // |Δ|, largest
-    double mean_us = 0;      // Δ (a − b), signed mean
-    double drift_ppm = 0;    // how fast Δ grows: b's pace against a's, least squares
-    double converged_s = -1; // from the first common point until |Δ| stayed within the bound
-                             // for a second; -1 if it never did
+    std::vector<PairPoint> series; // every common point, in order
+    size_t points = 0;             // grid points both played, after the settle time
+    double p50_us = 0;             // |Δ|, median
+    double p999_us = 0;            // |Δ|, 99.9th percentile
+    double max_us = 0;             // |Δ|, largest
+    double mean_us = 0;            // Δ (a − b), signed mean
+    double drift_ppm = 0;          // how fast Δ grows: b's pace against a's, least squares
+    double converged_s = -1;       // from the first common point until |Δ| stayed within the bound
+                                   // for a second; -1 if it never did
 };
 
 // How far apart two rooms played the same indices: over the points after

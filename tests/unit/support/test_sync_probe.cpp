@@ -33,14 +33,14 @@ RoomRecording room(const std::string& name, uint64_t seconds, double t0, double 
         const double frac = s - static_cast<double>(i);
         const ProbeFrame p0 = probe_frame(i);
         const ProbeFrame p1 = probe_frame(i + 1);
-        // The ramp as its index read continuously (a resampler's view of
-        // it away from its wraps), the programme interpolated.
-        const double ramp = frac == 0 ? p0.ramp : (std::fmod(s, kRampPeriod) - 32768.0) / 32768.0;
+        // Both channels interpolated, as a resampler would (which reads
+        // nonsense between the ramp's top and bottom where it wraps).
         r.frames.push_back(static_cast<float>(p0.programme + frac * (p1.programme - p0.programme)));
-        r.frames.push_back(static_cast<float>(ramp));
+        r.frames.push_back(static_cast<float>(p0.ramp + frac * (p1.ramp - p0.ramp)));
     }
+    // A mark every 19 quanta of 256, as a file sink writes them.
     const uint64_t total = r.frames.size() / 2;
-    for (uint64_t f = 0; f < total; f += kProbeRate / 10) {
+    for (uint64_t f = 0; f < total; f += 4864) {
         r.marks.push_back(
             {f, static_cast<int64_t>(std::llround(t0 + static_cast<double>(f) * kFrameNs))});
     }
@@ -81,7 +81,7 @@ BOOST_AUTO_TEST_CASE(two_rooms_hearing_the_same_frames_37_us_apart_are_37_us_apa
     const RoomTimeline ta = read_timeline(a, 480);
     const RoomTimeline tb = read_timeline(b, 480);
     BOOST_CHECK(ta.heard);
-    BOOST_CHECK_EQUAL(ta.first_heard_index, 0u);
+    BOOST_CHECK_LE(ta.first_heard_index, 8u); // frames at the ramp's wrap are left out
     BOOST_CHECK_EQUAL(ta.discontinuities, 0u);
     BOOST_CHECK_EQUAL(ta.frames_heard, 4u * kProbeRate);
     const PairStats ab = compare(ta, tb, 480, 1.0, 100);
