@@ -14,6 +14,14 @@ Placement::Action Placement::land_on(Device* to) {
     return Action::land;
 }
 
+void Placement::remember_return(const Device& lost) {
+    // The first device lost is where it goes back to: one lost after it
+    // (the fallback failing too) was never where it belonged.
+    if (returns_to.empty()) {
+        returns_to = lost.name();
+    }
+}
+
 Placement::Action Placement::apply(const Step& step) {
     // A stream no RT thread holds is changed at once.
     const bool held = state_ != State::parked && step.device_running;
@@ -58,8 +66,9 @@ Placement::Action Placement::apply(const Step& step) {
     case Change::rescue:
         if (state_ == State::moving && destination_ == step.leaving) {
             // On its way there: it lands somewhere that stays (where it is,
-            // if nowhere else).
+            // if nowhere else), and goes there when it is back.
             destination_ = step.to != nullptr ? step.to : device_;
+            remember_return(*step.leaving);
         }
         if (device_ != step.leaving) {
             return Action::none;
@@ -68,10 +77,11 @@ Placement::Action Placement::apply(const Step& step) {
             return Action::release;
         }
         if (!pinned) {
-            Device* to = state_ == State::moving ? destination_ : step.to;
-            if (to != nullptr) {
+            Device* to =
+                state_ == State::moving && destination_ != step.leaving ? destination_ : step.to;
+            if (to != nullptr && to != step.leaving) {
                 land_on(to);
-                returns_to = step.leaving->name();
+                remember_return(*step.leaving);
                 return Action::land;
             }
         }

@@ -95,8 +95,9 @@ public:
     // client asked for, its application's remembered sink, or where it was
     // last moved; "" for the default sink.
     std::string home;
-    // A device that failed, stalled or went away under it: it goes back
-    // there when that device returns (unless moved by hand meanwhile).
+    // A device that failed, stalled or went away under it (the first, if
+    // its fallback went too): it goes back there when that device returns
+    // (unless moved by hand meanwhile).
     std::string returns_to;
     // A relay's recording (engine/relays.h): it stays on its source, never
     // moved, and never rescued to a monitor (which would feed a sink its
@@ -109,6 +110,7 @@ public:
 private:
     // Puts the stream on `to` as attached, done with any move.
     Action land_on(Device* to);
+    void remember_return(const Device& lost);
 
     State state_ = State::attached;
     Device* device_ = nullptr;

@@ -263,10 +263,18 @@ void Router::replace(Device& old, Device& fresh) {
 
 void Router::bring_back(Device& arrived) {
     for (const auto& [id, stream] : streams_.all()) {
-        const Placement& placement = stream->placement;
+        Placement& placement = stream->placement;
+        const Device* at = placement.destination();
+        if (placement.returns_to == arrived.name() && at != nullptr && !placement.home.empty() &&
+            at->name() == placement.home && !at->failed()) {
+            // Home already: where it was when something failed under it
+            // does not take it away.
+            placement.returns_to.clear();
+            continue;
+        }
         const bool belongs =
             placement.home == arrived.name() || placement.returns_to == arrived.name();
-        if (belongs && !placement.closing() && placement.destination() != &arrived) {
+        if (belongs && !placement.closing() && at != &arrived) {
             move_to(*stream, arrived);
         }
     }

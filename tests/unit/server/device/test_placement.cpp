@@ -147,6 +147,28 @@ BOOST_AUTO_TEST_CASE(a_rescue_keeps_a_move_going_and_redirects_one_into_the_leav
     BOOST_CHECK(back.device() == &d.C());
 }
 
+BOOST_AUTO_TEST_CASE(a_second_rescue_keeps_where_it_first_belonged) {
+    Devices d;
+    // On its way back to A when A goes: it will go back to A.
+    Placement p(&d.B());
+    BOOST_CHECK(p.apply({Change::move, &d.A()}) == Action::detach);
+    BOOST_CHECK(p.apply({Change::rescue, &d.B(), &d.A()}) == Action::none);
+    BOOST_CHECK_EQUAL(p.returns_to, "a");
+    // B goes too before the move is handed back: with nowhere else to go
+    // it waits on B, still to go back to A (not to B, which was only where
+    // it waited).
+    BOOST_CHECK(p.apply({Change::rescue, nullptr, &d.B()}) == Action::none);
+    BOOST_CHECK(p.state() == Placement::State::parked);
+    BOOST_CHECK(p.device() == &d.B());
+    BOOST_CHECK_EQUAL(p.returns_to, "a");
+    // Rescued from A to B, then from B to C: back to A, not B.
+    Placement q(&d.A());
+    BOOST_CHECK(q.apply({Change::rescue, &d.B(), &d.A()}) == Action::land);
+    BOOST_CHECK(q.apply({Change::rescue, &d.C(), &d.B()}) == Action::land);
+    BOOST_CHECK(q.device() == &d.C());
+    BOOST_CHECK_EQUAL(q.returns_to, "a");
+}
+
 BOOST_AUTO_TEST_CASE(a_closing_stream_on_a_leaving_device_is_freed) {
     Devices d;
     Placement p(&d.A());
