@@ -258,21 +258,29 @@ void SourceRelay::deliver_timed(const float* frames, uint32_t count, uint64_t fi
     double error_ns = 0;
     if (started_ && timing_error(source, error_ns)) {
         sync_error_us_.store(error_ns / 1e3, std::memory_order_relaxed);
-        if (!locked_ || std::fabs(error_ns) > kRealignMs * 1e6) {
+        const bool realigning = !locked_ || std::fabs(error_ns) > kRealignMs * 1e6;
+        if (realigning) {
             if (locked_) {
                 realigns_.fetch_add(1, std::memory_order_relaxed);
             }
             realign(error_ns);
             locked_ = true;
+            paced_ = false;
+            integral_ = 0;
+        }
+        if (!paced_) {
             // Start the loop at the ratio the two paces ask for (a sink
-            // 100 ppm slow takes 100 ppm fewer frames a second), so that it
-            // has nothing to learn.
+            // 100 ppm slow takes 100 ppm fewer frames a second), as soon as
+            // both are known, so that it has nothing to learn.
             const TimeAnchor played = playback_.heard.read();
-            integral_ = played.ns_per_frame != 0 && source.ns_per_frame != 0
-                            ? std::clamp(played.ns_per_frame / source.ns_per_frame - 1,
-                                         -kMaxTimedCorrection, kMaxTimedCorrection)
-                            : 0;
-            ratio = 1 + integral_;
+            if (played.ns_per_frame != 0 && source.ns_per_frame != 0) {
+                integral_ = std::clamp(played.ns_per_frame / source.ns_per_frame - 1,
+                                       -kMaxTimedCorrection, kMaxTimedCorrection);
+                paced_ = true;
+            }
+        }
+        if (realigning) {
+            ratio = 1 + integral_; // the error measured is gone
         } else {
             // Late: take the input a little faster. The error is read
             // afresh each time, so the loop needs no model of the clocks.

@@ -158,11 +158,13 @@ private:
     bool skipping_ = false;      // dropping input until the queue is back at the target
     // Timed: the record position just past the last frame given to the
     // resampler, input still to skip, the loop's integral, whether it has
-    // been in step, and how many frames are left to fade in.
+    // been in step (and started from the paces), and how many frames are
+    // left to fade in.
     uint64_t input_end_ = 0;
     uint64_t skip_input_ = 0;
     double integral_ = 0;
     bool locked_ = false;
+    bool paced_ = false; // the integral starts from the two paces, once known
     uint32_t fade_in_left_ = 0;
 
     UniqueFd stop_fd_;

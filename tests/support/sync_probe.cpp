@@ -137,13 +137,13 @@ ProbeFrame probe_frame(uint64_t n) {
     return {programme, ramp};
 }
 
-std::vector<int16_t> probe_s16(uint64_t first, uint64_t frames) {
+std::vector<int16_t> probe_s16(uint64_t first, uint64_t frames, bool ramp) {
     std::vector<int16_t> out;
     out.reserve(frames * 2);
     for (uint64_t n = first; n < first + frames; ++n) {
         const ProbeFrame f = probe_frame(n);
         out.push_back(static_cast<int16_t>(std::lround(f.programme * 32768.0f)));
-        out.push_back(static_cast<int16_t>(std::lround(f.ramp * 32768.0f)));
+        out.push_back(ramp ? static_cast<int16_t>(std::lround(f.ramp * 32768.0f)) : int16_t{0});
     }
     return out;
 }
@@ -179,15 +179,17 @@ RoomTimeline read_timeline(const RoomRecording& room, uint32_t grid) {
     const std::vector<bool> silent = silent_frames(f);
     const TrueClock clock(room.marks, room.rate);
 
-    // The ramp, unwrapped: each frame's index is the one nearest where the
-    // last trusted frame says it should be (one further a frame, or right
-    // after it across a silence). A frame that is not there (a resampler's
-    // read across the ramp's wrap, the edge of a fade) is left out; a run
-    // of kRun frames that agree among themselves but not with it is the
-    // index jumping (samples lost or repeated) and is trusted from then
-    // on. The index is relative to an unknown multiple of the ramp's
-    // period until the bursts fix it, below.
+    // The ramp, unwrapped in segments. Within one, each frame's index is
+    // the one nearest where the last trusted frame says it should be (one
+    // further a frame, or right after it across a silence). A frame that
+    // is not there (a resampler's read across the ramp's wrap, the edge of
+    // a fade) is left out; a run of kRun frames that agree among
+    // themselves but not with it starts a new segment: the index jumped
+    // (samples lost or repeated), or the room came back after a while.
+    // Each segment's index is first relative to an unknown multiple of
+    // the ramp's period, fixed below.
     std::vector<double> index(n, kNan);
+    std::vector<size_t> segments; // the first frame of each
     const auto ramp_at = [&](size_t x) {
         return static_cast<double>(f[2 * x + 1]) * 32768.0 + 32768.0;
     };
@@ -228,14 +230,9 @@ RoomTimeline read_timeline(const RoomRecording& room, uint32_t grid) {
             }
         }
         // Not where it should be: part of a run of its own?
-        if (run_length > 0 && x == run_start + run_length) {
-            const double last = ramp_at(x - 1);
-            if (std::fabs(unwrap_near(u, last + 1) - (last + 1)) <= 0.5) {
-                ++run_length;
-            } else {
-                run_start = x;
-                run_length = 1;
-            }
+        if (run_length > 0 && x == run_start + run_length &&
+            std::fabs(unwrap_near(u, ramp_at(x - 1) + 1) - (ramp_at(x - 1) + 1)) <= 0.5) {
+            ++run_length;
         } else {
             run_start = x;
             run_length = 1;
@@ -243,14 +240,10 @@ RoomTimeline read_timeline(const RoomRecording& room, uint32_t grid) {
         if (run_length < kRun) {
             continue;
         }
-        // The index went elsewhere and stays there: trust the run.
-        double at = trusted ? unwrap_near(ramp_at(run_start), ref_index + 1) : ramp_at(run_start);
-        if (trusted) {
-            ++timeline.discontinuities;
-            timeline.steps.push_back(static_cast<uint64_t>(std::max(0.0, at)));
-        }
+        segments.push_back(run_start);
+        const double at = ramp_at(run_start);
         for (size_t k = run_start; k <= x; ++k) {
-            index[k] = at + static_cast<double>(k - run_start);
+            index[k] = unwrap_near(ramp_at(k), at + static_cast<double>(k - run_start));
         }
         trusted = true;
         silence_since = false;
@@ -258,12 +251,14 @@ RoomTimeline read_timeline(const RoomRecording& room, uint32_t grid) {
         ref_index = index[x];
         run_length = 0;
     }
-    // Which period: a burst begins on a multiple of kProbeBurstEvery, and
-    // the two periods together repeat only after 512 s. An onset is a
-    // burst's beginning only where the ramp there is one (within a frame
-    // or two; other onsets are audio resuming mid-burst after a gap), and
-    // the next burst's onset agrees.
-    int64_t shift = 0;
+
+    // Each segment's period. A burst begins on a multiple of
+    // kProbeBurstEvery, and the two periods together repeat only after
+    // 512 s. An onset is a burst's beginning only where the ramp there is
+    // one (within a frame or two; other onsets are audio resuming
+    // mid-burst after a gap), and the next burst's onset agrees. A segment
+    // with no such onset (shorter than a burst's spacing) is placed as
+    // long after the last as the time between them.
     const auto period_of = [&](size_t at, double& off) {
         int64_t best_k = 0;
         off = 1e18;
@@ -277,27 +272,63 @@ RoomTimeline read_timeline(const RoomRecording& room, uint32_t grid) {
         }
         return best_k;
     };
-    for (auto onset = next_onset(f, 0, 0.0f, 200); onset;
-         onset = next_onset(f, *onset + 1, 0.0f, 200)) {
-        if (std::isnan(index[*onset])) {
-            continue;
+    double last_index = kNan;
+    size_t last_x = 0;
+    for (size_t i = 0; i < segments.size(); ++i) {
+        const size_t from = segments[i];
+        const size_t to = i + 1 < segments.size() ? segments[i + 1] : n;
+        std::optional<int64_t> shift;
+        for (auto onset = next_onset(f, from, 0.0f, 200); onset && *onset < to;
+             onset = next_onset(f, *onset + 1, 0.0f, 200)) {
+            double off = 0;
+            if (std::isnan(index[*onset])) {
+                continue;
+            }
+            const int64_t k = period_of(*onset, off);
+            if (std::fabs(off) > 2) {
+                continue;
+            }
+            const auto next = next_onset(f, *onset + kProbeBurstFrames, 0.0f, 200);
+            double next_off = 0;
+            if (next && *next < to && !std::isnan(index[*next]) &&
+                (period_of(*next, next_off), std::fabs(next_off) > 2)) {
+                continue;
+            }
+            shift = k;
+            break;
         }
-        double off = 0;
-        const int64_t k = period_of(*onset, off);
-        if (std::fabs(off) > 2) {
-            continue;
+        if (!shift) {
+            shift = std::isnan(last_index)
+                        ? 0
+                        : static_cast<int64_t>(std::round(
+                              (last_index + static_cast<double>(from - last_x) - index[from]) /
+                              kRampPeriod));
         }
-        const auto next = next_onset(f, *onset + kProbeBurstFrames, 0.0f, 200);
-        double next_off = 0;
-        if (next && !std::isnan(index[*next]) &&
-            (period_of(*next, next_off), std::fabs(next_off) > 2)) {
-            continue;
+        for (size_t x = from; x < to; ++x) {
+            index[x] += static_cast<double>(*shift) * kRampPeriod;
         }
-        shift = k;
-        break;
-    }
-    for (double& v : index) {
-        v += static_cast<double>(shift) * kRampPeriod;
+        // A segment that does not carry on from the last (across the
+        // silence between them, if any) is a step: samples lost or played
+        // twice.
+        if (!std::isnan(last_index)) {
+            bool silence = false;
+            for (size_t x = last_x + 1; x < from && !silence; ++x) {
+                silence = silent[x];
+            }
+            const double carried_on =
+                silence ? last_index + 1 : last_index + static_cast<double>(from - last_x);
+            if (std::fabs(index[from] - carried_on) > 0.5) {
+                ++timeline.discontinuities;
+                timeline.steps.push_back(static_cast<uint64_t>(std::max(0.0, index[from])));
+            }
+        }
+        for (size_t x = to; x-- > from;) {
+            if (!std::isnan(index[x])) {
+                last_index = index[x];
+                last_x = x;
+                break;
+            }
+        }
     }
 
     for (size_t x = 0; x + 1 < n; ++x) {
@@ -350,10 +381,25 @@ RoomTimeline read_bursts(const RoomRecording& room) {
         }
         return sum;
     };
+    // Where a burst begins, from where its sound was first seen: a lossy
+    // codec spreads a burst's start (Opus: up to a frame of pre-echo), but
+    // not the middle of its energy.
+    const auto start_of = [&](size_t onset) {
+        double sum = 0, weighted = 0;
+        for (size_t x = onset; x < onset + 2 * kProbeBurstFrames && x < n; ++x) {
+            const double e = static_cast<double>(f[2 * x]) * f[2 * x];
+            sum += e;
+            weighted += e * static_cast<double>(x - onset);
+        }
+        const double centre = sum > 0 ? weighted / sum : kProbeBurstFrames / 2.0;
+        return static_cast<size_t>(
+            std::max(0.0, static_cast<double>(onset) + centre - kProbeBurstFrames / 2.0));
+    };
     std::optional<uint64_t> expected; // the burst the next onset should be
     size_t last_at = 0;
-    for (auto onset = next_onset(f, 0, 1e-3f, 2000); onset;
-         onset = next_onset(f, *onset + kProbeBurstFrames, 1e-3f, 2000)) {
+    for (auto seen = next_onset(f, 0, 1e-3f, 2000); seen;
+         seen = next_onset(f, *seen + 2 * kProbeBurstFrames, 1e-3f, 2000)) {
+        const std::optional<size_t> onset = start_of(*seen);
         // Which burst: the one after the last (by the time between them),
         // or, for the first, whichever correlates best.
         uint64_t b = 0;
@@ -365,7 +411,7 @@ RoomTimeline read_bursts(const RoomRecording& room) {
             double best = 0;
             for (uint64_t candidate = 0; candidate < kBurstsSearched; ++candidate) {
                 template_of(candidate);
-                for (int lag = -8; lag <= 8; ++lag) {
+                for (int lag = -kLags / 2; lag <= kLags / 2; ++lag) {
                     const auto at = static_cast<int64_t>(*onset) + lag;
                     const double c = at < 0 ? 0 : correlate(static_cast<size_t>(at));
                     if (c > best) {

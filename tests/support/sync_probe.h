@@ -35,8 +35,10 @@ struct ProbeFrame {
     float ramp;
 };
 [[nodiscard]] ProbeFrame probe_frame(uint64_t n);
-// `frames` of it from frame `first`, interleaved stereo s16.
-[[nodiscard]] std::vector<int16_t> probe_s16(uint64_t first, uint64_t frames);
+// `frames` of it from frame `first`, interleaved stereo s16; without
+// `ramp`, channel 2 is silent (for a lossy codec, whose joint stereo would
+// spread the ramp into the bursts' silences).
+[[nodiscard]] std::vector<int16_t> probe_s16(uint64_t first, uint64_t frames, bool ramp = true);
 
 // When frames of a recording played: the play-times lines, "FRAME NS".
 struct PlayMark {
