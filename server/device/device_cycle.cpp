@@ -56,18 +56,30 @@ void Device::run_rt(std::promise<std::string>& scheduling) noexcept {
     if (!back_from_module()) {
         return leave_abandoned();
     }
+    // When the cycle's first frame is heard, from the module; only once
+    // back from the call before it (the device may be gone otherwise).
+    const auto media_time = [&](int64_t& media_ns) {
+        if (ops.media_time == nullptr) {
+            return true;
+        }
+        enter_module();
+        media_ns = ops.media_time(instance_);
+        return back_from_module();
+    };
+    const bool sink = request_.kind == DeviceKind::sink;
     while (rc == 0 && !stop_requested_.load(std::memory_order_acquire)) {
-        const bool sink = request_.kind == DeviceKind::sink;
         enter_module();
         rc = ops.wait(instance_);
-        // A sink knows when the cycle plays once it is due.
-        int64_t media_ns =
-            rc == 0 && sink && ops.media_time != nullptr ? ops.media_time(instance_) : 0;
         if (!back_from_module()) {
             return leave_abandoned();
         }
         if (rc != 0) {
             break;
+        }
+        // A sink knows when the cycle plays once it is due.
+        int64_t media_ns = 0;
+        if (sink && !media_time(media_ns)) {
+            return leave_abandoned();
         }
         {
             RtScope in_cycle;
@@ -81,9 +93,11 @@ void Device::run_rt(std::promise<std::string>& scheduling) noexcept {
             if (!sink) {
                 enter_module();
                 rc = ops.read(instance_, output_.data(), request_.format.quantum);
-                // A source knows when what it read is meant to be heard.
-                media_ns = rc == 0 && ops.media_time != nullptr ? ops.media_time(instance_) : 0;
                 if (!back_from_module()) {
+                    return leave_abandoned();
+                }
+                // A source knows when what it read is meant to be heard.
+                if (rc == 0 && !media_time(media_ns)) {
                     return leave_abandoned();
                 }
                 transfer_->begin_cycle_rt(woke_ns, cycle_period_ns_, media_ns, true);
