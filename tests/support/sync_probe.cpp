@@ -198,9 +198,10 @@ RoomTimeline read_timeline(const RoomRecording& room, uint32_t grid) {
     };
     constexpr size_t kRun = 8;
     constexpr double kWrapGuard = 8;
-    bool trusted = false; // a frame has been trusted
-    size_t ref_x = 0;     // the last trusted frame ...
-    double ref_index = 0; // ... and its index
+    constexpr size_t kMinSegment = 480; // 10 ms
+    bool trusted = false;               // a frame has been trusted
+    size_t ref_x = 0;                   // the last trusted frame ...
+    double ref_index = 0;               // ... and its index
     bool silence_since = false;
     size_t run_start = 0, run_length = 0; // frames agreeing among themselves, not with ref
     for (size_t x = 0; x < n; ++x) {
@@ -277,6 +278,19 @@ RoomTimeline read_timeline(const RoomRecording& room, uint32_t grid) {
     for (size_t i = 0; i < segments.size(); ++i) {
         const size_t from = segments[i];
         const size_t to = i + 1 < segments.size() ? segments[i + 1] : n;
+        // A segment shorter than kMinSegment is no place the index went:
+        // a receiver's concealment of a lost packet (the packet before,
+        // repeated as it fades) or a fade's edge. It is left out, and the
+        // audio after it is judged against the audio before.
+        size_t end = to;
+        while (end > from && std::isnan(index[end - 1])) {
+            --end;
+        }
+        if (end - from < kMinSegment) {
+            std::fill(index.begin() + static_cast<ptrdiff_t>(from),
+                      index.begin() + static_cast<ptrdiff_t>(to), kNan);
+            continue;
+        }
         std::optional<int64_t> shift;
         for (auto onset = next_onset(f, from, 0.0f, 200); onset && *onset < to;
              onset = next_onset(f, *onset + 1, 0.0f, 200)) {
@@ -307,17 +321,19 @@ RoomTimeline read_timeline(const RoomRecording& room, uint32_t grid) {
         for (size_t x = from; x < to; ++x) {
             index[x] += static_cast<double>(*shift) * kRampPeriod;
         }
-        // A segment that does not carry on from the last (across the
-        // silence between them, if any) is a step: samples lost or played
-        // twice.
+        // A segment that does not carry on from the last is a step: samples
+        // lost or played twice. Across a silence it carries on either right
+        // after the last (the stream paused) or as much later as the
+        // silence lasted (it stood in for audio lost, or the room was away).
         if (!std::isnan(last_index)) {
             bool silence = false;
             for (size_t x = last_x + 1; x < from && !silence; ++x) {
                 silence = silent[x];
             }
-            const double carried_on =
-                silence ? last_index + 1 : last_index + static_cast<double>(from - last_x);
-            if (std::fabs(index[from] - carried_on) > 0.5) {
+            const double elapsed = last_index + static_cast<double>(from - last_x);
+            const bool carried_on = std::fabs(index[from] - elapsed) <= 0.5 ||
+                                    (silence && std::fabs(index[from] - (last_index + 1)) <= 0.5);
+            if (!carried_on) {
                 ++timeline.discontinuities;
                 timeline.steps.push_back(static_cast<uint64_t>(std::max(0.0, index[from])));
             }
