@@ -23,14 +23,17 @@ class SeqLocked {
     static constexpr size_t kWords = (sizeof(T) + 7) / 8;
 
 public:
+    // Ordering without fences (which ThreadSanitizer does not model): a
+    // word stored with release carries the odd count before it to a reader
+    // that loads the word with acquire, whose second look at the count,
+    // which cannot move before that load, then sees it changed.
     void publish(const T& value) noexcept {
         uint64_t words[kWords] = {};
         std::memcpy(words, &value, sizeof(T));
         const uint64_t seq = seq_.load(std::memory_order_relaxed);
         seq_.store(seq + 1, std::memory_order_relaxed); // odd: being written
-        std::atomic_thread_fence(std::memory_order_release);
         for (size_t i = 0; i < kWords; ++i) {
-            words_[i].store(words[i], std::memory_order_relaxed);
+            words_[i].store(words[i], std::memory_order_release);
         }
         seq_.store(seq + 2, std::memory_order_release);
     }
@@ -44,9 +47,8 @@ public:
                 continue;
             }
             for (size_t i = 0; i < kWords; ++i) {
-                words[i] = words_[i].load(std::memory_order_relaxed);
+                words[i] = words_[i].load(std::memory_order_acquire);
             }
-            std::atomic_thread_fence(std::memory_order_acquire);
             if (seq_.load(std::memory_order_relaxed) == before) {
                 break;
             }
