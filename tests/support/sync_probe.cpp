@@ -381,6 +381,7 @@ RoomTimeline read_bursts(const RoomRecording& room) {
     const size_t n = f.size() / 2;
     const TrueClock clock(room.marks, room.rate);
     constexpr int kLags = 48;
+    constexpr double kMinMatch = 0.3;
     // The first burst heard is one of the first this many (34 minutes).
     constexpr uint64_t kBurstsSearched = 4096;
     std::vector<float> burst(kProbeBurstFrames);
@@ -450,21 +451,34 @@ RoomTimeline read_bursts(const RoomRecording& room) {
                 best_lag = lag;
             }
         }
-        double fraction = 0;
-        if (best_lag > -kLags && best_lag < kLags) {
-            const double l = c[best_lag + kLags - 1], m = c[best_lag + kLags],
-                         r = c[best_lag + kLags + 1];
-            const double denominator = l - 2 * m + r;
-            fraction = denominator != 0 ? 0.5 * (l - r) / denominator : 0;
+        // A burst the network damaged (a packet of it lost and concealed)
+        // no longer looks like its template: its peak would be a guess. It
+        // is found only where it still matches (a normalised correlation
+        // of kMinMatch or more, which an Opus-coded burst passes and one
+        // partly concealed mostly does not) and not at the edge of the
+        // search.
+        const auto found_at = static_cast<size_t>(std::max<int64_t>(0, int64_t(*onset) + best_lag));
+        double template_energy = 0, heard_energy = 0;
+        for (uint32_t k = 0; k < kProbeBurstFrames && found_at + k < n; ++k) {
+            template_energy += static_cast<double>(burst[k]) * burst[k];
+            heard_energy += static_cast<double>(f[2 * (found_at + k)]) * f[2 * (found_at + k)];
         }
+        const double match = best / std::sqrt(std::max(template_energy * heard_energy, 1e-30));
+        expected = b + 1;
+        last_at = *onset;
+        if (match < kMinMatch || best_lag <= -kLags || best_lag >= kLags) {
+            continue;
+        }
+        const double l = c[best_lag + kLags - 1], m = c[best_lag + kLags],
+                     r = c[best_lag + kLags + 1];
+        const double denominator = l - 2 * m + r;
+        const double fraction = denominator != 0 ? 0.5 * (l - r) / denominator : 0;
         const double x = static_cast<double>(*onset) + best_lag + fraction;
         if (!timeline.heard) {
             timeline.heard = true;
             timeline.first_heard_index = b * kProbeBurstEvery;
         }
         put_point(timeline, b * kProbeBurstEvery, kProbeBurstEvery, clock.at(x));
-        expected = b + 1;
-        last_at = *onset;
     }
     return timeline;
 }
