@@ -25,6 +25,7 @@
 #include "common/spsc_queue.h"
 #include "device_options.h"
 #include "module_ops.h"
+#include "monotonic_time.h"
 #include "timer_clock.h"
 
 #include <atomic>
@@ -32,7 +33,6 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
-#include <ctime>
 #include <memory>
 #include <string>
 #include <thread>
@@ -64,12 +64,6 @@ struct PlayTime {
     uint64_t frame;
     int64_t raw_ns;
 };
-
-int64_t clock_ns(clockid_t id) noexcept {
-    timespec t{};
-    clock_gettime(id, &t);
-    return int64_t{t.tv_sec} * 1'000'000'000 + t.tv_nsec;
-}
 
 std::optional<SampleFormat> parse_output_format(const std::string& text) {
     const auto format = audiod::parse_format(text);
@@ -244,8 +238,8 @@ void FileSink::note_play_time_rt() noexcept {
     }
     // The quantum plays when its cycle was due, on the timer's clock
     // (CLOCK_MONOTONIC, which NTP or ptp4l may slew); told on the raw one.
-    const int64_t monotonic = clock_ns(CLOCK_MONOTONIC);
-    const int64_t raw = clock_ns(CLOCK_MONOTONIC_RAW);
+    const int64_t monotonic = audiod::monotonic_ns();
+    const int64_t raw = audiod::clock_ns(CLOCK_MONOTONIC_RAW);
     if (play_times_.try_push(
             PlayTime{frames_queued_, raw - (monotonic - clock().cycle_due_ns())})) {
         mark_next_ = false;

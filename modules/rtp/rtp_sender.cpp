@@ -1,6 +1,7 @@
 #include "rtp_sender.h"
 
 #include "audiod/audiod.h"
+#include "monotonic_time.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -20,11 +21,6 @@ namespace {
 // about 100 bytes a second it is nothing beside the audio.
 constexpr uint32_t kReportSeconds = 1;
 
-int64_t clock_ns(clockid_t id) noexcept {
-    timespec t{};
-    clock_gettime(id, &t);
-    return int64_t{t.tv_sec} * 1'000'000'000 + t.tv_nsec;
-}
 // Sound-free audio for this long stops the packets (see the header).
 constexpr uint32_t kSilenceSeconds = 1;
 // The largest Opus packet of one frame (RFC 6716 §3.4, R5).
@@ -252,8 +248,7 @@ void RtpSender::send_report_rt() noexcept {
     // frame's: a receiver then needs to know nothing of the codec.
     SenderReport report;
     report.ssrc = ssrc_;
-    const int64_t wall_minus_monotonic = clock_ns(CLOCK_REALTIME) - clock_ns(CLOCK_MONOTONIC);
-    report.ntp_time = ntp_from_unix_ns(cycle_due_ns_ + wall_minus_monotonic);
+    report.ntp_time = ntp_from_unix_ns(cycle_due_ns_ + wall_minus_monotonic_ns());
     report.rtp_timestamp = cycle_timestamp_ + lookahead_;
     report.packet_count = static_cast<uint32_t>(packets_.load(std::memory_order_relaxed));
     report.octet_count = static_cast<uint32_t>(octets_.load(std::memory_order_relaxed));

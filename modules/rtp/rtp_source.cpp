@@ -28,6 +28,7 @@
 #include "audiod/audiod.h"
 #include "device_options.h"
 #include "module_ops.h"
+#include "monotonic_time.h"
 #include "rtp_option_reader.h"
 #include "rtp_receive_options.h"
 #include "rtp_receiver.h"
@@ -40,7 +41,6 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
-#include <ctime>
 #include <memory>
 #include <optional>
 
@@ -76,6 +76,7 @@ private:
     RtpReceiveOptions options_;
     std::unique_ptr<RtpReceiver> receiver_;   // or, discovering:
     std::unique_ptr<SapDiscovery> discovery_; // silence, and sources found
+    SenderTimeline timeline_;                 // as read_rt last read it (thread: rt)
 };
 
 // A discovering source's options: whether it discovers, and the settings
@@ -162,11 +163,12 @@ int RtpSource::read_rt(void* frames, uint32_t frame_count) noexcept {
         return 0;
     }
     // The sender's pace, from its reports: wall time and ours pass alike.
-    const SenderTimeline t = receiver_->timeline();
-    receiver_->buffer().set_fixed_ratio_rt(t.valid ? 1e9 / options_.clock_rate / t.ns_per_frame
-                                                   : 0);
+    // (Read once a cycle; media_time_rt says when by the same.)
+    timeline_ = receiver_->timeline();
+    receiver_->buffer().set_fixed_ratio_rt(
+        timeline_.valid ? 1e9 / options_.clock_rate / timeline_.ns_per_frame : 0);
     receiver_->buffer().read_rt(static_cast<float*>(frames), channels_, frame_count);
-    if (!t.valid) {
+    if (!timeline_.valid) {
         // Until the sender says when its audio is due, this room cannot
         // play it in step with the others: silence, rather than a moment
         // out of step and a jump.
@@ -180,20 +182,14 @@ int64_t RtpSource::media_time_rt() const noexcept {
         return 0;
     }
     const double at = receiver_->buffer().read_start_rt();
-    const SenderTimeline timeline = receiver_->timeline();
-    if (std::isnan(at) || !timeline.valid) {
+    if (std::isnan(at) || !timeline_.valid) {
         return 0;
     }
     // Due on the sender's wall clock, plus the link offset, on ours; a
     // wall clock taken to read ahead (reference-offset-us) plays early.
-    const double wall = timeline.wall_at(at) + double(options_.link_offset_ms) * 1e6;
-    timespec real{}, mono{};
-    clock_gettime(CLOCK_REALTIME, &real);
-    clock_gettime(CLOCK_MONOTONIC, &mono);
-    const int64_t real_minus_mono = (int64_t{real.tv_sec} - mono.tv_sec) * 1'000'000'000 +
-                                    (real.tv_nsec - mono.tv_nsec) +
-                                    options_.reference_offset_us * 1000;
-    return static_cast<int64_t>(std::llround(wall)) - real_minus_mono;
+    const double wall = timeline_.wall_at(at) + double(options_.link_offset_ms) * 1e6;
+    return static_cast<int64_t>(std::llround(wall)) -
+           (wall_minus_monotonic_ns() + options_.reference_offset_us * 1000);
 }
 
 size_t RtpSource::describe_discovery(char* text, size_t size) const {

@@ -1,4 +1,6 @@
-// CLOCK_MONOTONIC in nanoseconds, for the modules' deadlines.
+// The clocks in nanoseconds: CLOCK_MONOTONIC for the modules' deadlines,
+// and the others a module relates to it (the wall clock a network stream
+// is stamped on, the raw clock a test measures by).
 // Thread: any (rt included: clock_gettime is a vDSO call).
 #pragma once
 
@@ -7,10 +9,21 @@
 
 namespace audiod {
 
-inline int64_t monotonic_ns() noexcept {
+inline int64_t clock_ns(clockid_t id) noexcept {
     timespec t{};
-    clock_gettime(CLOCK_MONOTONIC, &t);
+    clock_gettime(id, &t);
     return int64_t{t.tv_sec} * 1'000'000'000 + t.tv_nsec;
+}
+
+inline int64_t monotonic_ns() noexcept {
+    return clock_ns(CLOCK_MONOTONIC);
+}
+
+// How far the wall clock (CLOCK_REALTIME) is ahead of CLOCK_MONOTONIC now:
+// a monotonic time plus this is the wall time, for stamping and reading
+// RTCP reports.
+inline int64_t wall_minus_monotonic_ns() noexcept {
+    return clock_ns(CLOCK_REALTIME) - clock_ns(CLOCK_MONOTONIC);
 }
 
 } // namespace audiod
