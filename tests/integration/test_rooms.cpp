@@ -10,10 +10,10 @@
 #include <algorithm>
 #include <cmath>
 #include <csignal>
+#include <functional>
 #include <map>
 #include <memory>
 #include <sstream>
-#include <thread>
 #include <utility>
 #include <vector>
 
@@ -232,6 +232,55 @@ double gap_start(const std::string& out, const std::string& pair) {
     return start;
 }
 
+// Waits until every room has heard the end of what was sent: its
+// receiver has heard nothing for a second (the session shows idle) and its
+// player has played half a second more since, past the link offset.
+void wait_until_rooms_heard(const House& house) {
+    for (const auto& [name, ppm] : house.rooms) {
+        const std::string rx = "rx-" + name;
+        BOOST_REQUIRE_MESSAGE(
+            eventually([&] { return source_field(rx, "session") == "idle"; }, 60s),
+            run_tool("audioctl", {"list", "sources"}).out);
+        const auto stream = static_cast<uint32_t>(source_number(rx, "play-stream"));
+        BOOST_REQUIRE_NE(stream, 0u);
+        BOOST_REQUIRE(wait_for_more(stream, 24000, 60s));
+    }
+}
+
+// `audioctl` VERB... with `options` ("key=value key=value") after it.
+void ctl_with_options(std::vector<std::string> args, const std::string& options) {
+    std::istringstream words(options);
+    for (std::string word; words >> word;) {
+        args.push_back(word);
+    }
+    ctl_ok(args);
+}
+
+// Plays 16 s of the probe through two rooms (clocks -100 and +100 ppm),
+// calls `restart` once 4 s have played, and checks that the rooms are in
+// step again within 5 s of the gap it leaves, and stay within 100 µs.
+void check_in_step_after(const std::function<void(const House&, uint32_t player)>& restart) {
+    TempDir dir;
+    const House house(dir, {{"kitchen", -100}, {"hall", 100}});
+    ServerProcess server(house.config());
+    BackgroundProgram player(probe_player(dir, 16));
+    const auto id = wait_for_playing("audioplay", 30s, 4 * 48000);
+    BOOST_REQUIRE_MESSAGE(id, player.errors_so_far());
+    restart(house, *id);
+    BOOST_REQUIRE_EQUAL(player.finish(120s).status, 0);
+    wait_until_rooms_heard(house);
+    BOOST_REQUIRE_EQUAL(server.stop(SIGTERM), 0);
+
+    const std::string out = house.measure(0);
+    BOOST_TEST_MESSAGE(json_line(out, "{\"pair\""));
+    const double away = gap_start(out, "kitchen-hall");
+    BOOST_REQUIRE_GT(away, 2.0);
+    const After after = series_after(out, "kitchen-hall", away + 0.001);
+    BOOST_CHECK_GT(after.points, 300u);
+    BOOST_CHECK_MESSAGE(after.first_s - away <= 5, "back after " << after.first_s - away << " s");
+    BOOST_CHECK_MESSAGE(after.max_us <= 100, "then within " << after.max_us << " us");
+}
+
 // Plays 12 s of the probe through a house of three rooms, whose clocks
 // are off by -100, 0 and +100 ppm, and measures them from the first frame.
 std::string three_rooms_heard(const TempDir& dir, const std::string& payload, bool bursts) {
@@ -239,9 +288,7 @@ std::string three_rooms_heard(const TempDir& dir, const std::string& payload, bo
     ServerProcess server(house.config());
     const ProgramResult played = run_program(probe_player(dir, 12, !bursts), 120s);
     BOOST_REQUIRE_MESSAGE(played.status == 0, played.err);
-    // Every room has played the end: the sender's last frame plus the
-    // link offset, and a margin.
-    std::this_thread::sleep_for(1s);
+    wait_until_rooms_heard(house);
     const ProgramResult sources = run_tool("audioctl", {"list", "sources"});
     BOOST_CHECK_MESSAGE(sources.out.find("play-timed=yes") != std::string::npos, sources.out);
     BOOST_REQUIRE_EQUAL(server.stop(SIGTERM), 0);
@@ -306,7 +353,7 @@ BOOST_AUTO_TEST_CASE(through_networks_with_loss_and_jitter_the_rooms_stay_in_ste
     ServerProcess server(house.config());
     const ProgramResult played = run_program(probe_player(dir, 12), 120s);
     BOOST_REQUIRE_MESSAGE(played.status == 0, played.err);
-    std::this_thread::sleep_for(1s);
+    wait_until_rooms_heard(house);
     const ProgramResult sources = run_tool("audioctl", {"list", "sources"});
     BOOST_TEST_MESSAGE(sources.out);
     BOOST_REQUIRE_EQUAL(server.stop(SIGTERM), 0);
@@ -342,63 +389,21 @@ BOOST_AUTO_TEST_CASE(through_networks_with_loss_and_jitter_the_rooms_stay_in_ste
 // (loaded again) is in step with the other again within 5 s, and stays
 // within 100 µs of it.
 BOOST_AUTO_TEST_CASE(a_receiver_restarted_mid_stream_is_back_in_step_within_5_s) {
-    TempDir dir;
-    const House house(dir, {{"kitchen", -100}, {"hall", 100}});
-    ServerProcess server(house.config());
-    BackgroundProgram player(probe_player(dir, 16));
-    const auto id = wait_for_playing("audioplay", 30s, 4 * 48000);
-    BOOST_REQUIRE_MESSAGE(id, player.errors_so_far());
-    ctl_ok({"unload-source", "rx-hall"});
-    std::vector<std::string> load = {"load-source", "rtp", "rx-hall"};
-    std::istringstream words(house.receiver_options("hall"));
-    for (std::string word; words >> word;) {
-        load.push_back(word);
-    }
-    ctl_ok(load);
-    BOOST_REQUIRE_EQUAL(player.finish(120s).status, 0);
-    std::this_thread::sleep_for(1s);
-    BOOST_REQUIRE_EQUAL(server.stop(SIGTERM), 0);
-
-    const std::string out = house.measure(0);
-    BOOST_TEST_MESSAGE(json_line(out, "{\"pair\""));
-    const double away = gap_start(out, "kitchen-hall");
-    BOOST_REQUIRE_GT(away, 2.0);
-    const After after = series_after(out, "kitchen-hall", away + 0.001);
-    BOOST_CHECK_GT(after.points, 300u);
-    BOOST_CHECK_MESSAGE(after.first_s - away <= 5, "back after " << after.first_s - away << " s");
-    BOOST_CHECK_MESSAGE(after.max_us <= 100, "then within " << after.max_us << " us");
+    check_in_step_after([](const House& house, uint32_t) {
+        ctl_ok({"unload-source", "rx-hall"});
+        ctl_with_options({"load-source", "rtp", "rx-hall"}, house.receiver_options("hall"));
+    });
 }
 
 // The sender goes away mid-stream and comes back (a new SSRC, a new RTP
 // timeline): once its first reports are in, the rooms are in step again.
 BOOST_AUTO_TEST_CASE(a_sender_restarted_mid_stream_keeps_the_rooms_in_step) {
-    TempDir dir;
-    const House house(dir, {{"kitchen", -100}, {"hall", 100}});
-    ServerProcess server(house.config());
-    BackgroundProgram player(probe_player(dir, 16));
-    const auto id = wait_for_playing("audioplay", 30s, 4 * 48000);
-    BOOST_REQUIRE_MESSAGE(id, player.errors_so_far());
-    ctl_ok({"unload-sink", "net"});
-    std::vector<std::string> load = {"load-sink", "rtp", "net"};
-    std::istringstream words(house.sender_options());
-    for (std::string word; words >> word;) {
-        load.push_back(word);
-    }
-    ctl_ok(load);
-    // The player's stream comes back to it.
-    BOOST_REQUIRE(eventually([&] { return stream_field(*id, "device") == "net"; }, 10s));
-    BOOST_REQUIRE_EQUAL(player.finish(120s).status, 0);
-    std::this_thread::sleep_for(1s);
-    BOOST_REQUIRE_EQUAL(server.stop(SIGTERM), 0);
-
-    const std::string out = house.measure(0);
-    BOOST_TEST_MESSAGE(json_line(out, "{\"pair\""));
-    const double away = gap_start(out, "kitchen-hall");
-    BOOST_REQUIRE_GT(away, 2.0);
-    const After after = series_after(out, "kitchen-hall", away + 0.001);
-    BOOST_CHECK_GT(after.points, 300u);
-    BOOST_CHECK_MESSAGE(after.first_s - away <= 5, "back after " << after.first_s - away << " s");
-    BOOST_CHECK_MESSAGE(after.max_us <= 100, "then within " << after.max_us << " us");
+    check_in_step_after([](const House& house, uint32_t player) {
+        ctl_ok({"unload-sink", "net"});
+        ctl_with_options({"load-sink", "rtp", "net"}, house.sender_options());
+        // The player's stream comes back to it.
+        BOOST_REQUIRE(eventually([&] { return stream_field(player, "device") == "net"; }, 10s));
+    });
 }
 
 BOOST_AUTO_TEST_SUITE_END()
