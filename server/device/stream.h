@@ -124,6 +124,10 @@ struct Stream {
     std::atomic<uint64_t> consumed{0};
     std::atomic<uint32_t> starved_cycles{0}; // consecutive cycles it came up short
     std::atomic<RtStreamStatus> rt_status{RtStreamStatus::prebuffering};
+    // Whether the RT thread publishes `heard` each cycle: only for the
+    // streams a relay times (engine/relays.h), which alone read it; set by
+    // the control thread, read by the RT thread.
+    std::atomic<bool> anchored{false};
     SeqLocked<TimeAnchor> heard;
 
     // The device it is on (while moving: the one it is leaving). Thread: control.

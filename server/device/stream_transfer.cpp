@@ -141,7 +141,7 @@ void StreamTransfer::pull_rt(Stream& stream, float* bus, uint64_t sink_frame) no
         std::memory_order_relaxed);
 
     const uint64_t free_before = capacity - available;
-    if (frames > 0) {
+    if (frames > 0 && stream.anchored.load(std::memory_order_relaxed)) {
         publish_anchor_rt(stream, rt.server_pos, frames);
     }
     rt.server_pos += frames;
@@ -300,7 +300,7 @@ void StreamTransfer::push_rt(Stream& stream, const float* bus, uint64_t sink_fra
     if (n > 0 && header->sink_start_frame.load(std::memory_order_relaxed) == kNoFrame) {
         header->sink_start_frame.store(sink_frame, std::memory_order_release);
     }
-    if (n > 0 && timed_records_) {
+    if (n > 0 && timed_records_ && stream.anchored.load(std::memory_order_relaxed)) {
         publish_anchor_rt(stream, rt.server_pos, n);
     }
     rt.server_pos += n;

@@ -1,9 +1,10 @@
 // A frame of a stream's ring and when it is heard (CLOCK_MONOTONIC ns):
 // for a playback stream, when its sink plays it; for a record stream of a
 // source, when the source means it to be heard (a network stream's playout
-// time; a monitor's records have none). The device's RT thread publishes one
-// each cycle that moves frames (Stream::heard), for a source played into
-// a sink at its stamped times (server/engine/source_relay.h).
+// time; a monitor's records have none). For the streams that ask
+// (Stream::anchored: a relay's), the device's RT thread publishes one each
+// cycle that moves frames (Stream::heard), for a source played into a sink
+// at its stamped times (server/engine/source_relay.h).
 #pragma once
 
 #include <cstdint>

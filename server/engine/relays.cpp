@@ -54,6 +54,8 @@ Status Relays::start(Device& source, const RelayRequest& request) {
     }
     Stream& record = *std::get<Stream*>(recorded);
     record.placement.pinned = true;
+    record.anchored.store(true,
+                          std::memory_order_relaxed); // a timed source's times reach the relay
 
     // Where the user last moved it, if that sink is here; else as asked.
     StreamRequest playing = recording;
@@ -73,6 +75,7 @@ Status Relays::start(Device& source, const RelayRequest& request) {
                                "': " + error->message);
     }
     Stream& playback = *std::get<Stream*>(played);
+    playback.anchored.store(true, std::memory_order_relaxed); // when its sink plays it
     playback.placement.home = request.sink;
     auto relay = SourceRelay::start(source.name(), record, playback, target, format.quantum,
                                     largest_quantum, config_.rt_priority);
