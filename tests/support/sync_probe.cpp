@@ -171,13 +171,10 @@ std::optional<std::vector<PlayMark>> parse_play_times(const std::string& text, s
     return marks;
 }
 
-RoomTimeline read_timeline(const RoomRecording& room, uint32_t grid) {
-    RoomTimeline timeline;
-    timeline.name = room.name;
+std::vector<double> read_indices(const RoomRecording& room, RoomTimeline& timeline) {
     const std::vector<float>& f = room.frames;
     const size_t n = f.size() / 2;
     const std::vector<bool> silent = silent_frames(f);
-    const TrueClock clock(room.marks, room.rate);
 
     // The ramp, unwrapped in segments. Within one, each frame's index is
     // the one nearest where the last trusted frame says it should be (one
@@ -199,9 +196,10 @@ RoomTimeline read_timeline(const RoomRecording& room, uint32_t grid) {
     constexpr size_t kRun = 8;
     constexpr double kWrapGuard = 8;
     constexpr size_t kMinSegment = 480; // 10 ms
-    bool trusted = false;               // a frame has been trusted
-    size_t ref_x = 0;                   // the last trusted frame ...
-    double ref_index = 0;               // ... and its index
+    constexpr double kOnsetFrames = 4;
+    bool trusted = false; // a frame has been trusted
+    size_t ref_x = 0;     // the last trusted frame ...
+    double ref_index = 0; // ... and its index
     bool silence_since = false;
     size_t run_start = 0, run_length = 0; // frames agreeing among themselves, not with ref
     for (size_t x = 0; x < n; ++x) {
@@ -256,7 +254,8 @@ RoomTimeline read_timeline(const RoomRecording& room, uint32_t grid) {
     // Each segment's period. A burst begins on a multiple of
     // kProbeBurstEvery, and the two periods together repeat only after
     // 512 s. An onset is a burst's beginning only where the ramp there is
-    // one (within a frame or two; other onsets are audio resuming
+    // one (within kOnsetFrames: a resampler's kernel reaches a few frames
+    // before the burst, where it leaks a little of it; other onsets are audio resuming
     // mid-burst after a gap), and the next burst's onset agrees. A segment
     // with no such onset (shorter than a burst's spacing) is placed as
     // long after the last as the time between them.
@@ -299,13 +298,13 @@ RoomTimeline read_timeline(const RoomRecording& room, uint32_t grid) {
                 continue;
             }
             const int64_t k = period_of(*onset, off);
-            if (std::fabs(off) > 2) {
+            if (std::fabs(off) > kOnsetFrames) {
                 continue;
             }
             const auto next = next_onset(f, *onset + kProbeBurstFrames, 0.0f, 200);
             double next_off = 0;
             if (next && *next < to && !std::isnan(index[*next]) &&
-                (period_of(*next, next_off), std::fabs(next_off) > 2)) {
+                (period_of(*next, next_off), std::fabs(next_off) > kOnsetFrames)) {
                 continue;
             }
             shift = k;
@@ -347,6 +346,15 @@ RoomTimeline read_timeline(const RoomRecording& room, uint32_t grid) {
         }
     }
 
+    return index;
+}
+
+RoomTimeline read_timeline(const RoomRecording& room, uint32_t grid) {
+    RoomTimeline timeline;
+    timeline.name = room.name;
+    const std::vector<double> index = read_indices(room, timeline);
+    const size_t n = index.size();
+    const TrueClock clock(room.marks, room.rate);
     for (size_t x = 0; x + 1 < n; ++x) {
         if (std::isnan(index[x])) {
             continue;

@@ -72,6 +72,11 @@ struct RoomTimeline {
     bool heard = false;
 };
 
+// The source index each frame of a room's recording carries, read from
+// its ramp (NaN where it carries none: silence, the ramp's wrap, a fade's
+// edge, a concealment); counts its frames heard and its steps in `timeline`.
+[[nodiscard]] std::vector<double> read_indices(const RoomRecording& room, RoomTimeline& timeline);
+
 // Reads a room's ramp onto a grid of one point every `grid` source frames.
 [[nodiscard]] RoomTimeline read_timeline(const RoomRecording& room, uint32_t grid);
 

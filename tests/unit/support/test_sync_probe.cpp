@@ -1,6 +1,7 @@
 // The multi-room probe's measurement (support/sync_probe.h), on rooms made
 // here whose truth is known: the same frames heard later, a room that
 // dropped samples, one that played the probe at another rate.
+#include "support/probe_coverage.h"
 #include "support/sync_probe.h"
 
 #include <boost/test/unit_test.hpp>
@@ -135,6 +136,34 @@ BOOST_AUTO_TEST_CASE(a_room_playing_100_ppm_fast_drifts_away_as_it_should) {
     const PairStats bursts =
         compare(read_bursts(a), read_bursts(fast), kProbeBurstEvery, 0.0, 1000);
     BOOST_CHECK_CLOSE(bursts.drift_ppm, ab.drift_ppm, 2.0);
+}
+
+// A stream moved from one room to another after 3 s: together they hold
+// each index once; moved late (the second room starts 4000 frames early)
+// some twice; moved with a gap some never.
+BOOST_AUTO_TEST_CASE(rooms_that_took_turns_are_counted_for_every_index_once) {
+    const uint64_t total = 6 * kProbeRate;
+    const RoomRecording before = room("before", 3, 1e9);
+    const auto after = [](uint64_t first) { return room("after", 3, 4e9, 1.0, first); };
+    const Coverage exact = count_coverage({before, after(3 * kProbeRate)}, total);
+    BOOST_CHECK_GT(exact.checked, total - 200);
+    BOOST_CHECK_EQUAL(exact.missing, 0u);
+    BOOST_CHECK_EQUAL(exact.repeated, 0u);
+    BOOST_CHECK_EQUAL(exact.outside, 0u);
+
+    const Coverage overlapping = count_coverage({before, after(3 * kProbeRate - 4000)}, total);
+    BOOST_CHECK_EQUAL(overlapping.repeated, 4000u);
+    BOOST_CHECK_EQUAL(overlapping.first_repeated, static_cast<int64_t>(3 * kProbeRate - 4000));
+    // ... and, 3 s long, it ends 4000 frames short of the probe's end.
+    BOOST_CHECK_EQUAL(overlapping.missing, 4000u);
+    BOOST_CHECK_EQUAL(overlapping.first_missing, static_cast<int64_t>(total - 4000));
+    BOOST_CHECK_EQUAL(overlapping.outside, 0u);
+
+    const Coverage gap = count_coverage({before, after(3 * kProbeRate + 6000)}, total);
+    BOOST_CHECK_EQUAL(gap.missing, 6000u);
+    BOOST_CHECK_EQUAL(gap.first_missing, static_cast<int64_t>(3 * kProbeRate));
+    BOOST_CHECK_EQUAL(gap.repeated, 0u);
+    BOOST_CHECK_EQUAL(gap.outside, 6000u); // it played on past the probe's end
 }
 
 BOOST_AUTO_TEST_SUITE_END()
