@@ -74,6 +74,7 @@ enum class MsgType : uint32_t {
     kill_client = 42,
     set_default_source = 43,
     suspend_device = 44,
+    set_group_member = 45,
 };
 
 struct Hello {
@@ -228,6 +229,17 @@ struct SuspendDevice {
     static constexpr MsgType kType = MsgType::suspend_device;
     std::string name;
     bool suspended = true;
+};
+
+// Makes a sink of the server a local member of a group (engine/groups.h),
+// or changes its delay trim, or takes it out; until the configuration is
+// reloaded.
+struct SetGroupMember {
+    static constexpr MsgType kType = MsgType::set_group_member;
+    std::string group;
+    std::string sink;
+    bool member = true;
+    uint32_t delay_ms = 0;
 };
 
 // Asks the server to read its configuration again (as SIGHUP does).
@@ -617,6 +629,14 @@ template <class V, class M>
 void visit(V& v, M& m) requires std::is_same_v<std::remove_const_t<M>, SuspendDevice> {
     v.str("name", m.name);
     v.boolean("suspended", m.suspended);
+}
+
+template <class V, class M>
+void visit(V& v, M& m) requires std::is_same_v<std::remove_const_t<M>, SetGroupMember> {
+    v.str("group", m.group);
+    v.str("sink", m.sink);
+    v.boolean("member", m.member);
+    v.u32("delay_ms", m.delay_ms);
 }
 
 template <class V, class M>

@@ -193,6 +193,157 @@ void read_sinks_table(const toml::node& node, ServerConfig& config, bool capture
     }
 }
 
+// A level as audioctl takes it (absolute: 50%, 0.5, -6dB), for a start value.
+float read_level(const toml::node& value, const std::string& key, const std::string& src) {
+    const std::string text = option_text(value, key, src);
+    const auto level = parse_volume_level(text);
+    if (const auto* error = std::get_if<std::string>(&level)) {
+        fail(src, line_of(value), *error);
+    }
+    if (std::get<VolumeLevel>(level).mode != LevelMode::absolute) {
+        fail(src, line_of(value),
+             key + " '" + text + "' is a step; a stream starts at a level (50%, 0.5, -6dB)");
+    }
+    return static_cast<float>(std::get<VolumeLevel>(level).value);
+}
+
+// One entry of a group's `local`: "SINK", or { sink = "SINK", delay-ms = N,
+// volume = LEVEL, mute = BOOL }.
+GroupMember read_group_member(const toml::node& node, const std::string& group,
+                              const std::string& src) {
+    GroupMember member;
+    if (const auto* name = node.as_string()) {
+        member.sink = name->get();
+        return member;
+    }
+    const toml::table* table = node.as_table();
+    if (table == nullptr) {
+        fail(src, line_of(node),
+             "group '" + group +
+                 "': each of local is a sink's name or { sink = \"NAME\", delay-ms = N }");
+    }
+    for (const auto& [k, value] : *table) {
+        const std::string key(k.str());
+        const toml::node& entry = value;
+        if (key == "sink") {
+            if (!entry.is_string()) {
+                fail(src, line_of(entry), "sink must be a string");
+            }
+            member.sink = entry.as_string()->get();
+        } else if (key == "delay-ms") {
+            const ConfigKey& spec = config_key("groups.NAME", "local.delay-ms");
+            member.delay_ms = read_uint(entry, key, spec.min, spec.max, src);
+        } else if (key == "volume") {
+            member.volume = read_level(entry, key, src);
+        } else if (key == "mute") {
+            if (!entry.is_boolean()) {
+                fail(src, line_of(entry), "mute must be true or false");
+            }
+            member.muted = entry.as_boolean()->get();
+        } else {
+            fail(src, line_of(entry),
+                 "unknown key '" + key + "' in a member of group '" + group +
+                     "' (known: sink, delay-ms, volume, mute)");
+        }
+    }
+    if (member.sink.empty()) {
+        fail(src, line_of(node), "group '" + group + "': a member without sink = \"NAME\"");
+    }
+    return member;
+}
+
+// [groups.NAME] tables: an rtp sink each, and what makes it a group.
+void read_groups_table(const toml::node& node, ServerConfig& config) {
+    const std::string& src = config.source;
+    const toml::table* table = node.as_table();
+    if (table == nullptr) {
+        fail(src, line_of(node), "[groups] must hold one table per group, e.g. [groups.house]");
+    }
+    for (const auto& [k, body] : *table) {
+        const std::string name(k.str());
+        const toml::table* group_table = body.as_table();
+        if (group_table == nullptr) {
+            fail(src, line_of(body),
+                 "group '" + name + "' must be a table ([groups." + name + "])");
+        }
+        if (!is_valid_name(name)) {
+            fail(src, line_of(body),
+                 "invalid group name '" + name + "' (use letters, digits, '-', '_' and '.')");
+        }
+        GroupConfig group;
+        group.name = name;
+        group.line = line_of(body);
+        DeviceConfig sink{name, "rtp", {}, group.line};
+        for (const auto& [option_key, value] : *group_table) {
+            const std::string key(option_key.str());
+            const toml::node& entry = value;
+            if (key == "type") {
+                fail(src, line_of(entry),
+                     "group '" + name +
+                         "' is an rtp sink; it takes no type (its other keys are "
+                         "the rtp sink's options)");
+            } else if (key == "link-offset-ms") {
+                const ConfigKey& spec = config_key("groups.NAME", key);
+                group.link_offset_ms = read_uint(entry, key, spec.min, spec.max, src);
+            } else if (key == "local") {
+                if (const auto* array = entry.as_array()) {
+                    for (const toml::node& member : *array) {
+                        group.local.push_back(read_group_member(member, name, src));
+                    }
+                } else {
+                    group.local.push_back(read_group_member(entry, name, src));
+                }
+            } else {
+                sink.options.emplace_back(key, option_text(entry, key, src));
+            }
+        }
+        // Rooms stay in step through silence, so that nothing is faded
+        // when the music starts (a receiver that lost its sender
+        // re-aligns, and fades in).
+        if (std::none_of(sink.options.begin(), sink.options.end(),
+                         [](const auto& option) { return option.first == "suppress-silence"; })) {
+            sink.options.emplace_back("suppress-silence", "false");
+        }
+        config.sinks.push_back(std::move(sink));
+        config.groups.push_back(std::move(group));
+    }
+}
+
+// A group's members are other sinks of this file, none a group (a group
+// playing into another could feed itself), each once, each fed no earlier
+// than the group sends.
+void check_groups(const ServerConfig& config) {
+    const std::string& src = config.source;
+    const auto is_group = [&](const std::string& name) {
+        return std::any_of(config.groups.begin(), config.groups.end(),
+                           [&](const GroupConfig& g) { return g.name == name; });
+    };
+    for (const GroupConfig& group : config.groups) {
+        std::vector<std::string> seen;
+        for (const GroupMember& member : group.local) {
+            const std::string what = "group '" + group.name + "': local sink '" + member.sink + "'";
+            if (std::none_of(config.sinks.begin(), config.sinks.end(),
+                             [&](const DeviceConfig& s) { return s.name == member.sink; })) {
+                fail(src, group.line, what + " is not a configured sink");
+            }
+            if (is_group(member.sink)) {
+                fail(src, group.line, what + " is a group; a group's members are plain sinks");
+            }
+            if (std::find(seen.begin(), seen.end(), member.sink) != seen.end()) {
+                fail(src, group.line, what + " is listed twice");
+            }
+            seen.push_back(member.sink);
+            if (member.delay_ms + GroupConfig::kMinReplayMs > group.link_offset_ms) {
+                fail(src, group.line,
+                     what + ": delay-ms = " + std::to_string(member.delay_ms) +
+                         " leaves less than " + std::to_string(GroupConfig::kMinReplayMs) +
+                         " ms of the link offset (" + std::to_string(group.link_offset_ms) +
+                         " ms) to play it in step");
+            }
+        }
+    }
+}
+
 // "PORT" or "HOST:PORT" ("[ADDRESS]:PORT" for IPv6), the port 1 to 65535.
 bool valid_tcp_listener(const std::string& where) {
     const size_t colon = where.rfind(':');
@@ -274,18 +425,7 @@ void read_apps_table(const toml::node& node, ServerConfig& config) {
         for (const auto& [option_key, value] : *app_table) {
             const std::string key(option_key.str());
             if (key == "volume") {
-                const std::string text = option_text(value, key, src);
-                const auto level = parse_volume_level(text);
-                if (const auto* error = std::get_if<std::string>(&level)) {
-                    fail(src, line_of(value), *error);
-                }
-                if (std::get<VolumeLevel>(level).mode != LevelMode::absolute) {
-                    fail(src, line_of(value),
-                         "volume '" + text +
-                             "' is a step; an application starts at a level "
-                             "(50%, 0.5, -6dB)");
-                }
-                rule.volume = static_cast<float>(std::get<VolumeLevel>(level).value);
+                rule.volume = read_level(value, key, src);
             } else if (key == "mute") {
                 if (!value.is_boolean()) {
                     fail(src, line_of(value), "mute must be true or false");
@@ -327,6 +467,8 @@ ServerConfig parse_or_throw(std::string_view text, const std::string& source) {
             lines.source = set.source != 0 ? set.source : lines.source;
         } else if (key == "sinks" || key == "sources") {
             read_sinks_table(value, config, key == "sources");
+        } else if (key == "groups") {
+            read_groups_table(value, config);
         } else if (key == "apps") {
             read_apps_table(value, config);
         } else if (key == "pulse") {
@@ -334,7 +476,8 @@ ServerConfig parse_or_throw(std::string_view text, const std::string& source) {
         } else {
             fail(source, line_of(value),
                  "unknown section '" + key +
-                     "' (known: [server], [sinks.NAME], [sources.NAME], [apps.NAME], [pulse])");
+                     "' (known: [server], [sinks.NAME], [sources.NAME], [groups.NAME], "
+                     "[apps.NAME], [pulse])");
         }
     }
     // Tables come back sorted by name; present sinks in file order so that
@@ -344,6 +487,15 @@ ServerConfig parse_or_throw(std::string_view text, const std::string& source) {
     };
     std::stable_sort(config.sinks.begin(), config.sinks.end(), by_line);
     std::stable_sort(config.sources.begin(), config.sources.end(), by_line);
+    for (size_t i = 0; i < config.sinks.size(); ++i) {
+        for (size_t j = i + 1; j < config.sinks.size(); ++j) {
+            if (config.sinks[i].name == config.sinks[j].name) {
+                fail(source, config.sinks[j].line,
+                     "'" + config.sinks[j].name + "' is both a sink and a group");
+            }
+        }
+    }
+    check_groups(config);
     for (const DeviceConfig& source_config : config.sources) {
         if (std::any_of(config.sinks.begin(), config.sinks.end(),
                         [&](const DeviceConfig& s) { return s.name == source_config.name; })) {

@@ -21,6 +21,11 @@
 //   type = "alsa"         # a module with a source: alsa
 //   device = "hw:0,0"
 //
+//   [groups.house]        # an rtp sink the rooms of a house receive, played
+//   destination = "239.10.10.1" # in step on this machine's sinks too
+//   link-offset-ms = 150  # when a frame is heard, after it was due: as the rooms'
+//   local = ["speakers", { sink = "tv", delay-ms = 40, volume = "80%" }]
+//
 //   [apps.mpv]            # settings an application starts with, by the name
 //   volume = "50%"        #   it declares (else its executable's): volume as
 //   mute = false          #   audioctl takes it (absolute), mute, and the sink
@@ -58,6 +63,33 @@ struct AppRule {
     unsigned line = 0;
 };
 
+// One of a group's local members: a sink of this machine that plays what
+// the group sends, in step with the rooms that receive it.
+struct GroupMember {
+    std::string sink;
+    // How late this member's sound comes out after the sink plays it (an
+    // HDMI or Bluetooth path): it is played this much earlier.
+    uint32_t delay_ms = 0;
+    std::optional<float> volume; // linear; unset: as its stream starts
+    std::optional<bool> muted;
+};
+
+// [groups.NAME]: an RTP sink every room of a house receives, with the
+// link offset they all play at and this machine's own sinks that play in
+// step with them (engine/groups.h). The sink itself is in `sinks`, type
+// "rtp", with the table's other keys as its options.
+struct GroupConfig {
+    static constexpr uint32_t kDefaultLinkOffsetMs = 150;
+    // What a local member needs of the link offset, at least, once its
+    // delay is taken off: time for the group's mix to reach it.
+    static constexpr uint32_t kMinReplayMs = 20;
+
+    std::string name;
+    uint32_t link_offset_ms = kDefaultLinkOffsetMs;
+    std::vector<GroupMember> local;
+    unsigned line = 0;
+};
+
 // [pulse]: the PulseAudio-protocol server (pulse/pulse_server.h). Read at
 // start; a reload keeps the running one.
 struct PulseConfig {
@@ -82,6 +114,7 @@ struct ServerConfig {
     std::string default_source;
     std::vector<DeviceConfig> sinks;
     std::vector<DeviceConfig> sources; // [sources.NAME]: capture devices
+    std::vector<GroupConfig> groups;   // [groups.NAME]; their sinks are in `sinks`
     std::vector<AppRule> apps;         // [apps.NAME]
     PulseConfig pulse;                 // [pulse]
 };

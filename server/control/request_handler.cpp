@@ -180,6 +180,19 @@ bool RequestHandler::handle(ControlClient& client, const proto::Packet& packet) 
             }
             return engine_.suspend_device(r.name, r.suspended);
         });
+    case proto::MsgType::set_group_member:
+        return answer<proto::SetGroupMember>(client, seq, body, [&](const auto& r) -> MaybeError {
+            if (MaybeError denied = access_.require_admin(client, "changing a group's members")) {
+                return denied;
+            }
+            if (!r.member) {
+                return engine_.leave_group(r.group, r.sink);
+            }
+            GroupMember member;
+            member.sink = r.sink;
+            member.delay_ms = r.delay_ms;
+            return engine_.join_group(r.group, member);
+        });
     case proto::MsgType::subscribe:
         return answer<proto::Subscribe>(client, seq, body, [&](const auto&) {
             client.subscribed = true;

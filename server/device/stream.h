@@ -128,6 +128,11 @@ struct Stream {
     // streams a relay times (engine/relays.h), which alone read it; set by
     // the control thread, read by the RT thread.
     std::atomic<bool> anchored{false};
+    // A record stream on a sink's monitor whose frames are heard again this
+    // long after the sink plays them (a group's local member, which plays
+    // in step with the rooms: engine/groups.h); 0: a monitor's records have
+    // no anchor. Set by the control thread before the stream is attached.
+    std::atomic<int64_t> replayed_after_ns{0};
     SeqLocked<TimeAnchor> heard;
 
     // The device it is on (while moving: the one it is leaving). Thread: control.

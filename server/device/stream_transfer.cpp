@@ -142,7 +142,7 @@ void StreamTransfer::pull_rt(Stream& stream, float* bus, uint64_t sink_frame) no
 
     const uint64_t free_before = capacity - available;
     if (frames > 0 && stream.anchored.load(std::memory_order_relaxed)) {
-        publish_anchor_rt(stream, rt.server_pos, frames);
+        publish_anchor_rt(stream, rt.server_pos, frames, media_ns_);
     }
     rt.server_pos += frames;
     if (frames > 0) {
@@ -172,22 +172,22 @@ void StreamTransfer::pull_rt(Stream& stream, float* bus, uint64_t sink_frame) no
     }
 }
 
-void StreamTransfer::publish_anchor_rt(Stream& stream, uint64_t position,
-                                       uint32_t frames) noexcept {
+void StreamTransfer::publish_anchor_rt(Stream& stream, uint64_t position, uint32_t frames,
+                                       int64_t heard_ns) noexcept {
     TimeAnchor& last = stream.rt.anchor;
-    if (media_ns_ == 0) {
+    if (heard_ns == 0) {
         last = {};
         return;
     }
-    TimeAnchor now{position, media_ns_, 0};
+    TimeAnchor now{position, heard_ns, 0};
     // The pace over the last cycle, if this one follows on from it and the
     // pace is within 1 % of the nominal (not a cycle that came up short, a
     // stream that moved between devices, or a source's new sender).
     const double nominal = 1e9 / stream.rate;
     if (last.ns != 0 && position > last.position &&
         position - last.position == stream.rt.anchor_frames) {
-        const double pace = static_cast<double>(media_ns_ - last.ns) /
-                            static_cast<double>(position - last.position);
+        const double pace =
+            static_cast<double>(heard_ns - last.ns) / static_cast<double>(position - last.position);
         if (std::fabs(pace / nominal - 1) < 0.01) {
             now.ns_per_frame = pace;
         }
@@ -300,8 +300,15 @@ void StreamTransfer::push_rt(Stream& stream, const float* bus, uint64_t sink_fra
     if (n > 0 && header->sink_start_frame.load(std::memory_order_relaxed) == kNoFrame) {
         header->sink_start_frame.store(sink_frame, std::memory_order_release);
     }
-    if (n > 0 && timed_records_ && stream.anchored.load(std::memory_order_relaxed)) {
-        publish_anchor_rt(stream, rt.server_pos, n);
+    if (n > 0 && stream.anchored.load(std::memory_order_relaxed)) {
+        // A source's records are heard when it says; a monitor's were
+        // heard already, unless they are to be heard again later.
+        const int64_t replayed_after = stream.replayed_after_ns.load(std::memory_order_relaxed);
+        if (timed_records_) {
+            publish_anchor_rt(stream, rt.server_pos, n, media_ns_);
+        } else if (replayed_after > 0 && media_ns_ != 0) {
+            publish_anchor_rt(stream, rt.server_pos, n, media_ns_ + replayed_after);
+        }
     }
     rt.server_pos += n;
     header->server_pos.store(rt.server_pos, std::memory_order_release);

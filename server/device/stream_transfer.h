@@ -42,7 +42,8 @@ public:
     // self-timed writers (ring_layout.h); and when its first frame is heard
     // (0: not known), published as each stream's TimeAnchor. A sink's
     // monitor records what was heard already: its record streams get no
-    // anchor (`timed_records` false), only a source's. Thread: rt.
+    // anchor (`timed_records` false), only a source's, unless they are
+    // heard again later (Stream::replayed_after_ns). Thread: rt.
     void begin_cycle_rt(uint64_t time_ns, uint64_t period_ns, int64_t media_ns,
                         bool timed_records) noexcept {
         cycle_time_ns_ = time_ns;
@@ -58,9 +59,10 @@ public:
 
 private:
     // Publishes where the stream's cycle began and when that frame is
-    // heard, with the pace since the last cycle when it follows on; the
-    // cycle moves `frames`.
-    void publish_anchor_rt(Stream& stream, uint64_t position, uint32_t frames) noexcept;
+    // heard (`heard_ns`; 0: not known), with the pace since the last cycle
+    // when it follows on; the cycle moves `frames`.
+    void publish_anchor_rt(Stream& stream, uint64_t position, uint32_t frames,
+                           int64_t heard_ns) noexcept;
     // A playback stream that needs converting: decoded, resampled, mixed.
     void convert_rt(Stream& stream, uint64_t available, float* bus, uint32_t* consumed,
                     uint32_t* produced) noexcept;

@@ -87,6 +87,8 @@ MaybeError DeviceLifecycle::unload(DeviceKind kind, const std::string& name) {
     if (kind == DeviceKind::source) {
         relays_.stop(name);
         discovered_.close_found_by(name);
+    } else {
+        relays_.stop_replays_on(*device);
     }
     Device* fallback = devices_.fallback_for(*device);
     if (fallback == nullptr && streams_.count_on(*device) > 0) {

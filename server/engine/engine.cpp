@@ -27,10 +27,11 @@ Engine::Engine(ServerConfig config, ModuleLoader& modules, AppStateStore& state)
     , gains_(streams_, devices_, commands_, state_, announcer_)
     , router_(devices_, streams_, commands_, gains_, state_, announcer_, config_)
     , relays_(*this, devices_, state_, config_)
+    , groups_(relays_, devices_)
     , discovered_(lifecycle_, devices_)
     , lifecycle_(devices_, streams_, router_, gains_, relays_, discovered_, announcer_)
     , watchdog_(devices_, announcer_)
-    , status_(devices_, streams_, relays_, state_, announcer_, config_) {
+    , status_(devices_, streams_, relays_, groups_, state_, announcer_, config_) {
     host_.abi_version = AUDIOD_MODULE_ABI_VERSION;
     host_.log = host_log;
     host_.request_source = DiscoveredSources::request;
@@ -89,6 +90,10 @@ Status Engine::start() {
             return Status::failure("source '" + source->name() + "': " + relaying.reason());
         }
     }
+    if (const std::vector<std::string> errors = groups_.configure(config_.groups);
+        !errors.empty()) {
+        return Status::failure(errors.front());
+    }
     status_.mark_started();
     return Status::success();
 }
@@ -138,6 +143,18 @@ std::variant<Stream*, ClientError> Engine::create_stream(const StreamRequest& re
                            " buffer=" + std::to_string(added.ring.capacity()));
     announcer_.stream_event("stream-added", added);
     return &added;
+}
+
+MaybeError Engine::load_device(DeviceKind kind, const std::string& type, const std::string& name,
+                               const OptionList& options) {
+    if (MaybeError error = lifecycle_.load(kind, type, name, options)) {
+        return error;
+    }
+    // A group's sink or member back: its members play again.
+    for (const std::string& error : groups_.sync()) {
+        log_warning("engine", error);
+    }
+    return std::nullopt;
 }
 
 std::string Engine::why_not_running(const Device& device) const {
@@ -258,6 +275,9 @@ std::variant<std::string, ClientError> Engine::reload(ServerConfig next) {
         } else {
             note("closed", step);
         }
+    }
+    for (std::string& error : groups_.configure(config_.groups)) {
+        errors.push_back(std::move(error));
     }
     std::string summary = "reloaded " + config_.source;
     summary += done.empty() ? ": no sink or source changed" : ": ";

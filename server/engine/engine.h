@@ -11,6 +11,7 @@
 //   plan_reload       a new configuration as a plan, checked first
 //   RtWatchdog        RT threads that stop completing cycles
 //   Relays            sources relayed into sinks
+//   Groups            sinks every room plays in step, this machine's sinks too
 //   DiscoveredSources network sessions that sources find
 //   StatusReport      what `audioctl list` and `info` show
 //   Announcer         events for the control server
@@ -36,6 +37,7 @@
 #include "engine/device_registry.h"
 #include "engine/discovered_sources.h"
 #include "engine/gains.h"
+#include "engine/groups.h"
 #include "engine/module_loader.h"
 #include "engine/relays.h"
 #include "engine/router.h"
@@ -83,9 +85,7 @@ public:
     // device's streams move to the default sink (record streams: to its
     // monitor).
     [[nodiscard]] MaybeError load_device(DeviceKind kind, const std::string& type,
-                                         const std::string& name, const OptionList& options) {
-        return lifecycle_.load(kind, type, name, options);
-    }
+                                         const std::string& name, const OptionList& options);
     [[nodiscard]] MaybeError unload_device(DeviceKind kind, const std::string& name) {
         return lifecycle_.unload(kind, name);
     }
@@ -102,6 +102,14 @@ public:
     [[nodiscard]] std::string default_source() const { return devices_.default_source(); }
     // The same, for a sink or a capture source by name (no two share one).
     [[nodiscard]] MaybeError suspend_device(const std::string& name, bool suspended);
+    // A local sink joins a group (or changes its settings), or leaves it,
+    // until the configuration is reloaded (engine/groups.h).
+    [[nodiscard]] MaybeError join_group(const std::string& group, const GroupMember& member) {
+        return groups_.join(group, member);
+    }
+    [[nodiscard]] MaybeError leave_group(const std::string& group, const std::string& sink) {
+        return groups_.leave(group, sink);
+    }
     [[nodiscard]] MaybeError move(const proto::MoveStream& request) {
         return router_.move(request);
     }
@@ -156,6 +164,7 @@ private:
     Gains gains_;
     Router router_;
     Relays relays_;
+    Groups groups_;
     DiscoveredSources discovered_;
     DeviceLifecycle lifecycle_;
     RtWatchdog watchdog_;

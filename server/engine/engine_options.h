@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <variant>
@@ -30,6 +31,13 @@ struct RelayRequest {
 
     std::string sink; // "" for nowhere
     uint32_t latency_ms = kDefaultLatencyMs;
+    // A group's local member (engine/groups.h) rather than a source: what
+    // the relayed sink plays is heard again on `sink` this long after (its
+    // monitor, played in step with the rooms), and the playback stream
+    // stays on `sink`. 0: the relayed device is a source.
+    int64_t replayed_after_ns = 0;
+    std::optional<float> volume; // the playback stream's start level
+    std::optional<bool> muted;
 };
 // Takes `sink` and `play-latency-ms` out of a source's options; an error
 // for a bad value.

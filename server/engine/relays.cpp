@@ -23,8 +23,12 @@ Status Relays::start(Device& source, const RelayRequest& request) {
     if (devices_.find_sink(request.sink) == nullptr) {
         return Status::failure("sink = \"" + request.sink + "\": no sink has that name");
     }
+    const bool replay = request.replayed_after_ns > 0;
     const DeviceFormat& format = source.format();
-    const std::string app = source.type() + ":" + source.name();
+    // A replay's streams are named for the group and the member, so that
+    // each member's level is its own (and remembered as an application's).
+    const std::string app = replay ? "group:" + source.name() + "@" + request.sink
+                                   : source.type() + ":" + source.name();
     // What the user asked for, but at least what the devices take a cycle
     // (so that neither side's quantum alone can empty the queue) and the
     // clock loop's dead band (SourceRelay: half of both quanta).
@@ -42,7 +46,7 @@ Status Relays::start(Device& source, const RelayRequest& request) {
     recording.pid = static_cast<uint32_t>(::getpid());
     recording.app = app;
     recording.params.direction = static_cast<uint32_t>(proto::StreamDirection::record);
-    recording.params.device = source.name();
+    recording.params.device = replay ? source.name() + ".monitor" : source.name();
     recording.params.format = static_cast<uint32_t>(SampleFormat::f32le);
     recording.params.rate = format.rate;
     recording.params.channels = format.channels;
@@ -54,16 +58,19 @@ Status Relays::start(Device& source, const RelayRequest& request) {
     }
     Stream& record = *std::get<Stream*>(recorded);
     record.placement.pinned = true;
-    record.anchored.store(true,
-                          std::memory_order_relaxed); // a timed source's times reach the relay
+    // A timed source's times reach the relay; a replayed monitor's are the
+    // sink's, later by the replay's delay.
+    record.replayed_after_ns.store(request.replayed_after_ns, std::memory_order_relaxed);
+    record.anchored.store(true, std::memory_order_relaxed);
 
     // Where the user last moved it, if that sink is here; else as asked.
     StreamRequest playing = recording;
     playing.params.direction = static_cast<uint32_t>(proto::StreamDirection::playback);
-    const std::string remembered = state_.get(app).sink;
+    const std::string remembered = replay ? std::string() : state_.get(app).sink;
     playing.params.device = !remembered.empty() && devices_.find_sink(remembered) != nullptr
                                 ? remembered
                                 : request.sink;
+    playing.params.volume = request.volume.value_or(1.0f);
     // Room for the queue to overfill before the relay drops input, and
     // for a timed source's frames to wait until they are due (a link
     // offset of up to about 2 s).
@@ -77,23 +84,31 @@ Status Relays::start(Device& source, const RelayRequest& request) {
     Stream& playback = *std::get<Stream*>(played);
     playback.anchored.store(true, std::memory_order_relaxed); // when its sink plays it
     playback.placement.home = request.sink;
-    auto relay = SourceRelay::start(source.name(), record, playback, target, format.quantum,
-                                    largest_quantum, config_.rt_priority);
+    // A member plays the group on its own sink or not at all: rescued to
+    // the default sink it could be playing into the group itself.
+    playback.placement.pinned = replay;
+    if (request.muted.value_or(false)) {
+        (void)engine_.set_mute({static_cast<uint32_t>(proto::VolumeTarget::stream), playback.id, "",
+                                static_cast<uint32_t>(proto::MuteMode::on)});
+    }
+    const std::string name = replay ? replay_name(source.name(), request.sink) : source.name();
+    auto relay = SourceRelay::start(name, record, playback, target, format.quantum, largest_quantum,
+                                    config_.rt_priority);
     if (relay == nullptr) {
         engine_.close_stream(playback);
         engine_.close_stream(record);
         return Status::failure("cannot start the thread that plays it");
     }
     relays_.push_back(std::move(relay));
-    log_info("engine", "source " + source.name() + " plays into " + playing.params.device +
-                           " stream=" + std::to_string(playback.id) +
+    log_info("engine", std::string(replay ? "group " : "source ") + source.name() + " plays into " +
+                           playing.params.device + " stream=" + std::to_string(playback.id) +
                            " queue=" + std::to_string(target) + " frames");
     return Status::success();
 }
 
-void Relays::stop(const std::string& source) {
+void Relays::stop(const std::string& name) {
     const auto it = std::find_if(relays_.begin(), relays_.end(),
-                                 [&](const auto& relay) { return relay->name() == source; });
+                                 [&](const auto& relay) { return relay->name() == name; });
     if (it == relays_.end()) {
         return;
     }
@@ -102,6 +117,28 @@ void Relays::stop(const std::string& source) {
     relays_.erase(it); // joins its thread: the streams are the engine's alone again
     engine_.close_stream(playback);
     engine_.close_stream(record);
+}
+
+void Relays::stop_replays_on(const Device& sink) {
+    std::vector<std::string> names;
+    for (const auto& relay : relays_) {
+        const bool replay = relay->playback().placement.pinned;
+        if (replay && (relay->record().device() == &sink || relay->playback().device() == &sink)) {
+            names.push_back(relay->name());
+        }
+    }
+    for (const std::string& name : names) {
+        stop(name);
+    }
+}
+
+const SourceRelay* Relays::find(const std::string& name) const {
+    for (const auto& relay : relays_) {
+        if (relay->name() == name) {
+            return relay.get();
+        }
+    }
+    return nullptr;
 }
 
 const SourceRelay* Relays::of(const Device& source) const {

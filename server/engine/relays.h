@@ -26,11 +26,21 @@ public:
     Relays(const Relays&) = delete;
     Relays& operator=(const Relays&) = delete;
 
-    // Starts relaying `source` into the request's sink.
+    // Starts relaying `source` into the request's sink; with
+    // `replayed_after_ns`, `source` is a group's sink and the relay plays
+    // its monitor (named replay_name(GROUP, SINK)).
     [[nodiscard]] Status start(Device& source, const RelayRequest& request);
-    // Stops the relay of the source so named, if it has one, and closes its
-    // streams.
-    void stop(const std::string& source);
+    // Stops the relay so named (a source's name, or a replay's), if there
+    // is one, and closes its streams.
+    void stop(const std::string& name);
+    // Stops the replays that record or play into `sink`, which is about to
+    // go: a group's member plays nowhere else.
+    void stop_replays_on(const Device& sink);
+    [[nodiscard]] static std::string replay_name(const std::string& group,
+                                                 const std::string& member) {
+        return group + ">" + member;
+    }
+    [[nodiscard]] const SourceRelay* find(const std::string& name) const;
     // Stops every relay (their threads use streams that are about to go).
     void clear() { relays_.clear(); }
 

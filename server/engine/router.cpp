@@ -171,10 +171,14 @@ MaybeError Router::move(const proto::MoveStream& request) {
                                       : "a record stream moves to a source (SINK.monitor)"};
         }
         if (stream->placement.pinned) {
-            return ClientError{AUDIOD_E_REFUSED,
-                               "stream " + std::to_string(stream->id) + " records source '" +
-                                   stream->device()->name() +
-                                   "' for playing; move its playback stream instead"};
+            return ClientError{
+                AUDIOD_E_REFUSED,
+                stream->record
+                    ? "stream " + std::to_string(stream->id) + " records '" +
+                          stream->device()->name() +
+                          "' for playing; move its playback stream instead"
+                    : "stream " + std::to_string(stream->id) + " plays a group on its member '" +
+                          stream->device()->name() + "'; change the group's members instead"};
         }
         moving.push_back(stream);
     } else if (static_cast<proto::VolumeTarget>(request.target) == proto::VolumeTarget::app) {

@@ -10,11 +10,12 @@
 namespace audiod {
 
 StatusReport::StatusReport(const DeviceRegistry& devices, const StreamTable& streams,
-                           const Relays& relays, const AppStateStore& state, Announcer& announcer,
-                           const ServerConfig& config)
+                           const Relays& relays, const Groups& groups, const AppStateStore& state,
+                           Announcer& announcer, const ServerConfig& config)
     : devices_(devices)
     , streams_(streams)
     , relays_(relays)
+    , groups_(groups)
     , state_(state)
     , announcer_(announcer)
     , config_(config) {}
@@ -73,6 +74,12 @@ std::vector<proto::SinkInfo> StatusReport::sinks() const {
         info.scheduling = sink.scheduling();
         info.latency_frames = sink.latency_frames();
         info.details = sink.details();
+        if (const std::string group = groups_.details(sink); !group.empty()) {
+            if (!info.details.empty() && info.details.back() != '\n') {
+                info.details += '\n';
+            }
+            info.details += group;
+        }
         out.push_back(std::move(info));
     }
     return out;

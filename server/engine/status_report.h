@@ -7,6 +7,7 @@
 #include "engine/announcer.h"
 #include "engine/app_state.h"
 #include "engine/device_registry.h"
+#include "engine/groups.h"
 #include "engine/relays.h"
 #include "engine/stream_table.h"
 
@@ -19,7 +20,8 @@ namespace audiod {
 class StatusReport {
 public:
     StatusReport(const DeviceRegistry& devices, const StreamTable& streams, const Relays& relays,
-                 const AppStateStore& state, Announcer& announcer, const ServerConfig& config);
+                 const Groups& groups, const AppStateStore& state, Announcer& announcer,
+                 const ServerConfig& config);
 
     [[nodiscard]] std::vector<proto::SinkInfo> sinks() const;
     [[nodiscard]] std::vector<proto::StreamInfo> streams() const;
@@ -45,6 +47,7 @@ private:
     const DeviceRegistry& devices_;
     const StreamTable& streams_;
     const Relays& relays_;
+    const Groups& groups_;
     const AppStateStore& state_;
     Announcer& announcer_;
     const ServerConfig& config_;

@@ -3,7 +3,7 @@
 // played (play-times), measured by audiod-sync-probe; and RTP receivers
 // with a link offset playing one sender's stream into such rooms, heard
 // within 100 µs of each other.
-#include "helpers.h"
+#include "house.h"
 
 #include <boost/test/unit_test.hpp>
 
@@ -20,28 +20,6 @@
 using namespace audiod;
 using namespace audiod::test;
 using namespace std::chrono_literals;
-
-namespace {
-
-// A room: a file sink with its clock set `ppm` off, writing its audio and
-// when it played it.
-std::string room_sink(const TempDir& dir, const std::string& name, int ppm) {
-    return "[sinks." + name + "]\ntype = \"file\"\nformat = \"f32le\"\npath = \"" +
-           dir.file(name + ".wav") + "\"\nplay-times = \"" + dir.file(name + ".times") +
-           "\"\nclock-ppm = " + std::to_string(ppm) + "\n";
-}
-
-std::string room_measure(const TempDir& dir, const std::string& name) {
-    return name + "=" + dir.file(name + ".wav") + "," + dir.file(name + ".times");
-}
-
-// The line of `out` that starts with `key`, as audiod-sync-probe --json prints.
-std::string json_line(const std::string& out, const std::string& key) {
-    const size_t at = out.find(key);
-    return at == std::string::npos ? "" : out.substr(at, out.find('\n', at) - at);
-}
-
-} // namespace
 
 BOOST_AUTO_TEST_SUITE(rooms)
 
@@ -94,168 +72,6 @@ BOOST_AUTO_TEST_CASE(rooms_on_clocks_200_ppm_apart_are_measured_drifting_200_ppm
 
 namespace {
 
-// A house on one server: sink `net` sends the probe (L16 unless said) to a
-// multicast group, and each room is an RTP source with a link offset of 150 ms
-// playing into a file sink whose clock is off by the room's ppm. A null
-// sink is the default, where a stream goes while its sink is away.
-struct House {
-    House(const TempDir& dir, std::vector<std::pair<std::string, int>> rooms_in,
-          std::string payload_in = "l16")
-        : dir(dir)
-        , rooms(std::move(rooms_in))
-        , payload(std::move(payload_in))
-        , port(free_udp_port_pair())
-        , group("239.255.88." + std::to_string(port % 250 + 1)) {}
-
-    [[nodiscard]] std::string sender_options() const {
-        return "destination=" + group + " port=" + std::to_string(port) + " payload=" + payload;
-    }
-    [[nodiscard]] std::string receiver_options(const std::string& room) const {
-        // Through a network of its own (a relay), or from the group.
-        const auto own = networks.find(room);
-        const std::string from = own != networks.end()
-                                     ? "address=127.0.0.1 port=" + std::to_string(own->second)
-                                     : "address=" + group + " port=" + std::to_string(port);
-        return from + " payload=" + payload + " latency-ms=30 link-offset-ms=150 sink=" + room;
-    }
-    // The same as TOML lines.
-    static std::string toml(const std::string& options) {
-        std::string out;
-        size_t at = 0;
-        while (at < options.size()) {
-            const size_t end = std::min(options.find(' ', at), options.size());
-            const std::string item = options.substr(at, end - at);
-            const size_t eq = item.find('=');
-            const std::string value = item.substr(eq + 1);
-            const bool number = value.find_first_not_of("0123456789") == std::string::npos;
-            out += item.substr(0, eq) + " = " + (number ? value : "\"" + value + "\"") + "\n";
-            at = end + 1;
-        }
-        return out;
-    }
-    [[nodiscard]] std::string config() const {
-        std::string c = "[server]\nrt-priority = 0\ndefault-sink = \"spare\"\n\n"
-                        "[sinks.spare]\ntype = \"null\"\n\n[sinks.net]\ntype = \"rtp\"\n" +
-                        toml(sender_options()) + "\n";
-        for (const auto& [name, ppm] : rooms) {
-            c += room_sink(dir, name, ppm) + "\n[sources.rx-" + name + "]\ntype = \"rtp\"\n" +
-                 toml(receiver_options(name)) + "\n";
-        }
-        return c;
-    }
-    // Measures the rooms; the output of audiod-sync-probe --json --series
-    // (by the noise bursts with `bursts`: Opus keeps no ramp).
-    [[nodiscard]] std::string measure(double settle_s, bool bursts = false) const {
-        std::vector<std::string> args = {
-            "measure",    "--json", "--series", "--settle", std::to_string(settle_s),
-            "--bound-us", "100"};
-        if (bursts) {
-            args.emplace_back("--bursts");
-        }
-        for (const auto& [name, ppm] : rooms) {
-            args.push_back(room_measure(dir, name));
-        }
-        const ProgramResult measured = run_tool("audiod-sync-probe", args);
-        BOOST_REQUIRE_MESSAGE(measured.status == 0, measured.err);
-        return measured.out;
-    }
-
-    const TempDir& dir;
-    std::vector<std::pair<std::string, int>> rooms;
-    std::string payload;
-    uint16_t port;
-    std::string group;
-    std::map<std::string, uint16_t> networks; // room -> the port its relay sends to
-};
-
-// A player of the probe into `net`, with a long buffer so that a loaded
-// machine does not make it run dry (a gap in what every room heard).
-std::vector<std::string> probe_player(const TempDir& dir, double seconds, bool ramp = true) {
-    std::vector<std::string> make = {"make", "--seconds", std::to_string(seconds)};
-    if (!ramp) {
-        make.emplace_back("--no-ramp");
-    }
-    make.push_back(dir.file("probe.wav"));
-    const ProgramResult made = run_tool("audiod-sync-probe", make);
-    BOOST_REQUIRE_MESSAGE(made.status == 0, made.err);
-    return {bin("audioplay"),     "--quiet", "--sink", "net", "--latency-ms", "500",
-            dir.file("probe.wav")};
-}
-
-// The points of one pair's series after `from_s`: the first one's time and
-// the largest |Δ| from it on.
-struct After {
-    double first_s = -1;
-    double max_us = 0;
-    size_t points = 0;
-};
-After series_after(const std::string& out, const std::string& pair, double from_s) {
-    After after;
-    std::istringstream lines(out);
-    std::string line;
-    const std::string key = "series " + pair + " ";
-    while (std::getline(lines, line)) {
-        if (line.rfind(key, 0) != 0) {
-            continue;
-        }
-        std::istringstream fields(line.substr(key.size()));
-        double t = 0, delta = 0;
-        fields >> t >> delta;
-        if (t < from_s) {
-            continue;
-        }
-        if (after.points++ == 0) {
-            after.first_s = t;
-        }
-        after.max_us = std::max(after.max_us, std::fabs(delta));
-    }
-    return after;
-}
-
-// Where a pair's series has its longest gap (the rooms did not both play):
-// when it began.
-double gap_start(const std::string& out, const std::string& pair) {
-    std::istringstream lines(out);
-    std::string line;
-    const std::string key = "series " + pair + " ";
-    double last = -1, longest = 0, start = -1;
-    while (std::getline(lines, line)) {
-        if (line.rfind(key, 0) == 0) {
-            const double t = std::stod(line.substr(key.size()));
-            if (last >= 0 && t - last > longest) {
-                longest = t - last;
-                start = last;
-            }
-            last = t;
-        }
-    }
-    return start;
-}
-
-// Waits until every room has heard the end of what was sent: its
-// receiver has heard nothing for a second (the session shows idle) and its
-// player has played half a second more since, past the link offset.
-void wait_until_rooms_heard(const House& house) {
-    for (const auto& [name, ppm] : house.rooms) {
-        const std::string rx = "rx-" + name;
-        BOOST_REQUIRE_MESSAGE(
-            eventually([&] { return source_field(rx, "session") == "idle"; }, 60s),
-            run_tool("audioctl", {"list", "sources"}).out);
-        const auto stream = static_cast<uint32_t>(source_number(rx, "play-stream"));
-        BOOST_REQUIRE_NE(stream, 0u);
-        BOOST_REQUIRE(wait_for_more(stream, 24000, 60s));
-    }
-}
-
-// `audioctl` VERB... with `options` ("key=value key=value") after it.
-void ctl_with_options(std::vector<std::string> args, const std::string& options) {
-    std::istringstream words(options);
-    for (std::string word; words >> word;) {
-        args.push_back(word);
-    }
-    ctl_ok(args);
-}
-
 // Plays 16 s of the probe through two rooms (clocks -100 and +100 ppm),
 // calls `restart` once 4 s have played, and checks that the rooms are in
 // step again within 5 s of the gap it leaves, and stay within 100 µs.
@@ -293,19 +109,6 @@ std::string three_rooms_heard(const TempDir& dir, const std::string& payload, bo
     BOOST_CHECK_MESSAGE(sources.out.find("play-timed=yes") != std::string::npos, sources.out);
     BOOST_REQUIRE_EQUAL(server.stop(SIGTERM), 0);
     return house.measure(5, bursts);
-}
-
-// Every pair of rooms in `out` heard the probe within 100 µs once in step
-// (within 5 s), at `points` or more grid points after the settle time.
-void check_pairs_in_step(const std::string& out, uint64_t points) {
-    for (size_t at = 0; (at = out.find("{\"pair\"", at)) != std::string::npos; ++at) {
-        const std::string line = json_line(out.substr(at), "{\"pair\"");
-        BOOST_TEST_MESSAGE(line);
-        BOOST_CHECK_GE(json_number(line, "points").value_or(0), points);
-        BOOST_CHECK_MESSAGE(json_real(line, "p999_us").value_or(1e9) <= 100, line);
-        const auto converged = json_real(line, "converged_s");
-        BOOST_CHECK_MESSAGE(converged && *converged >= 0 && *converged <= 5, line);
-    }
 }
 
 } // namespace

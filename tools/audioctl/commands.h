@@ -41,6 +41,11 @@ int run_forget(Session& session, const Args& args);
 int run_kill_client(Session& session, const Args& args);
 int run_reload(Session& session, const Args& args);
 
+// groups.cpp
+int run_list_groups(Session& session);
+int run_group_add(Session& session, const Args& args);
+int run_group_remove(Session& session, const Args& args);
+
 // watch.cpp
 int run_watch(Session& session, const Args& args);
 

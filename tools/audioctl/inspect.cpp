@@ -34,12 +34,17 @@ int server_error(const Session& session, const char* what, int rc) {
 
 int run_list(Session& session, const Args& args) {
     if (args.size() > 1) {
-        return usage("list takes at most one argument: sinks, sources, streams, clients or apps");
+        return usage(
+            "list takes at most one argument: sinks, sources, streams, clients, apps or groups");
     }
     const std::string what = args.empty() ? "all" : args[0];
     if (what != "all" && what != "sinks" && what != "sources" && what != "streams" &&
-        what != "clients" && what != "apps") {
-        return usage("cannot list '" + what + "' (use sinks, sources, streams, clients or apps)");
+        what != "clients" && what != "apps" && what != "groups") {
+        return usage("cannot list '" + what +
+                     "' (use sinks, sources, streams, clients, apps or groups)");
+    }
+    if (what == "groups") {
+        return run_list_groups(session);
     }
     if (what == "sources") {
         proto::SourceList sources;

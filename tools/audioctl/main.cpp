@@ -18,9 +18,10 @@ constexpr const char* kUsage = R"(Usage: audioctl [OPTION]... COMMAND [ARGUMENT]
 Inspect and control the audiod sound server.
 
 Inspecting:
-  list [sinks|sources|streams|clients|apps]
+  list [sinks|sources|streams|clients|apps|groups]
                    show sinks and/or streams (playback and record), the
-                   sources, the connected clients, or the applications.
+                   sources, the connected clients, the applications, or
+                   the groups.
                    Sources: every sink's monitor, NAME.monitor, which
                    carries exactly what the sink plays. Sinks: name (* = default),
                    type, state, rate, channels, quantum, latency, format,
@@ -35,7 +36,11 @@ Inspecting:
                    sink, streams playing, where its settings come from
                    (set at run time, rule, default) and when it last
                    played (now, a time, or never: a name never seen may
-                   be a typo).
+                   be a typo). Groups: each group's state, destination,
+                   payload and link offset, and each local member's
+                   state (in-step, waiting: no timing yet, absent: its
+                   sink is not loaded), stream, delay-ms, sync error
+                   (µs; + late) and realigns.
   info             server version, rate, quantum, scheduling in force,
                    uptime, default sink and source, counts, state file
                    and sinks.
@@ -90,6 +95,14 @@ application, sink:NAME, or source:NAME for a capture source):
                    and line (exit status 1), and the running one stays; so
                    does exit status 1 with an "error:" line per device that
                    could not be opened with its new settings.
+  group-add GROUP SINK [delay-ms=N]
+                   make SINK, a sink of this server, play the group GROUP
+                   in step with its rooms; delay-ms is how late SINK's
+                   sound comes out (an HDMI or Bluetooth path), played that
+                   much earlier. Given again, it changes the delay. Lasts
+                   until the configuration is reloaded.
+  group-remove GROUP SINK
+                   SINK no longer plays the group.
   forget app:NAME  drop the volume, mute and sink set at run time for an
                    application, and when it last played: its rule in the
                    configuration ([apps.NAME]) or the defaults apply again.
@@ -202,6 +215,8 @@ int main(int argc, char** argv) {
         {"forget", run_forget},
         {"kill-client", run_kill_client},
         {"reload", run_reload},
+        {"group-add", run_group_add},
+        {"group-remove", run_group_remove},
         {"watch", run_watch},
     };
     Handler handler = nullptr;

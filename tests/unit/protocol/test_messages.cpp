@@ -153,6 +153,16 @@ BOOST_AUTO_TEST_CASE(sources_and_their_requests_round_trip) {
     BOOST_CHECK_EQUAL(back.name, "speakers");
     BOOST_CHECK(!back.suspended);
     check_truncations(suspend);
+    SetGroupMember member;
+    member.group = "house";
+    member.sink = "tv";
+    member.delay_ms = 40;
+    const SetGroupMember member_back = round_trip(member);
+    BOOST_CHECK_EQUAL(member_back.group, "house");
+    BOOST_CHECK_EQUAL(member_back.sink, "tv");
+    BOOST_CHECK(member_back.member);
+    BOOST_CHECK_EQUAL(member_back.delay_ms, 40u);
+    check_truncations(member);
     ServerInfo info;
     info.default_source = "mic";
     BOOST_CHECK_EQUAL(round_trip(info).default_source, "mic");

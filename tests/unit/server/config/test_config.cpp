@@ -145,6 +145,70 @@ volume = 0.25
     BOOST_CHECK_MESSAGE(starts_with(e, "test.conf:4: application 'mpv' must be a table"), e);
 }
 
+// A group is an rtp sink of its name with the table's other keys as its
+// options (sending through silence unless told), a link offset and its
+// local members.
+BOOST_AUTO_TEST_CASE(a_group_is_an_rtp_sink_with_local_members) {
+    const auto c = parse_ok(R"(
+[sinks.speakers]
+type = "null"
+[sinks.tv]
+type = "null"
+[groups.house]
+destination = "239.10.10.1"
+payload = "l24"
+link-offset-ms = 200
+local = ["speakers", { sink = "tv", delay-ms = 40, volume = "80%", mute = true }]
+)");
+    BOOST_REQUIRE_EQUAL(c.sinks.size(), 3u);
+    const DeviceConfig& sink = c.sinks[2];
+    BOOST_CHECK_EQUAL(sink.name, "house");
+    BOOST_CHECK_EQUAL(sink.type, "rtp");
+    const std::vector<std::pair<std::string, std::string>> options = {
+        {"destination", "239.10.10.1"}, {"payload", "l24"}, {"suppress-silence", "false"}};
+    BOOST_CHECK(sink.options == options);
+    BOOST_REQUIRE_EQUAL(c.groups.size(), 1u);
+    const GroupConfig& g = c.groups[0];
+    BOOST_CHECK_EQUAL(g.name, "house");
+    BOOST_CHECK_EQUAL(g.link_offset_ms, 200u);
+    BOOST_REQUIRE_EQUAL(g.local.size(), 2u);
+    BOOST_CHECK_EQUAL(g.local[0].sink, "speakers");
+    BOOST_CHECK_EQUAL(g.local[0].delay_ms, 0u);
+    BOOST_CHECK(!g.local[0].volume && !g.local[0].muted);
+    BOOST_CHECK_EQUAL(g.local[1].sink, "tv");
+    BOOST_CHECK_EQUAL(g.local[1].delay_ms, 40u);
+    BOOST_CHECK_CLOSE(g.local[1].volume.value_or(0), 0.8f, 1e-4);
+    BOOST_CHECK(g.local[1].muted.value_or(false));
+
+    const auto quiet = parse_ok("[groups.house]\nsuppress-silence = true\nlocal = []\n");
+    BOOST_CHECK_EQUAL(quiet.groups[0].link_offset_ms, GroupConfig::kDefaultLinkOffsetMs);
+    BOOST_CHECK(quiet.sinks[0].options ==
+                (std::vector<std::pair<std::string, std::string>>{{"suppress-silence", "true"}}));
+}
+
+BOOST_AUTO_TEST_CASE(a_group_that_cannot_work_is_refused_with_its_reason) {
+    const std::string sinks = "[sinks.speakers]\ntype = \"null\"\n";
+    const auto refused = [&](const std::string& group, const std::string& reason) {
+        const std::string error = parse_error(sinks + group);
+        BOOST_CHECK_MESSAGE(error.find(reason) != std::string::npos, error);
+        BOOST_CHECK_MESSAGE(starts_with(error, "test.conf:"), error);
+    };
+    refused("[groups.house]\ntype = \"null\"\n", "takes no type");
+    refused("[groups.house]\nlocal = [\"nowhere\"]\n", "'nowhere' is not a configured sink");
+    refused("[groups.house]\nlocal = [\"house\"]\n", "is a group");
+    refused("[groups.house]\nlocal = [\"speakers\", \"speakers\"]\n", "listed twice");
+    refused("[groups.house]\nlocal = [{ delay-ms = 5 }]\n", "without sink");
+    refused("[groups.house]\nlocal = [{ sink = \"speakers\", late = 5 }]\n", "unknown key 'late'");
+    refused("[groups.house]\nlocal = [7]\n", "a sink's name or");
+    refused(
+        "[groups.house]\nlink-offset-ms = 100\nlocal = [{ sink = \"speakers\", delay-ms = 90 }]\n",
+        "leaves less than 20 ms");
+    refused("[groups.house]\nlink-offset-ms = 5\n", "out of range");
+    refused("[groups.house]\nlocal = [{ sink = \"speakers\", volume = \"+5%\" }]\n", "is a step");
+    refused("[groups.speakers]\n", "both a sink and a group");
+    refused("[groups.\"no way\"]\n", "invalid group name");
+}
+
 BOOST_AUTO_TEST_CASE(options_of_any_scalar_type_become_text) {
     const auto c = parse_ok("[sinks.x]\ntype = \"null\"\nn = 5\nf = 0.5\nb = true\n");
     BOOST_REQUIRE_EQUAL(c.sinks[0].options.size(), 3u);

@@ -1,0 +1,99 @@
+// A house on one server, for the multi-room tests (test_rooms.cpp,
+// test_groups.cpp): a sender of the probe to a multicast group, and rooms
+// that receive it. Each room is an RTP source with a link offset of 150
+// ms playing into a file sink whose clock is off by the room's ppm and
+// that writes when each frame played (play-times), measured by
+// audiod-sync-probe. The sender is an RTP sink `net`, or the group `net`
+// with local members (file sinks of the same kind, played in step).
+#pragma once
+
+#include "helpers.h"
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace audiod::test {
+
+// A room: a file sink with its clock set `ppm` off, writing its audio and
+// when it played it.
+std::string room_sink(const TempDir& dir, const std::string& name, int ppm);
+// The room as audiod-sync-probe takes it: NAME=WAV,TIMES.
+std::string room_measure(const TempDir& dir, const std::string& name);
+// The line of `out` that starts with `key`, as audiod-sync-probe --json prints.
+std::string json_line(const std::string& out, const std::string& key);
+
+struct House {
+    static constexpr uint32_t kLinkOffsetMs = 150;
+
+    House(const TempDir& dir, std::vector<std::pair<std::string, int>> rooms,
+          std::string payload = "l16");
+
+    [[nodiscard]] std::string sender_options() const;
+    [[nodiscard]] std::string receiver_options(const std::string& room) const;
+    // "key=value key=value" as TOML lines.
+    static std::string toml(const std::string& options);
+    // The server's configuration: a null sink `spare` (the default), the
+    // sender, each room and its receiver, and `extra` (more sinks).
+    [[nodiscard]] std::string config(const std::string& extra = "") const;
+    // Every room and local member, measured: audiod-sync-probe --json
+    // --series (by the noise bursts with `bursts`: Opus keeps no ramp).
+    [[nodiscard]] std::string measure(double settle_s, bool bursts = false) const;
+    // Rooms and local members as audiod-sync-probe takes them.
+    [[nodiscard]] std::vector<std::string> measured_rooms() const;
+
+    const TempDir& dir;
+    std::vector<std::pair<std::string, int>> rooms;
+    std::string payload;
+    uint16_t port;
+    std::string group;
+    std::map<std::string, uint16_t> networks; // room -> the port its relay sends to
+    // With any, the sender is a group ([groups.net]); each local member is
+    // a room sink of this server played in step: name, ppm, delay-ms.
+    struct Local {
+        std::string name;
+        int ppm = 0;
+        uint32_t delay_ms = 0;
+    };
+    std::vector<Local> local;
+};
+
+// A player of a probe of `seconds` into `sink`, with a long buffer so that
+// a loaded machine does not make it run dry (a gap in what every room
+// heard).
+std::vector<std::string> probe_player(const TempDir& dir, double seconds, bool ramp = true,
+                                      const std::string& sink = "net");
+
+// The points of one pair's series after `from_s`: the first one's time and
+// the largest |Δ| from it on.
+struct After {
+    double first_s = -1;
+    double max_us = 0;
+    size_t points = 0;
+};
+After series_after(const std::string& out, const std::string& pair, double from_s);
+
+// Where a pair's series has its longest gap (the rooms did not both play):
+// when it began.
+double gap_start(const std::string& out, const std::string& pair);
+
+// Waits until every room and local member has heard the end of what was
+// sent, once the player is done: each has played half a second more than
+// the link offset since (a receiver that went idle first, for a sender
+// that stops sending in silence).
+void wait_until_rooms_heard(const House& house);
+
+// `audioctl` VERB... with `options` ("key=value key=value") after it.
+void ctl_with_options(std::vector<std::string> args, const std::string& options);
+
+// Every pair of rooms in `out` named in `pairs` (all when empty) heard the
+// probe within 100 µs once in step (within 5 s), at `points` or more grid
+// points after the settle time.
+void check_pairs_in_step(const std::string& out, uint64_t points,
+                         const std::vector<std::string>& pairs = {});
+
+} // namespace audiod::test

@@ -1,0 +1,181 @@
+// audioctl: groups. `list groups` shows each group (a sink the server
+// reports with a link offset) and its local members; group-add and
+// group-remove change the members until the configuration is reloaded.
+#include "commands.h"
+
+#include "common/json_writer.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+
+namespace audiod::ctl {
+
+namespace {
+
+constexpr const char* kMemberPrefix = "group-local.";
+
+// One group as the server's sink details say it.
+struct GroupView {
+    std::string name;
+    std::map<std::string, std::string> fields; // the group's own
+    std::vector<std::pair<std::string, std::map<std::string, std::string>>> members;
+};
+
+std::vector<GroupView> groups_of(const std::vector<proto::SinkInfo>& sinks) {
+    std::vector<GroupView> out;
+    for (const proto::SinkInfo& sink : sinks) {
+        std::map<std::string, std::string> pairs;
+        size_t at = 0;
+        while (at < sink.details.size()) {
+            size_t end = sink.details.find('\n', at);
+            end = end == std::string::npos ? sink.details.size() : end;
+            const std::string line = sink.details.substr(at, end - at);
+            at = end + 1;
+            if (const size_t equals = line.find('='); equals != std::string::npos) {
+                pairs[line.substr(0, equals)] = line.substr(equals + 1);
+            }
+        }
+        if (pairs.count("group-link-offset-ms") == 0) {
+            continue; // not a group
+        }
+        GroupView group;
+        group.name = sink.name;
+        group.fields = {{"state", sink.state},
+                        {"link-offset-ms", pairs["group-link-offset-ms"]},
+                        {"destination", pairs["destination"]},
+                        {"payload", pairs["payload"]}};
+        const std::string& names = pairs["group-local"];
+        for (size_t from = 0; from < names.size();) {
+            size_t comma = names.find(',', from);
+            comma = comma == std::string::npos ? names.size() : comma;
+            const std::string member = names.substr(from, comma - from);
+            from = comma + 1;
+            std::map<std::string, std::string> fields;
+            const std::string prefix = kMemberPrefix + member + ".";
+            for (const auto& [key, value] : pairs) {
+                if (key.rfind(prefix, 0) == 0) {
+                    fields[key.substr(prefix.size())] = value;
+                }
+            }
+            group.members.emplace_back(member, std::move(fields));
+        }
+        out.push_back(std::move(group));
+    }
+    return out;
+}
+
+std::string text(const std::vector<GroupView>& groups) {
+    std::string out;
+    for (const GroupView& group : groups) {
+        const auto field = [&](const char* key) {
+            const auto it = group.fields.find(key);
+            return it == group.fields.end() ? std::string() : it->second;
+        };
+        out += group.name + ": " + field("state") + ", to " + field("destination") + " (" +
+               field("payload") + "), link offset " + field("link-offset-ms") + " ms\n";
+        if (group.members.empty()) {
+            out += "  no local members\n";
+        }
+        for (const auto& [name, fields] : group.members) {
+            const auto get = [&](const char* key) {
+                const auto it = fields.find(key);
+                return it == fields.end() ? std::string("-") : it->second;
+            };
+            out += "  " + name + ": " + get("state") + ", stream " + get("stream") + ", delay-ms " +
+                   get("delay-ms") + ", sync error " + get("sync-error-us") + " us, realigns " +
+                   get("realigns") + "\n";
+        }
+    }
+    return out.empty() ? "no groups\n" : out;
+}
+
+// A value as JSON: a number where it is one.
+void put(JsonWriter& w, const std::string& value) {
+    char* end = nullptr;
+    const double number = std::strtod(value.c_str(), &end);
+    if (!value.empty() && end == value.c_str() + value.size()) {
+        w.value(number);
+    } else {
+        w.value(value);
+    }
+}
+
+std::string json(const std::vector<GroupView>& groups) {
+    JsonWriter w;
+    w.begin_array();
+    for (const GroupView& group : groups) {
+        w.begin_object();
+        w.key("name");
+        w.value(group.name);
+        for (const auto& [key, value] : group.fields) {
+            w.key(key);
+            put(w, value);
+        }
+        w.key("local");
+        w.begin_array();
+        for (const auto& [name, fields] : group.members) {
+            w.begin_object();
+            w.key("sink");
+            w.value(name);
+            for (const auto& [key, value] : fields) {
+                w.key(key);
+                put(w, value);
+            }
+            w.end_object();
+        }
+        w.end_array();
+        w.end_object();
+    }
+    w.end_array();
+    return w.str() + "\n";
+}
+
+} // namespace
+
+int run_list_groups(Session& session) {
+    proto::SinkList sinks;
+    const int rc = session.channel.call_for(proto::ListSinks{}, &sinks,
+                                            Deadline::after_ms(session.timeout_ms));
+    if (rc != 0) {
+        return server_error(session, "list groups", rc);
+    }
+    const std::vector<GroupView> groups = groups_of(sinks.sinks);
+    const std::string out = session.json ? json(groups) : text(groups);
+    std::fputs(out.c_str(), stdout);
+    return 0;
+}
+
+int run_group_add(Session& session, const Args& args) {
+    if (args.size() < 2 || args.size() > 3) {
+        return usage("group-add takes GROUP SINK [delay-ms=N]");
+    }
+    proto::SetGroupMember request;
+    request.group = args[0];
+    request.sink = args[1];
+    if (args.size() == 3) {
+        const std::string& option = args[2];
+        const std::string key = "delay-ms=";
+        char* end = nullptr;
+        const unsigned long ms =
+            option.rfind(key, 0) == 0 ? std::strtoul(option.c_str() + key.size(), &end, 10) : 0;
+        if (end == nullptr || *end != '\0' || option.size() == key.size() || ms > 10000) {
+            return usage("invalid '" + option + "' (use delay-ms=N, N from 0 to 10000)");
+        }
+        request.delay_ms = static_cast<uint32_t>(ms);
+    }
+    return request_ok(session, "group-add", request);
+}
+
+int run_group_remove(Session& session, const Args& args) {
+    if (args.size() != 2) {
+        return usage("group-remove takes GROUP SINK");
+    }
+    proto::SetGroupMember request;
+    request.group = args[0];
+    request.sink = args[1];
+    request.member = false;
+    return request_ok(session, "group-remove", request);
+}
+
+} // namespace audiod::ctl
