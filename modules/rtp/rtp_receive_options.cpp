@@ -106,7 +106,8 @@ std::optional<RtpReceiveOptions> parse_receive_options(const audiod_device_confi
         }
     }
     if (!read.number("latency-ms", 1, 2000, "1-2000 ms", o.latency_ms) ||
-        !read.number("link-offset-ms", 1, 10000, "1-10000 ms", o.link_offset_ms)) {
+        !read.number("link-offset-ms", 1, 10000, "1-10000 ms", o.link_offset_ms) ||
+        !read.number("delay-ms", 0, 9999, "0-9999 ms", o.delay_ms)) {
         return std::nullopt;
     }
     o.timed = read.get("link-offset-ms").has_value();
@@ -115,6 +116,16 @@ std::optional<RtpReceiveOptions> parse_receive_options(const audiod_device_confi
                            "must be more than latency-ms (" + std::to_string(o.latency_ms) +
                                " ms): a frame must have come through the jitter buffer before "
                                "it is due");
+    }
+    if (read.get("delay-ms") && !o.timed) {
+        return read.refuse("delay-ms", "takes link-offset-ms: a room is played earlier than the "
+                                       "others only when it plays at the stamped times");
+    }
+    if (o.timed && o.link_offset_ms - o.latency_ms <= o.delay_ms) {
+        return read.refuse("delay-ms", "must be less than link-offset-ms less latency-ms (" +
+                                           std::to_string(o.link_offset_ms - o.latency_ms) +
+                                           " ms): a frame played earlier must still have come "
+                                           "through the jitter buffer");
     }
     if (const auto v = read.get("reference-offset-us")) {
         int64_t us = 0;

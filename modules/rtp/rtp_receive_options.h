@@ -42,6 +42,10 @@ inline constexpr audiod_option_spec kSourceOptions[] = {
      "plays each frame this long after the sender's reports say it was due, in step with every "
      "receiver of the stream that has the same offset (rooms in sync); more than latency-ms. "
      "Default: untimed, latency-ms behind the audio's arrival"},
+    {"delay-ms", "integer", "0", "0..9999",
+     "with link-offset-ms: how late this room's sound comes out after its sink plays it (an HDMI "
+     "or Bluetooth path); it is played that much earlier, in step with the other rooms. "
+     "link-offset-ms less delay-ms must still be more than latency-ms"},
     {"reference-offset-us", "integer", "0", "-10000000..10000000",
      "for tests: how far ahead this receiver's wall clock is taken to read (a machine whose "
      "clock disagrees with the sender's)"},
@@ -63,6 +67,7 @@ struct RtpReceiveOptions {
     // was due (sender_clock.h); otherwise latency_ms after it arrives.
     bool timed = false;
     uint32_t link_offset_ms = 0;
+    uint32_t delay_ms = 0; // this room's own lag after its sink: played that much earlier
     int64_t reference_offset_us = 0;
 };
 

@@ -185,9 +185,11 @@ int64_t RtpSource::media_time_rt() const noexcept {
     if (std::isnan(at) || !timeline_.valid) {
         return 0;
     }
-    // Due on the sender's wall clock, plus the link offset, on ours; a
-    // wall clock taken to read ahead (reference-offset-us) plays early.
-    const double wall = timeline_.wall_at(at) + double(options_.link_offset_ms) * 1e6;
+    // Due on the sender's wall clock, plus the link offset, less this
+    // room's own lag, on ours; a wall clock taken to read ahead
+    // (reference-offset-us) plays early.
+    const double wall =
+        timeline_.wall_at(at) + (double(options_.link_offset_ms) - double(options_.delay_ms)) * 1e6;
     return static_cast<int64_t>(std::llround(wall)) -
            (wall_minus_monotonic_ns() + options_.reference_offset_us * 1000);
 }
@@ -230,8 +232,9 @@ size_t RtpSource::describe(char* text, size_t size) const {
         // When the sender means its frames to be heard, and how sure that is.
         const SenderTimeline t = receiver_->timeline();
         const int m = std::snprintf(
-            text + used, size - used, "link-offset-ms=%u\nreports=%llu\nsender-ppm=%.1f\n",
-            options_.link_offset_ms, static_cast<unsigned long long>(s.reports),
+            text + used, size - used,
+            "link-offset-ms=%u\ndelay-ms=%u\nreports=%llu\nsender-ppm=%.1f\n",
+            options_.link_offset_ms, options_.delay_ms, static_cast<unsigned long long>(s.reports),
             t.valid ? (1e9 / options_.clock_rate / t.ns_per_frame - 1) * 1e6 : 0.0);
         used += m < 0 ? 0 : std::min(static_cast<size_t>(m), size - used - 1);
     }

@@ -43,8 +43,11 @@ std::string House::receiver_options(const std::string& room) const {
     const std::string from = own != networks.end()
                                  ? "address=127.0.0.1 port=" + std::to_string(own->second)
                                  : "address=" + group + " port=" + std::to_string(port);
+    const auto delay = delays.find(room);
     return from + " payload=" + payload +
-           " latency-ms=30 link-offset-ms=" + std::to_string(kLinkOffsetMs) + " sink=" + room;
+           " latency-ms=30 link-offset-ms=" + std::to_string(kLinkOffsetMs) +
+           (delay != delays.end() ? " delay-ms=" + std::to_string(delay->second) : "") +
+           " sink=" + room;
 }
 
 std::string House::toml(const std::string& options) {

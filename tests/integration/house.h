@@ -52,6 +52,7 @@ struct House {
     uint16_t port;
     std::string group;
     std::map<std::string, uint16_t> networks; // room -> the port its relay sends to
+    std::map<std::string, uint32_t> delays;   // room -> its receiver's delay-ms
     // With any, the sender is a group ([groups.net]); each local member is
     // a room sink of this server played in step: name, ppm, delay-ms.
     struct Local {

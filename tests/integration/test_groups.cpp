@@ -17,14 +17,16 @@ using namespace std::chrono_literals;
 
 BOOST_AUTO_TEST_SUITE(groups)
 
-// The group `net` sends to two rooms (clocks -100 and +100 ppm) and plays
-// on two sinks of its own: `desk` (+50 ppm), in step with the rooms
+// The group `net` sends to three rooms (clocks -100, +100 and 0 ppm) and
+// plays on two sinks of its own: `desk` (+50 ppm), in step with the rooms
 // within 100 µs, and `tv`, whose sound comes out 40 ms late (delay-ms =
-// 40), played that much earlier.
+// 40), played that much earlier; so is the room `porch`, by its
+// receiver's delay-ms = 25.
 BOOST_AUTO_TEST_CASE(local_members_play_in_step_with_the_rooms_and_a_trim_plays_earlier) {
     TempDir dir;
-    House house(dir, {{"kitchen", -100}, {"hall", 100}}, "l24");
+    House house(dir, {{"kitchen", -100}, {"hall", 100}, {"porch", 0}}, "l24");
     house.local = {{"desk", 50, 0}, {"tv", 0, 40}};
+    house.delays["porch"] = 25;
     ServerProcess server(house.config());
     const ProgramResult played = run_program(probe_player(dir, 12), 120s);
     BOOST_REQUIRE_MESSAGE(played.status == 0, played.err);
@@ -37,19 +39,22 @@ BOOST_AUTO_TEST_CASE(local_members_play_in_step_with_the_rooms_and_a_trim_plays_
     BOOST_REQUIRE_EQUAL(server.stop(SIGTERM), 0);
 
     const std::string out = house.measure(5);
-    for (const char* name : {"kitchen", "hall", "desk", "tv"}) {
+    for (const char* name : {"kitchen", "hall", "porch", "desk", "tv"}) {
         const std::string line = json_line(out, "{\"room\":\"" + std::string(name) + "\"");
         BOOST_TEST_MESSAGE(line);
         BOOST_CHECK_MESSAGE(line.find("\"heard\":true") != std::string::npos, line);
         BOOST_CHECK_MESSAGE(json_number(line, "discontinuities").value_or(1) == 0, line);
     }
     check_pairs_in_step(out, 500, {"kitchen-hall", "kitchen-desk", "hall-desk"});
-    // tv plays each sample 40 ms before desk: Δ (desk − tv) is +40 ms.
-    const std::string tv = json_line(out, "{\"pair\":\"desk-tv\"");
-    BOOST_TEST_MESSAGE(tv);
-    const auto mean = json_real(tv, "mean_us");
-    BOOST_REQUIRE_MESSAGE(mean, tv);
-    BOOST_CHECK_MESSAGE(std::abs(*mean - 40000) <= 100, tv);
+    // tv plays each sample 40 ms before desk, porch 25 ms before kitchen:
+    // Δ (desk − tv) is +40 ms, Δ (kitchen − porch) +25 ms.
+    for (const auto& [pair, ms] : {std::pair{"desk-tv", 40}, std::pair{"kitchen-porch", 25}}) {
+        const std::string line = json_line(out, "{\"pair\":\"" + std::string(pair) + "\"");
+        BOOST_TEST_MESSAGE(line);
+        const auto mean = json_real(line, "mean_us");
+        BOOST_REQUIRE_MESSAGE(mean, line);
+        BOOST_CHECK_MESSAGE(std::abs(*mean - ms * 1000) <= 100, line);
+    }
 }
 
 // A stream plays on `desk` (not a member), is moved into the group after
