@@ -44,7 +44,7 @@ std::string House::receiver_options(const std::string& room) const {
                                  ? "address=127.0.0.1 port=" + std::to_string(own->second)
                                  : "address=" + group + " port=" + std::to_string(port);
     const auto delay = delays.find(room);
-    return from + " payload=" + payload +
+    return from + " payload=" + payload + " payload-type=" + std::to_string(payload_type) +
            " latency-ms=30 link-offset-ms=" + std::to_string(kLinkOffsetMs) +
            (delay != delays.end() ? " delay-ms=" + std::to_string(delay->second) : "") +
            " sink=" + room;
@@ -68,7 +68,9 @@ std::string House::toml(const std::string& options) {
 std::string House::config(const std::string& extra) const {
     std::string c = "[server]\nrt-priority = 0\ndefault-sink = \"spare\"\n\n"
                     "[sinks.spare]\ntype = \"null\"\n\n";
-    if (local.empty()) {
+    if (!own_sender) {
+        // another program sends
+    } else if (local.empty()) {
         c += "[sinks.net]\ntype = \"rtp\"\n" + toml(sender_options()) + "\n";
     } else {
         c += "[groups.net]\n" + toml(sender_options()) +

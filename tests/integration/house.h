@@ -61,6 +61,9 @@ struct House {
         uint32_t delay_ms = 0;
     };
     std::vector<Local> local;
+    // Without: another program sends (the server has no sender).
+    bool own_sender = true;
+    uint8_t payload_type = 96;
 };
 
 // A player of a probe of `seconds` into `sink`, with a long buffer so that

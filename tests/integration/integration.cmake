@@ -14,7 +14,7 @@ audiod_add_test(test_integration
           integration/test_service.cpp
           integration/test_reload.cpp integration/test_system.cpp integration/test_harness.cpp
           integration/test_pulse.cpp integration/house.cpp integration/test_rooms.cpp
-          integration/test_groups.cpp
+          integration/test_groups.cpp integration/test_rooms_interop.cpp
   LIBS audiod_protocol audiod_common audiod audiod_rtp audiod_ctl_output audiod_tone_analysis
        audiod_pulse_wire
   NO_CTEST)
@@ -63,7 +63,7 @@ endif()
 # a falling COST starts them in this order (before the short unit tests),
 # and a step lasts as long as the last test it started.
 set(cost 100)
-foreach(suite rtp relay rooms groups rtp_receive alsa_plugin capture watchdog portaudio jack portaudio_jack alsa_source
+foreach(suite rtp relay rooms groups rooms_interop rtp_receive alsa_plugin capture watchdog portaudio jack portaudio_jack alsa_source
         playback lifecycle service reload system_wide audioctl routing app_state events pulse alsa alsa_mixer conversion modules files harness
         no_hang/a_client_killed_mid_write_disturbs_no_one
         no_hang/server_stopped_for_8_s_players_keep_their_clock_and_sound_returns
@@ -75,7 +75,7 @@ foreach(suite rtp relay rooms groups rtp_receive alsa_plugin capture watchdog po
   set_tests_properties(integration.${entry} PROPERTIES TIMEOUT 600 COST ${cost})
   set(labels integration)
   # 20 s or more in a Debug build on an idle 2-core machine.
-  if(group MATCHES "^(rtp|relay|rooms|groups|rtp_receive|alsa_plugin|capture|watchdog|portaudio|jack|portaudio_jack)$")
+  if(group MATCHES "^(rtp|relay|rooms|groups|rooms_interop|rtp_receive|alsa_plugin|capture|watchdog|portaudio|jack|portaudio_jack)$")
     list(APPEND labels slow)
   endif()
   if(group MATCHES "^(service|system_wide)$")
