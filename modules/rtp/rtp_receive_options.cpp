@@ -9,6 +9,8 @@
 #include <arpa/inet.h>
 #include <cerrno>
 #include <charconv>
+#include <climits>
+#include <cstdint>
 #include <cstring>
 #include <fstream>
 
@@ -88,6 +90,8 @@ std::optional<RtpReceiveOptions> parse_receive_options(const audiod_device_confi
         o.payload_type = sdp->payload_type;
         o.clock_rate = sdp->rate;
         o.channels = sdp->channels;
+        o.direct_clock = sdp->mediaclk_direct.has_value();
+        o.mediaclk_offset = sdp->mediaclk_direct.value_or(0);
     }
     o.address = read.get("address").value_or(o.address);
     if (!read.number("port", 1, 65535, "a port number", o.port) || !read.payload(o.encoding) ||
@@ -117,7 +121,7 @@ std::optional<RtpReceiveOptions> parse_receive_options(const audiod_device_confi
                                " ms): a frame must have come through the jitter buffer before "
                                "it is due");
     }
-    if (read.get("delay-ms") && !o.timed) {
+    if (o.delay_ms > 0 && !o.timed) {
         return read.refuse("delay-ms", "takes link-offset-ms: a room is played earlier than the "
                                        "others only when it plays at the stamped times");
     }
@@ -126,6 +130,16 @@ std::optional<RtpReceiveOptions> parse_receive_options(const audiod_device_confi
                                            std::to_string(o.link_offset_ms - o.latency_ms) +
                                            " ms): a frame played earlier must still have come "
                                            "through the jitter buffer");
+    }
+    if (const auto v = read.get("media-clock")) {
+        if (*v != "reports" && *v != "direct") {
+            return read.refuse("media-clock", "'" + *v + "' is not reports or direct");
+        }
+        o.direct_clock = *v == "direct";
+    }
+    if (!read.number("mediaclk-offset", 0, UINT32_MAX, "an RTP time (0-4294967295)",
+                     o.mediaclk_offset)) {
+        return std::nullopt;
     }
     if (const auto v = read.get("reference-offset-us")) {
         int64_t us = 0;

@@ -42,6 +42,12 @@ inline constexpr audiod_option_spec kSourceOptions[] = {
      "plays each frame this long after the sender's reports say it was due, in step with every "
      "receiver of the stream that has the same offset (rooms in sync); more than latency-ms. "
      "Default: untimed, latency-ms behind the audio's arrival"},
+    {"media-clock", "enum", "reports", "reports|direct",
+     "with link-offset-ms: when the sender's frames were due, by its RTCP sender reports, or "
+     "read off the RTP times as the PTP clock's (CLOCK_TAI; RFC 7273 a=mediaclk:direct, AES67); "
+     "default: direct where the sdp-file or SAP announcement says a=mediaclk:direct"},
+    {"mediaclk-offset", "integer", nullptr, "0..4294967295",
+     "with media-clock = direct: the RTP time at the PTP epoch; default: the SDP's, else 0"},
     {"delay-ms", "integer", "0", "0..9999",
      "with link-offset-ms: how late this room's sound comes out after its sink plays it (an HDMI "
      "or Bluetooth path); it is played that much earlier, in step with the other rooms. "
@@ -68,6 +74,10 @@ struct RtpReceiveOptions {
     bool timed = false;
     uint32_t link_offset_ms = 0;
     uint32_t delay_ms = 0; // this room's own lag after its sink: played that much earlier
+    // The RTP times count the reference clock (media_clock.h): the
+    // sender's reports are not needed, nor read.
+    bool direct_clock = false;
+    uint32_t mediaclk_offset = 0;
     int64_t reference_offset_us = 0;
 };
 

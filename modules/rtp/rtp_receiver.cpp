@@ -1,4 +1,5 @@
 #include "rtp_receiver.h"
+#include "media_clock.h"
 #include "monotonic_time.h"
 
 #include "audiod/audiod.h"
@@ -182,6 +183,11 @@ void RtpReceiver::on_rtcp(const uint8_t* data, size_t size) {
     if (!parse_rtcp({data, size}, summary)) {
         return;
     }
+    if (options_.direct_clock) {
+        // The RTP times say when; a report's wall clock may be another
+        // timescale than the reference's, and is not mixed in.
+        summary.has_report = false;
+    }
     if (!in_session_) {
         // A sender reports right after its first packet, and the report
         // may be read first: it is kept for the session that packet starts.
@@ -196,6 +202,26 @@ void RtpReceiver::on_rtcp(const uint8_t* data, size_t size) {
     if (summary.has_report && summary.report.ssrc == ssrc_) {
         take_report(summary.report);
     }
+}
+
+void RtpReceiver::read_media_clock(uint32_t timestamp) {
+    // A report of our own making, once a second of the sender's time: the
+    // RTP time is the reference clock's (TAI), which is the wall clock
+    // plus the kernel's TAI offset.
+    if (direct_reported_ &&
+        static_cast<int32_t>(timestamp - direct_timestamp_) < int32_t(options_.clock_rate)) {
+        return;
+    }
+    const int64_t tai_now = clock_ns(CLOCK_TAI);
+    const int64_t tai =
+        media_clock_time(timestamp, options_.clock_rate, options_.mediaclk_offset, tai_now);
+    SenderReport report;
+    report.ssrc = ssrc_;
+    report.rtp_timestamp = timestamp;
+    report.ntp_time = ntp_from_unix_ns(tai - tai_minus_wall_ns());
+    take_report(report);
+    direct_reported_ = true;
+    direct_timestamp_ = timestamp;
 }
 
 void RtpReceiver::take_report(const SenderReport& report) {
@@ -231,6 +257,7 @@ void RtpReceiver::begin_session(const RtpPacket& packet, const sockaddr_storage&
     }
     buffer_->start_epoch(0, true);
     sender_clock_.clear();
+    direct_reported_ = false;
     timeline_.publish(SenderTimeline{});
     reports_.store(0, std::memory_order_relaxed);
     if (early_report_ && early_report_->ssrc == ssrc_) {
@@ -277,6 +304,9 @@ void RtpReceiver::on_rtp(const uint8_t* data, size_t size, const sockaddr_storag
         last_seq16_ = packet.header.sequence;
         last_ts_ = packet.header.timestamp;
         last_position_ = position;
+        if (options_.direct_clock) {
+            read_media_clock(packet.header.timestamp);
+        }
     }
 
     // Interarrival jitter (RFC 3550 §6.4.1, A.8), in the stream's clock.

@@ -122,6 +122,8 @@ private:
     void on_rtcp(const uint8_t* data, size_t size);
     // A sender report of the current session's sender.
     void take_report(const SenderReport& report);
+    // With a direct media clock: a report made from a packet's RTP time.
+    void read_media_clock(uint32_t timestamp);
     void begin_session(const RtpPacket& packet, const sockaddr_storage& from);
     [[nodiscard]] int32_t frames_of(std::span<const uint8_t> payload) const noexcept;
     void advance();
@@ -166,6 +168,8 @@ private:
     SenderClock sender_clock_;
     SeqLocked<SenderTimeline> timeline_;
     std::optional<SenderReport> early_report_; // read before its session began
+    bool direct_reported_ = false;             // a media-clock report made this session
+    uint32_t direct_timestamp_ = 0;            // from the RTP time of this packet
 
     std::atomic<uint64_t> received_{0}, lost_{0}, recovered_{0}, late_{0}, overdue_{0},
         duplicate_{0}, malformed_{0}, wrong_type_{0}, refused_{0}, foreign_{0}, sessions_{0},

@@ -5,7 +5,9 @@
 #include "rtp_option_reader.h"
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
+#include <climits>
 #include <cmath>
 #include <cstdlib>
 #include <unistd.h>
@@ -36,6 +38,20 @@ bool parse_bitrate(std::string text, uint32_t& value) {
     return value >= 6000 && value <= 510000; // libopus's range
 }
 
+// "00-1D-C1-FF-FE-12-34-56": a PTP clock identity as RFC 7273 writes it.
+bool is_clock_identity(const std::string& text) {
+    if (text.size() != 23) {
+        return false;
+    }
+    for (size_t i = 0; i < text.size(); ++i) {
+        const bool dash = i % 3 == 2;
+        if (dash ? text[i] != '-' : std::isxdigit(static_cast<unsigned char>(text[i])) == 0) {
+            return false;
+        }
+    }
+    return true;
+}
+
 std::string host_name() {
     char name[256] = "localhost";
     gethostname(name, sizeof name - 1);
@@ -54,6 +70,12 @@ std::optional<RtpSendOptions> parse_send_options(const audiod_device_config& con
     o.destination = read.get("destination").value_or(o.destination);
     // RTCP takes the next port, so the RTP port is even by convention
     // (RFC 3550 §11) and below 65535.
+    if (!read.boolean("aes67", o.aes67)) {
+        return std::nullopt;
+    }
+    if (o.aes67) {
+        o.encoding = Encoding::l24; // AES67's payload, unless L16 is asked for
+    }
     if (!read.number("port", 1, 65534, "a port number below 65535", o.port) ||
         !read.payload(o.encoding) ||
         !read.number("payload-type", 96, 127, "a dynamic payload type (96-127)", o.payload_type) ||
@@ -84,6 +106,12 @@ std::optional<RtpSendOptions> parse_send_options(const audiod_device_config& con
                 std::end(kOpusPtimes)) {
             return read.refuse("ptime", "Opus packets last 2.5, 5, 10 or 20 ms, not " + *v);
         }
+    }
+    if (o.aes67 && o.encoding == Encoding::opus) {
+        return read.refuse("payload", "AES67 carries L24 or L16, not Opus");
+    }
+    if (o.aes67 && o.ptime_ms == 0) {
+        o.ptime_ms = 1; // AES67's packet time, which every AES67 receiver takes
     }
     const size_t frame_bytes = pcm_sample_bytes(o.encoding) * config.channels;
     const auto frames_of = [&](double ms) {
@@ -144,6 +172,28 @@ std::optional<RtpSendOptions> parse_send_options(const audiod_device_config& con
         o.sap_address = *v;
     }
     if (!read.boolean("suppress-silence", o.suppress_silence)) {
+        return std::nullopt;
+    }
+    // (Their defaults may be written out: a sink's stated defaults are.)
+    for (const auto& [key, fallback] :
+         {std::pair{"ptp-grandmaster", "traceable"}, std::pair{"ptp-domain", "0"},
+          std::pair{"mediaclk-offset", "0"}}) {
+        if (read.get(key).value_or(fallback) != fallback && !o.aes67) {
+            return read.refuse(key, "is set but aes67 is not true");
+        }
+    }
+    if (const auto v = read.get("ptp-grandmaster")) {
+        if (!is_clock_identity(*v) && *v != "traceable") {
+            return read.refuse("ptp-grandmaster",
+                               "'" + *v +
+                                   "' is not a clock identity (eight hex bytes joined by '-', "
+                                   "00-1D-C1-FF-FE-12-34-56) nor traceable");
+        }
+        o.ptp_grandmaster = *v;
+    }
+    if (!read.number("ptp-domain", 0, 127, "a PTP domain (0-127)", o.ptp_domain) ||
+        !read.number("mediaclk-offset", 0, UINT32_MAX, "an RTP time (0-4294967295)",
+                     o.mediaclk_offset)) {
         return std::nullopt;
     }
     o.session_name = read.get("session-name")

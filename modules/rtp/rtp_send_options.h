@@ -47,6 +47,15 @@ inline constexpr audiod_option_spec kSinkOptions[] = {
     {"session-name", "string", nullptr, "",
      "the session's name in SDP and SAP, one line of at most 200 bytes; default: \"audiod NAME "
      "on HOST\""},
+    {"aes67", "boolean", "false", "",
+     "AES67: L24 (default) or L16 in 1 ms packets (default) whose RTP times count the PTP clock "
+     "(CLOCK_TAI; RFC 7273 a=mediaclk:direct), said in the SDP with a=ts-refclk"},
+    {"ptp-grandmaster", "string", "traceable", "",
+     "with aes67: the PTP grandmaster's clock identity for a=ts-refclk, eight hex bytes "
+     "joined by '-' (\"00-1D-C1-FF-FE-12-34-56\"), or traceable"},
+    {"ptp-domain", "integer", "0", "0..127", "with aes67 and ptp-grandmaster: the PTP domain"},
+    {"mediaclk-offset", "integer", "0", "0..4294967295",
+     "with aes67: the RTP time at the PTP epoch (a=mediaclk:direct)"},
     {"suppress-silence", "boolean", "true", "",
      "sends nothing after a second of digital silence, until there is sound again"},
 };
@@ -71,6 +80,12 @@ struct RtpSendOptions {
     std::string sap_address;
     std::string session_name;
     bool suppress_silence = true;
+    // AES67: RTP times count the reference clock (media_clock.h), and the
+    // SDP says which clock (a=ts-refclk) and how (a=mediaclk:direct).
+    bool aes67 = false;
+    std::string ptp_grandmaster = "traceable";
+    uint32_t ptp_domain = 0;
+    uint32_t mediaclk_offset = 0;
     // The RTP clock the stream claims: the sink's rate, or for Opus 48000.
     // A sink whose rate differs sends a clock that is off by the
     // difference (at most 1 %): a sender that runs fast or slow, for

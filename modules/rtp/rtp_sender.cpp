@@ -1,10 +1,12 @@
 #include "rtp_sender.h"
 
 #include "audiod/audiod.h"
+#include "media_clock.h"
 #include "monotonic_time.h"
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <ctime>
 #include <opus.h>
@@ -135,6 +137,9 @@ uint32_t RtpSender::latency_frames() const noexcept {
 }
 
 void RtpSender::write_rt(const void* frames, uint32_t count, int64_t due_ns) noexcept {
+    if (options_.aes67) {
+        follow_media_clock_rt(due_ns);
+    }
     cycle_timestamp_ = timestamp_ + pending_frames_;
     cycle_due_ns_ = due_ns;
     const auto* in = static_cast<const uint8_t*>(frames);
@@ -149,6 +154,23 @@ void RtpSender::write_rt(const void* frames, uint32_t count, int64_t due_ns) noe
             send_packet_rt();
             pending_frames_ = 0;
         }
+    }
+}
+
+void RtpSender::follow_media_clock_rt(int64_t due_ns) noexcept {
+    // The frame due at `due_ns` carries the reference clock's time then.
+    // The sink's timer runs on CLOCK_MONOTONIC, which the time daemon
+    // steers at the same rate as CLOCK_TAI, so once set the count keeps
+    // in step; it is set again only when the clock was stepped (over a
+    // millisecond off), which receivers see as a jump.
+    const uint32_t wanted =
+        media_clock_at(due_ns + tai_minus_monotonic_ns(), rate_, options_.mediaclk_offset) -
+        pending_frames_;
+    const auto off = static_cast<int32_t>(wanted - timestamp_);
+    if (!on_media_clock_ || std::abs(off) > static_cast<int32_t>(rate_ / 1000)) {
+        timestamp_ = wanted;
+        marker_ = true;
+        on_media_clock_ = true;
     }
 }
 

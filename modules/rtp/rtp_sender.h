@@ -88,6 +88,8 @@ public:
 private:
     RtpSender(const RtpSendOptions& options, uint32_t rate, uint32_t channels);
     void send_packet_rt() noexcept;
+    // AES67: keeps the RTP time on the reference clock (media_clock.h).
+    void follow_media_clock_rt(int64_t due_ns) noexcept;
     [[nodiscard]] size_t encode_rt(uint8_t* out, size_t room) noexcept;
     void resend_rt() noexcept;
     void send_report_rt() noexcept;
@@ -116,7 +118,8 @@ private:
     uint16_t sequence_ = 0;
     uint32_t timestamp_ = 0;
     uint64_t silent_frames_ = 0;
-    bool marker_ = true; // the first packet starts a talkspurt
+    bool marker_ = true;          // the first packet starts a talkspurt
+    bool on_media_clock_ = false; // AES67: timestamp_ set from the reference clock
     uint64_t frames_since_report_ = 0;
     bool reported_ = false;
     // The RTP time of the frame the last write_rt began with, and when it was due.

@@ -101,6 +101,19 @@ SdpDescription RtpSink::session(const audiod_device_config& config) const {
     d.channels = config.channels;
     d.ptime_ms = 1000.0 * options_.packet_frames / options_.clock_rate;
     d.fec = options_.fec;
+    if (options_.aes67) {
+        // RFC 7273 §4.8: IEEE1588-2008, the grandmaster and its domain, or
+        // "traceable" (to TAI) when the grandmaster is not named.
+        // (Appended piece by piece: GCC 12 warns of a false overlap in
+        // operator+ here.)
+        std::string refclk = "ptp=IEEE1588-2008:";
+        refclk.append(options_.ptp_grandmaster);
+        if (options_.ptp_grandmaster != "traceable") {
+            refclk.append(":").append(std::to_string(options_.ptp_domain));
+        }
+        d.ts_refclk = std::move(refclk);
+        d.mediaclk_direct = options_.mediaclk_offset;
+    }
     return d;
 }
 

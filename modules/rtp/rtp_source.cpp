@@ -233,8 +233,12 @@ size_t RtpSource::describe(char* text, size_t size) const {
         const SenderTimeline t = receiver_->timeline();
         const int m = std::snprintf(
             text + used, size - used,
-            "link-offset-ms=%u\ndelay-ms=%u\nreports=%llu\nsender-ppm=%.1f\n",
-            options_.link_offset_ms, options_.delay_ms, static_cast<unsigned long long>(s.reports),
+            "link-offset-ms=%u\ndelay-ms=%u\nclock-source=%s\nreports=%llu\nsender-ppm=%.1f\n",
+            options_.link_offset_ms, options_.delay_ms,
+            s.reports == 0          ? "none"
+            : options_.direct_clock ? "ptp"
+                                    : "rtcp",
+            static_cast<unsigned long long>(s.reports),
             t.valid ? (1e9 / options_.clock_rate / t.ns_per_frame - 1) * 1e6 : 0.0);
         used += m < 0 ? 0 : std::min(static_cast<size_t>(m), size - used - 1);
     }

@@ -194,6 +194,10 @@ void SapDiscovery::handle(const uint8_t* data, size_t size, const sockaddr_stora
         {"clock-rate", std::to_string(sdp->rate)},
         {"stream-channels", std::to_string(sdp->channels)},
     };
+    if (sdp->mediaclk_direct) { // AES67: the RTP times are the PTP clock's
+        options.emplace_back("media-clock", "direct");
+        options.emplace_back("mediaclk-offset", std::to_string(*sdp->mediaclk_direct));
+    }
     options.insert(options.end(), settings_.passed_on.begin(), settings_.passed_on.end());
     request(session, false, options);
     sessions_.push_back(std::move(session));

@@ -122,6 +122,12 @@ std::string write_sdp(const SdpDescription& d) {
     if (d.ptime_ms > 0) {
         out += "a=ptime:" + format_ptime(d.ptime_ms) + "\n";
     }
+    if (!d.ts_refclk.empty()) {
+        out += "a=ts-refclk:" + d.ts_refclk + "\n";
+    }
+    if (d.mediaclk_direct) {
+        out += "a=mediaclk:direct=" + std::to_string(*d.mediaclk_direct) + "\n";
+    }
     return out;
 }
 
@@ -204,6 +210,22 @@ std::optional<SdpDescription> parse_sdp(std::string_view text, std::string& erro
             if (media || media_address.empty()) {
                 media_address = std::string(address);
                 d.ipv6 = w[1] == "IP6";
+            }
+        } else if (type == 'a' &&
+                   (value.rfind("ts-refclk:", 0) == 0 || value.rfind("mediaclk:", 0) == 0)) {
+            // RFC 7273: at session level, or at media level (which wins).
+            if (value.rfind("ts-refclk:", 0) == 0) {
+                d.ts_refclk = std::string(value.substr(10, 200));
+            } else if (value.rfind("mediaclk:direct=", 0) == 0) {
+                uint64_t offset = 0;
+                const std::string_view number = value.substr(16, value.find(' ') - 16);
+                if (!parse_number(number, offset) || offset > UINT32_MAX) {
+                    error = "bad a=mediaclk:direct offset";
+                    return std::nullopt;
+                }
+                d.mediaclk_direct = static_cast<uint32_t>(offset);
+            } else {
+                d.mediaclk_direct.reset(); // another media clock: timed by reports
             }
         } else if (type == 'a' && media) {
             const std::string prefix_map = "rtpmap:" + std::to_string(d.payload_type) + " ";

@@ -32,6 +32,11 @@ struct SdpDescription {
     uint32_t channels = 0; // for Opus, what sprop-stereo says (1 or 2)
     double ptime_ms = 0;   // 0: not stated
     bool fec = false;      // Opus in-band FEC (useinbandfec=1)
+    // RFC 7273: the clock the RTP times come from (a=ts-refclk, e.g.
+    // "ptp=IEEE1588-2008:39-A7-94-FF-FE-07-CB-D0:0"; "": not said) and
+    // whether they count it directly (a=mediaclk:direct=OFFSET, AES67).
+    std::string ts_refclk;
+    std::optional<uint32_t> mediaclk_direct;
 };
 
 [[nodiscard]] std::string write_sdp(const SdpDescription& description);

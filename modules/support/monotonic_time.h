@@ -26,4 +26,16 @@ inline int64_t wall_minus_monotonic_ns() noexcept {
     return clock_ns(CLOCK_REALTIME) - clock_ns(CLOCK_MONOTONIC);
 }
 
+// How far CLOCK_TAI is ahead of CLOCK_MONOTONIC now: PTP's timescale where
+// ptp4l and phc2sys keep the clocks (rtp/media_clock.h).
+inline int64_t tai_minus_monotonic_ns() noexcept {
+    return clock_ns(CLOCK_TAI) - clock_ns(CLOCK_MONOTONIC);
+}
+
+// How far CLOCK_TAI is ahead of the wall clock: the kernel's TAI offset
+// (37 s where the time daemon sets it, else 0).
+inline int64_t tai_minus_wall_ns() noexcept {
+    return clock_ns(CLOCK_TAI) - clock_ns(CLOCK_REALTIME);
+}
+
 } // namespace audiod

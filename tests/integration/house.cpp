@@ -4,7 +4,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
+#include <filesystem>
 #include <sstream>
+#include <unistd.h>
 
 using namespace std::chrono_literals;
 
@@ -34,7 +37,8 @@ House::House(const TempDir& dir_in, std::vector<std::pair<std::string, int>> roo
     , group("239.255.88." + std::to_string(port % 250 + 1)) {}
 
 std::string House::sender_options() const {
-    return "destination=" + group + " port=" + std::to_string(port) + " payload=" + payload;
+    return "destination=" + group + " port=" + std::to_string(port) + " payload=" + payload +
+           (sender_extra.empty() ? "" : " " + sender_extra);
 }
 
 std::string House::receiver_options(const std::string& room) const {
@@ -44,10 +48,11 @@ std::string House::receiver_options(const std::string& room) const {
                                  ? "address=127.0.0.1 port=" + std::to_string(own->second)
                                  : "address=" + group + " port=" + std::to_string(port);
     const auto delay = delays.find(room);
+    const auto extra = receiver_extra.find(room);
     return from + " payload=" + payload + " payload-type=" + std::to_string(payload_type) +
            " latency-ms=30 link-offset-ms=" + std::to_string(kLinkOffsetMs) +
            (delay != delays.end() ? " delay-ms=" + std::to_string(delay->second) : "") +
-           " sink=" + room;
+           (extra != receiver_extra.end() ? " " + extra->second : "") + " sink=" + room;
 }
 
 std::string House::toml(const std::string& options) {
@@ -102,7 +107,26 @@ std::vector<std::string> House::measured_rooms() const {
     return out;
 }
 
+void House::keep_recordings() const {
+    const char* keep = std::getenv("AUDIOD_TEST_KEEP");
+    if (keep == nullptr || *keep == '\0') {
+        return;
+    }
+    const auto* test = &boost::unit_test::framework::current_test_case();
+    const std::string to = std::string(keep) + "/" + test->p_name.get() + "-" +
+                           std::to_string(::getpid()) + "-" + std::to_string(++kept_);
+    std::filesystem::create_directories(to);
+    for (const auto& entry : std::filesystem::directory_iterator(dir.path())) {
+        const std::string name = entry.path().filename();
+        if (name.ends_with(".wav") || name.ends_with(".times")) {
+            std::filesystem::copy_file(entry.path(), to + "/" + name);
+        }
+    }
+    BOOST_TEST_MESSAGE("recordings kept in " << to);
+}
+
 std::string House::measure(double settle_s, bool bursts) const {
+    keep_recordings();
     std::vector<std::string> args = {
         "measure", "--json", "--series", "--settle", std::to_string(settle_s), "--bound-us", "100"};
     if (bursts) {

@@ -45,14 +45,19 @@ struct House {
     [[nodiscard]] std::string measure(double settle_s, bool bursts = false) const;
     // Rooms and local members as audiod-sync-probe takes them.
     [[nodiscard]] std::vector<std::string> measured_rooms() const;
+    // With $AUDIOD_TEST_KEEP set, copies the recordings there (a folder
+    // per measure) for a look after the test: measure() does.
+    void keep_recordings() const;
 
     const TempDir& dir;
     std::vector<std::pair<std::string, int>> rooms;
     std::string payload;
     uint16_t port;
     std::string group;
-    std::map<std::string, uint16_t> networks; // room -> the port its relay sends to
-    std::map<std::string, uint32_t> delays;   // room -> its receiver's delay-ms
+    std::map<std::string, uint16_t> networks;          // room -> the port its relay sends to
+    std::map<std::string, uint32_t> delays;            // room -> its receiver's delay-ms
+    std::string sender_extra;                          // more sender options, "key=value ..."
+    std::map<std::string, std::string> receiver_extra; // room -> more of its receiver's
     // With any, the sender is a group ([groups.net]); each local member is
     // a room sink of this server played in step: name, ppm, delay-ms.
     struct Local {
@@ -64,6 +69,7 @@ struct House {
     // Without: another program sends (the server has no sender).
     bool own_sender = true;
     uint8_t payload_type = 96;
+    mutable unsigned kept_ = 0;
 };
 
 // A player of a probe of `seconds` into `sink`, with a long buffer so that

@@ -37,13 +37,14 @@ BOOST_AUTO_TEST_CASE(the_sinks_stated_defaults_are_its_defaults) {
     const auto implied = parse_send_options(config_of({}), error);
     BOOST_REQUIRE_MESSAGE(implied, error);
     const std::vector<audiod_option> written = stated_defaults(kSinkOptions);
-    BOOST_CHECK_EQUAL(written.size(), 11u); // the others depend on the sink
+    BOOST_CHECK_EQUAL(written.size(), 15u); // the others depend on the sink
     const auto stated = parse_send_options(config_of(written), error);
     BOOST_REQUIRE_MESSAGE(stated, error);
     // What the stated options set; the rest follows from the sink.
     const auto set = [](const RtpSendOptions& o) {
         return std::tie(o.destination, o.port, o.encoding, o.payload_type, o.fec, o.expected_loss,
-                        o.resend, o.ttl, o.mtu, o.announce, o.suppress_silence);
+                        o.resend, o.ttl, o.mtu, o.announce, o.suppress_silence, o.aes67,
+                        o.ptp_grandmaster, o.ptp_domain, o.mediaclk_offset);
     };
     BOOST_CHECK(set(*stated) == set(*implied));
 }
@@ -55,12 +56,13 @@ BOOST_AUTO_TEST_CASE(the_sources_stated_defaults_are_its_defaults) {
     std::vector<audiod_option> written = stated_defaults(kSourceOptions);
     // `discover` is the source's own (rtp_source.cpp), not the parser's.
     std::erase_if(written, [](const audiod_option& o) { return std::string(o.key) == "discover"; });
-    BOOST_CHECK_EQUAL(written.size(), 8u);
+    BOOST_CHECK_EQUAL(written.size(), 10u);
     const auto stated = parse_receive_options(config_of(written), error);
     BOOST_REQUIRE_MESSAGE(stated, error);
     const auto set = [](const RtpReceiveOptions& o) {
         return std::tie(o.address, o.port, o.encoding, o.payload_type, o.clock_rate, o.channels,
-                        o.latency_ms, o.timed, o.reference_offset_us);
+                        o.latency_ms, o.timed, o.reference_offset_us, o.direct_clock,
+                        o.mediaclk_offset, o.delay_ms);
     };
     BOOST_CHECK(set(*stated) == set(*implied));
 }

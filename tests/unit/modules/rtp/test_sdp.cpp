@@ -104,6 +104,50 @@ BOOST_AUTO_TEST_CASE(pulseaudio_and_lower_case_senders_are_understood) {
     BOOST_CHECK_EQUAL(d->channels, 2u);
 }
 
+// RFC 7273 as AES67 uses it: the reference clock and a direct media clock,
+// written at media level and read from either level.
+BOOST_AUTO_TEST_CASE(an_aes67_session_says_its_ptp_clock_and_direct_media_clock) {
+    SdpDescription d = opus_session();
+    d.encoding = Encoding::l24;
+    d.channels = 2;
+    d.ptime_ms = 1;
+    d.fec = false;
+    d.ts_refclk = "ptp=IEEE1588-2008:00-1D-C1-FF-FE-12-34-56:0";
+    d.mediaclk_direct = 4000000000u;
+    const std::string text = write_sdp(d);
+    BOOST_CHECK_NE(text.find("a=ts-refclk:ptp=IEEE1588-2008:00-1D-C1-FF-FE-12-34-56:0\n"),
+                   std::string::npos);
+    BOOST_CHECK_NE(text.find("a=mediaclk:direct=4000000000\n"), std::string::npos);
+    BOOST_CHECK_NE(text.find("a=ptime:1\n"), std::string::npos);
+    std::string error;
+    const auto back = parse_sdp(text, error);
+    BOOST_REQUIRE_MESSAGE(back, error);
+    BOOST_CHECK_EQUAL(back->ts_refclk, d.ts_refclk);
+    BOOST_CHECK(back->mediaclk_direct == d.mediaclk_direct);
+
+    // A Dante-style description: session-level clock, a rate after the offset.
+    const auto other = parse_sdp("v=0\r\no=- 1 1 IN IP4 10.0.0.2\r\ns=stage\r\n"
+                                 "c=IN IP4 239.69.0.1/32\r\nt=0 0\r\n"
+                                 "a=ts-refclk:ptp=IEEE1588-2008:traceable\r\n"
+                                 "a=mediaclk:direct=963214424 rate=48000\r\n"
+                                 "m=audio 5004 RTP/AVP 97\r\na=rtpmap:97 L24/48000/8\r\n",
+                                 error);
+    BOOST_REQUIRE_MESSAGE(other, error);
+    BOOST_CHECK_EQUAL(other->ts_refclk, "ptp=IEEE1588-2008:traceable");
+    BOOST_CHECK(other->mediaclk_direct == 963214424u);
+    // Another media clock (a sender's own): timed by its reports.
+    const auto own = parse_sdp("v=0\r\no=- 1 1 IN IP4 10.0.0.2\r\ns=x\r\nc=IN IP4 10.0.0.9\r\n"
+                               "t=0 0\r\nm=audio 5004 RTP/AVP 97\r\na=rtpmap:97 L24/48000/2\r\n"
+                               "a=mediaclk:sender\r\n",
+                               error);
+    BOOST_REQUIRE_MESSAGE(own, error);
+    BOOST_CHECK(!own->mediaclk_direct);
+    BOOST_CHECK(!parse_sdp("v=0\r\ns=x\r\nc=IN IP4 10.0.0.9\r\nm=audio 5004 RTP/AVP 97\r\n"
+                           "a=rtpmap:97 L24/48000/2\r\na=mediaclk:direct=99999999999\r\n",
+                           error));
+    BOOST_CHECK_NE(error.find("mediaclk"), std::string::npos);
+}
+
 BOOST_AUTO_TEST_CASE(what_cannot_be_played_is_refused_with_a_reason) {
     const std::string head = "v=0\no=- 1 1 IN IP4 10.0.0.1\ns=x\nc=IN IP4 10.0.0.9\nt=0 0\n";
     const std::pair<std::string, std::string> cases[] = {

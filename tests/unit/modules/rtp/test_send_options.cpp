@@ -126,4 +126,37 @@ BOOST_AUTO_TEST_CASE(bad_options_are_named) {
     }
 }
 
+// AES67: L24 in 1 ms packets by default, L16 if asked, Opus refused; the
+// PTP settings only with it.
+BOOST_AUTO_TEST_CASE(aes67_is_l24_in_1_ms_packets_on_the_ptp_clock) {
+    std::string error;
+    const auto o = parse({{"aes67", "true"}}, error);
+    BOOST_REQUIRE_MESSAGE(o, error);
+    BOOST_CHECK(o->aes67);
+    BOOST_CHECK(o->encoding == Encoding::l24);
+    BOOST_CHECK_EQUAL(o->ptime_ms, 1.0);
+    BOOST_CHECK_EQUAL(o->packet_frames, 48u);
+    BOOST_CHECK_EQUAL(o->ptp_grandmaster, "traceable");
+    const auto l16 = parse({{"aes67", "yes"},
+                            {"payload", "l16"},
+                            {"ptime", "4"},
+                            {"ptp-grandmaster", "00-1d-c1-ff-fe-12-34-56"},
+                            {"ptp-domain", "3"},
+                            {"mediaclk-offset", "4294967295"}},
+                           error);
+    BOOST_REQUIRE_MESSAGE(l16, error);
+    BOOST_CHECK(l16->encoding == Encoding::l16);
+    BOOST_CHECK_EQUAL(l16->packet_frames, 192u);
+    BOOST_CHECK_EQUAL(l16->ptp_domain, 3u);
+    BOOST_CHECK_EQUAL(l16->mediaclk_offset, 4294967295u);
+
+    BOOST_CHECK(!parse({{"aes67", "true"}, {"payload", "opus"}}, error));
+    BOOST_CHECK_NE(error.find("not Opus"), std::string::npos);
+    BOOST_CHECK(!parse({{"ptp-domain", "3"}}, error));
+    BOOST_CHECK_NE(error.find("aes67 is not true"), std::string::npos);
+    BOOST_CHECK(!parse({{"aes67", "true"}, {"ptp-grandmaster", "00-1D-C1-FF-FE-12-34"}}, error));
+    BOOST_CHECK_NE(error.find("clock identity"), std::string::npos);
+    BOOST_CHECK(!parse({{"aes67", "true"}, {"ptp-domain", "128"}}, error));
+}
+
 BOOST_AUTO_TEST_SUITE_END()
