@@ -258,7 +258,8 @@ void SourceRelay::deliver_timed(const float* frames, uint32_t count, uint64_t fi
     double error_ns = 0;
     if (started_ && timing_error(source, error_ns)) {
         sync_error_us_.store(error_ns / 1e3, std::memory_order_relaxed);
-        const bool realigning = !locked_ || std::fabs(error_ns) > kRealignMs * 1e6;
+        const bool stepped = locked_ && std::fabs(error_ns - last_error_ns_) > kStepMs * 1e6;
+        const bool realigning = !locked_ || stepped || std::fabs(error_ns) > kRealignMs * 1e6;
         if (realigning) {
             if (locked_) {
                 realigns_.fetch_add(1, std::memory_order_relaxed);
@@ -281,7 +282,9 @@ void SourceRelay::deliver_timed(const float* frames, uint32_t count, uint64_t fi
         }
         if (realigning) {
             ratio = 1 + integral_; // the error measured is gone
+            last_error_ns_ = 0;
         } else {
+            last_error_ns_ = error_ns;
             // Late: take the input a little faster. The error is read
             // afresh each time, so the loop needs no model of the clocks.
             const double error_s = error_ns / 1e9;

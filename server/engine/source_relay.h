@@ -35,8 +35,9 @@
 // when the next frame it writes will be heard, and when the input frame
 // it would write there is due: their difference is the error. Over
 // kRealignMs (at the start, after a pause of the sink, a receiver that
-// fell behind) the relay re-aligns at once, skipping input or queueing
-// silence, with a short fade out and in; within it, a PI loop steers the
+// fell behind), or moved by over kStepMs since the last delivery (a step
+// in either timeline: a new sender), the relay re-aligns at once, skipping
+// input or queueing silence, with a short fade out and in; else a PI loop steers the
 // resampler's ratio so that the error goes to zero and stays there, which
 // also follows a sink whose clock runs off the sender's. Untimed cycles
 // (the sender not yet heard from) play as below until timing comes.
@@ -114,6 +115,11 @@ public:
     // An error larger than this is corrected at once (a skip or silence,
     // faded), a smaller one by the ratio.
     static constexpr double kRealignMs = 5;
+    // So is an error that moved by more than this since the last delivery:
+    // the ratio moves it by microseconds a delivery, so a jump is a step
+    // in a timeline (a new sender, a receiver that re-aligned its reader),
+    // which the loop would take seconds to work off.
+    static constexpr double kStepMs = 1;
 
 private:
     SourceRelay(std::string name, Stream& record, Stream& playback, uint32_t target_frames,
@@ -164,7 +170,8 @@ private:
     uint64_t skip_input_ = 0;
     double integral_ = 0;
     bool locked_ = false;
-    bool paced_ = false; // the integral starts from the two paces, once known
+    bool paced_ = false;       // the integral starts from the two paces, once known
+    double last_error_ns_ = 0; // the error the last delivery left (locked only)
     uint32_t fade_in_left_ = 0;
 
     UniqueFd stop_fd_;

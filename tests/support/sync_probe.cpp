@@ -425,24 +425,30 @@ RoomTimeline read_bursts(const RoomRecording& room) {
     for (auto seen = next_onset(f, 0, 1e-3f, 2000); seen;
          seen = next_onset(f, *seen + 2 * kProbeBurstFrames, 1e-3f, 2000)) {
         const std::optional<size_t> onset = start_of(*seen);
-        // Which burst: the one after the last (by the time between them),
-        // or, for the first, whichever correlates best.
-        uint64_t b = 0;
+        // Which burst: about the one after the last found (by the time
+        // between them; one either side, should the time mislead), or, until
+        // one is found, whichever of all correlates best. A burst heard only
+        // in part (the room came in during it) matches none well and is
+        // passed over, so it cannot misname the bursts after it.
+        uint64_t first = 0, last = kBurstsSearched - 1;
         if (expected) {
-            b = *expected +
+            const uint64_t guess =
+                *expected +
                 static_cast<uint64_t>(std::max(
                     0.0, std::round(static_cast<double>(*onset - last_at) / kProbeBurstEvery) - 1));
-        } else {
-            double best = 0;
-            for (uint64_t candidate = 0; candidate < kBurstsSearched; ++candidate) {
-                template_of(candidate);
-                for (int lag = -kLags / 2; lag <= kLags / 2; ++lag) {
-                    const auto at = static_cast<int64_t>(*onset) + lag;
-                    const double c = at < 0 ? 0 : correlate(static_cast<size_t>(at));
-                    if (c > best) {
-                        best = c;
-                        b = candidate;
-                    }
+            first = guess > 0 ? guess - 1 : 0;
+            last = guess + 1;
+        }
+        uint64_t b = first;
+        double best_of_all = 0;
+        for (uint64_t candidate = first; candidate <= last; ++candidate) {
+            template_of(candidate);
+            for (int lag = -kLags / 2; lag <= kLags / 2; ++lag) {
+                const auto at = static_cast<int64_t>(*onset) + lag;
+                const double c = at < 0 ? 0 : correlate(static_cast<size_t>(at));
+                if (c > best_of_all) {
+                    best_of_all = c;
+                    b = candidate;
                 }
             }
         }
@@ -472,11 +478,11 @@ RoomTimeline read_bursts(const RoomRecording& room) {
             heard_energy += static_cast<double>(f[2 * (found_at + k)]) * f[2 * (found_at + k)];
         }
         const double match = best / std::sqrt(std::max(template_energy * heard_energy, 1e-30));
-        expected = b + 1;
-        last_at = *onset;
         if (match < kMinMatch || best_lag <= -kLags || best_lag >= kLags) {
             continue;
         }
+        expected = b + 1;
+        last_at = *onset;
         const double l = c[best_lag + kLags - 1], m = c[best_lag + kLags],
                      r = c[best_lag + kLags + 1];
         const double denominator = l - 2 * m + r;
