@@ -340,6 +340,7 @@ void Engine::tick() {
     lifecycle_.reopen_failed(now);
     discovered_.handle();
     status_.announce_changes();
+    sync_watch_.check(relays_, announcer_);
     save_state();
 }
 

@@ -14,6 +14,7 @@
 //   Groups            sinks every room plays in step, this machine's sinks too
 //   DiscoveredSources network sessions that sources find
 //   StatusReport      what `audioctl list` and `info` show
+//   SyncWatch         timed relays that fall out of step, and back
 //   Announcer         events for the control server
 //
 // The engine wires them together, makes streams (placed by the router,
@@ -46,6 +47,7 @@
 #include "engine/state_file_writer.h"
 #include "engine/status_report.h"
 #include "engine/stream_table.h"
+#include "engine/sync_watch.h"
 
 #include <string>
 #include <variant>
@@ -169,6 +171,7 @@ private:
     DeviceLifecycle lifecycle_;
     RtWatchdog watchdog_;
     StatusReport status_;
+    SyncWatch sync_watch_;
 };
 
 } // namespace audiod

@@ -45,6 +45,9 @@ public:
     void clear() { relays_.clear(); }
 
     [[nodiscard]] const SourceRelay* of(const Device& source) const;
+    [[nodiscard]] const std::vector<std::unique_ptr<SourceRelay>>& all() const noexcept {
+        return relays_;
+    }
     // "key=value" lines for `audioctl list sources`.
     [[nodiscard]] static std::string details(const SourceRelay& relay);
 

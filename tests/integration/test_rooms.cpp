@@ -200,12 +200,33 @@ BOOST_AUTO_TEST_CASE(a_receiver_restarted_mid_stream_is_back_in_step_within_5_s)
 
 // The sender goes away mid-stream and comes back (a new SSRC, a new RTP
 // timeline): once its first reports are in, the rooms are in step again.
+// `audioctl watch` says each room fell out of step and came back.
 BOOST_AUTO_TEST_CASE(a_sender_restarted_mid_stream_keeps_the_rooms_in_step) {
-    check_in_step_after([](const House& house, uint32_t player) {
+    std::unique_ptr<BackgroundProgram> watch;
+    check_in_step_after([&](const House& house, uint32_t player) {
+        const auto room_stream = [](const char* room) {
+            return std::to_string(source_number("rx-" + std::string(room), "play-stream"));
+        };
+        watch =
+            std::make_unique<BackgroundProgram>(std::vector<std::string>{bin("audioctl"), "watch"});
+        wait_until_watching(*watch);
         ctl_ok({"unload-sink", "net"});
         ctl_with_options({"load-sink", "rtp", "net"}, house.sender_options());
         // The player's stream comes back to it.
         BOOST_REQUIRE(eventually([&] { return stream_field(player, "device") == "net"; }, 10s));
+        for (const char* room : {"kitchen", "hall"}) {
+            const std::string stream = "stream=" + room_stream(room) + " ";
+            BOOST_CHECK_MESSAGE(
+                eventually(
+                    [&] {
+                        const std::string out = watch->output_so_far();
+                        const size_t lost = out.find("stream-out-of-step " + stream);
+                        return lost != std::string::npos &&
+                               out.find("stream-in-step " + stream, lost) != std::string::npos;
+                    },
+                    30s),
+                watch->output_so_far());
+        }
     });
 }
 
