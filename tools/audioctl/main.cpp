@@ -47,7 +47,10 @@ Inspecting:
   watch            print every event as it happens, one per line: streams,
                    sinks and sources added, removed, moved or changed, an
                    application's volume or mute, the default sink or
-                   source changing. Runs until Ctrl-C.
+                   source changing, a room or group member falling out
+                   of step (stream-out-of-step, with why: realigned,
+                   untimed, off-by-N-us) and back (stream-in-step). Runs
+                   until Ctrl-C.
 
 Controlling (TARGET is a stream id, app:NAME for every stream of an
 application, sink:NAME, or source:NAME for a capture source):
