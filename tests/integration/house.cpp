@@ -1,9 +1,11 @@
 #include "house.h"
 
+#include <boost/test/results_collector.hpp>
 #include <boost/test/unit_test.hpp>
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <sstream>
@@ -107,14 +109,21 @@ std::vector<std::string> House::measured_rooms() const {
     return out;
 }
 
+House::~House() {
+    const auto& test = boost::unit_test::framework::current_test_case();
+    if (!boost::unit_test::results_collector.results(test.p_id).passed()) {
+        keep_recordings();
+    }
+}
+
 void House::keep_recordings() const {
     const char* keep = std::getenv("AUDIOD_TEST_KEEP");
     if (keep == nullptr || *keep == '\0') {
         return;
     }
-    const auto* test = &boost::unit_test::framework::current_test_case();
-    const std::string to = std::string(keep) + "/" + test->p_name.get() + "-" +
-                           std::to_string(::getpid()) + "-" + std::to_string(++kept_);
+    const auto& test = boost::unit_test::framework::current_test_case();
+    const std::string to =
+        std::string(keep) + "/" + test.p_name.get() + "-" + std::to_string(::getpid());
     std::filesystem::create_directories(to);
     for (const auto& entry : std::filesystem::directory_iterator(dir.path())) {
         const std::string name = entry.path().filename();
@@ -122,11 +131,10 @@ void House::keep_recordings() const {
             std::filesystem::copy_file(entry.path(), to + "/" + name);
         }
     }
-    BOOST_TEST_MESSAGE("recordings kept in " << to);
+    std::fprintf(stderr, "the rooms' recordings are kept in %s\n", to.c_str());
 }
 
 std::string House::measure(double settle_s, bool bursts) const {
-    keep_recordings();
     std::vector<std::string> args = {
         "measure", "--json", "--series", "--settle", std::to_string(settle_s), "--bound-us", "100"};
     if (bursts) {
@@ -153,7 +161,8 @@ std::vector<std::string> probe_player(const TempDir& dir, double seconds, bool r
             dir.file("probe.wav")};
 }
 
-After series_after(const std::string& out, const std::string& pair, double from_s) {
+After series_after(const std::string& out, const std::string& pair, double from_s,
+                   double bound_us) {
     After after;
     std::istringstream lines(out);
     std::string line;
@@ -172,6 +181,12 @@ After series_after(const std::string& out, const std::string& pair, double from_
             after.first_s = t;
         }
         after.max_us = std::max(after.max_us, std::fabs(delta));
+        if (std::fabs(delta) > bound_us) {
+            after.settled_s = -1;
+            after.settled_points = 0;
+        } else if (after.settled_points++ == 0) {
+            after.settled_s = t;
+        }
     }
     return after;
 }

@@ -32,6 +32,10 @@ struct House {
 
     House(const TempDir& dir, std::vector<std::pair<std::string, int>> rooms,
           std::string payload = "l16");
+    // Keeps the recordings of a test that failed (keep_recordings()).
+    ~House();
+    House(const House&) = delete;
+    House& operator=(const House&) = delete;
 
     [[nodiscard]] std::string sender_options() const;
     [[nodiscard]] std::string receiver_options(const std::string& room) const;
@@ -45,8 +49,8 @@ struct House {
     [[nodiscard]] std::string measure(double settle_s, bool bursts = false) const;
     // Rooms and local members as audiod-sync-probe takes them.
     [[nodiscard]] std::vector<std::string> measured_rooms() const;
-    // With $AUDIOD_TEST_KEEP set, copies the recordings there (a folder
-    // per measure) for a look after the test: measure() does.
+    // With $AUDIOD_TEST_KEEP set, copies the recordings there, in a folder
+    // named for the test, for a look after it: done when a test failed.
     void keep_recordings() const;
 
     const TempDir& dir;
@@ -69,7 +73,6 @@ struct House {
     // Without: another program sends (the server has no sender).
     bool own_sender = true;
     uint8_t payload_type = 96;
-    mutable unsigned kept_ = 0;
 };
 
 // A player of a probe of `seconds` into `sink`, with a long buffer so that
@@ -78,14 +81,18 @@ struct House {
 std::vector<std::string> probe_player(const TempDir& dir, double seconds, bool ramp = true,
                                       const std::string& sink = "net");
 
-// The points of one pair's series after `from_s`: the first one's time and
-// the largest |Δ| from it on.
+// The points of one pair's series after `from_s`: the first one's time,
+// the largest |Δ| from it on, and from when on |Δ| stayed within
+// `bound_us` (-1: it ended out of bounds), with the points since.
 struct After {
     double first_s = -1;
     double max_us = 0;
     size_t points = 0;
+    double settled_s = -1;
+    size_t settled_points = 0;
 };
-After series_after(const std::string& out, const std::string& pair, double from_s);
+After series_after(const std::string& out, const std::string& pair, double from_s,
+                   double bound_us = 100);
 
 // Where a pair's series has its longest gap (the rooms did not both play):
 // when it began.

@@ -73,8 +73,11 @@ BOOST_AUTO_TEST_CASE(rooms_on_clocks_200_ppm_apart_are_measured_drifting_200_ppm
 namespace {
 
 // Plays 16 s of the probe through two rooms (clocks -100 and +100 ppm),
-// calls `restart` once 4 s have played, and checks that the rooms are in
-// step again within 5 s of the gap it leaves, and stay within 100 µs.
+// calls `restart` once 4 s have played, and checks that the rooms are
+// within 100 µs of each other again within 5 s of the gap it leaves, and
+// stay so. (A new sender's timeline may differ from the old by less than
+// a re-alignment's threshold in one room: that room's loop then works the
+// difference off within a second or two.)
 void check_in_step_after(const std::function<void(const House&, uint32_t player)>& restart) {
     TempDir dir;
     const House house(dir, {{"kitchen", -100}, {"hall", 100}});
@@ -92,9 +95,14 @@ void check_in_step_after(const std::function<void(const House&, uint32_t player)
     const double away = gap_start(out, "kitchen-hall");
     BOOST_REQUIRE_GT(away, 2.0);
     const After after = series_after(out, "kitchen-hall", away + 0.001);
-    BOOST_CHECK_GT(after.points, 300u);
-    BOOST_CHECK_MESSAGE(after.first_s - away <= 5, "back after " << after.first_s - away << " s");
-    BOOST_CHECK_MESSAGE(after.max_us <= 100, "then within " << after.max_us << " us");
+    BOOST_TEST_MESSAGE("back after " << after.first_s - away << " s, within 100 us after "
+                                     << after.settled_s - away << " s, at most " << after.max_us
+                                     << " us apart since the gap");
+    BOOST_CHECK_GT(after.settled_points, 300u);
+    BOOST_CHECK_MESSAGE(after.settled_s >= 0 && after.settled_s - away <= 5,
+                        "within 100 us after " << after.settled_s - away << " s (-1: never), "
+                                               << after.points << " points since the gap, at most "
+                                               << after.max_us << " us apart");
 }
 
 // Plays 12 s of the probe through a house of three rooms, whose clocks
