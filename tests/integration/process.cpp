@@ -28,6 +28,36 @@ std::string file_contents(const std::string& path) {
     return s.str();
 }
 
+bool stop_process(pid_t pid, std::chrono::milliseconds limit) {
+    if (::kill(pid, SIGSTOP) != 0) {
+        return false;
+    }
+    // /proc/PID/task/TID/stat: "TID (name) STATE ...", the name in
+    // parentheses possibly holding spaces.
+    const auto all_stopped = [pid] {
+        std::error_code error;
+        const std::string tasks = "/proc/" + std::to_string(pid) + "/task";
+        for (const auto& task : std::filesystem::directory_iterator(tasks, error)) {
+            std::ifstream in(task.path() / "stat");
+            std::string line;
+            std::getline(in, line);
+            const size_t close = line.rfind(')');
+            if (close == std::string::npos || close + 2 >= line.size() || line[close + 2] != 'T') {
+                return false;
+            }
+        }
+        return !error;
+    };
+    const auto deadline = std::chrono::steady_clock::now() + limit;
+    while (!all_stopped()) {
+        if (std::chrono::steady_clock::now() > deadline) {
+            return false;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    return true;
+}
+
 namespace {
 
 int decode_status(int status) {

@@ -17,6 +17,12 @@ std::string file_contents(const std::string& path);
 // Path of a program in the build tree's bin/.
 std::string bin(const std::string& name);
 
+// Stops a process (SIGSTOP) and waits until every one of its threads is
+// stopped: the signal is only delivered as each thread next runs, and on
+// a loaded machine a thread woken by it may still be waiting for a CPU.
+// False if that has not happened within `limit`.
+bool stop_process(pid_t pid, std::chrono::milliseconds limit = std::chrono::seconds(10));
+
 struct ProgramResult {
     int status = -1; // exit code, or 128+signal, or -1 if it had to be killed
     std::string out;

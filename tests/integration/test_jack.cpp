@@ -186,7 +186,7 @@ BOOST_AUTO_TEST_CASE(a_frozen_jackd_fails_the_sink_and_never_the_server) {
     // runs out, the sink fails, and its reopening (which would wait on
     // jackd for ever) gives up after a second, while the server answers
     // every request throughout.
-    ::kill(jack.pid(), SIGSTOP);
+    BOOST_REQUIRE(stop_process(jack.pid()));
     check_studio_reaches("failed", server);
     BOOST_REQUIRE_MESSAGE(playing_on("frozen", "spare"),
                           "no stream of the player's plays on spare; "
@@ -407,7 +407,7 @@ BOOST_AUTO_TEST_CASE(a_join_that_ends_late_is_taken_by_the_next_load) {
                std::string::npos;
     };
     BOOST_REQUIRE(eventually([&] { return !in_graph(); }, 30s));
-    ::kill(jack.pid(), SIGSTOP);
+    BOOST_REQUIRE(stop_process(jack.pid()));
     const ProgramResult refused = run_tool("audioctl", {"load-sink", "jack", "studio"}, 30s);
     ::kill(jack.pid(), SIGCONT);
     BOOST_CHECK_NE(refused.status, 0);
