@@ -11,9 +11,14 @@ namespace audiod::rtp {
 namespace {
 
 constexpr uint8_t kSenderReport = 200;
+constexpr uint8_t kReceiverReport = 201;
 constexpr uint8_t kSourceDescription = 202;
 constexpr uint8_t kBye = 203;
+constexpr uint8_t kApplication = 204;
 constexpr uint8_t kCname = 1;
+// The APP packet of a room's playout: name, and its data's size.
+constexpr char kPlayoutName[4] = {'A', 'D', 'P', 'L'};
+constexpr size_t kPlayoutData = 16;
 
 // Seconds from 1900 (NTP's epoch) to 1970 (Unix's).
 constexpr uint64_t kNtpUnixOffset = 2'208'988'800;
@@ -24,7 +29,51 @@ void put_common(uint8_t* out, uint8_t count, uint8_t type, size_t bytes) noexcep
     put_u16(out + 2, static_cast<uint16_t>(bytes / 4 - 1)); // in words, minus one
 }
 
+// SDES with one CNAME item for `ssrc`, at `out`; returns its bytes.
+size_t write_cname(uint32_t ssrc, std::string_view cname, uint8_t* out) noexcept {
+    const size_t name_size = std::min<size_t>(cname.size(), 255);
+    // SSRC, CNAME item (type, length, text), an END item, padded to words.
+    const size_t items = 2 + name_size + 1;
+    const size_t bytes = 4 + 4 + (items + 3) / 4 * 4;
+    std::memset(out, 0, bytes);
+    put_common(out, 1, kSourceDescription, bytes);
+    put_u32(out + 4, ssrc);
+    out[8] = kCname;
+    out[9] = static_cast<uint8_t>(name_size);
+    std::memcpy(out + 10, cname.data(), name_size);
+    return bytes;
+}
+
 } // namespace
+
+size_t write_receiver_report(const ReceiverReport& report, std::string_view cname,
+                             const PlayoutReport* playout, uint8_t* out) noexcept {
+    put_common(out, 1, kReceiverReport, 32);
+    put_u32(out + 4, report.ssrc);
+    put_u32(out + 8, report.source_ssrc);
+    put_u32(out + 12, (uint32_t{report.fraction_lost} << 24) | (report.cumulative_lost & 0xffffff));
+    put_u32(out + 16, report.highest_sequence);
+    put_u32(out + 20, report.jitter);
+    put_u32(out + 24, report.last_report);
+    put_u32(out + 28, report.report_delay);
+    size_t size = 32 + write_cname(report.ssrc, cname, out + 32);
+    if (playout != nullptr) {
+        uint8_t* app = out + size;
+        put_common(app, 0, kApplication, 12 + kPlayoutData);
+        put_u32(app + 4, report.ssrc);
+        std::memcpy(app + 8, kPlayoutName, 4);
+        const double tenths = std::clamp(playout->sync_error_us * 10, -2e9, 2e9);
+        put_u32(app + 12, static_cast<uint32_t>(static_cast<int32_t>(tenths)));
+        put_u32(app + 16, playout->realigns);
+        app[20] = static_cast<uint8_t>((playout->timed ? 1 : 0) | (playout->clock & 3) << 1);
+        app[21] = 0;
+        put_u16(app + 22, playout->link_offset_ms);
+        put_u16(app + 24, playout->delay_ms);
+        put_u16(app + 26, 0);
+        size += 12 + kPlayoutData;
+    }
+    return size;
+}
 
 size_t write_sender_report(const SenderReport& report, std::string_view cname,
                            uint8_t* out) noexcept {
@@ -36,18 +85,7 @@ size_t write_sender_report(const SenderReport& report, std::string_view cname,
     put_u32(out + 20, report.packet_count);
     put_u32(out + 24, report.octet_count);
 
-    uint8_t* sdes = out + 28;
-    const size_t name_size = std::min<size_t>(cname.size(), 255);
-    // SSRC, CNAME item (type, length, text), an END item, padded to words.
-    const size_t items = 2 + name_size + 1;
-    const size_t bytes = 4 + 4 + (items + 3) / 4 * 4;
-    std::memset(sdes, 0, bytes);
-    put_common(sdes, 1, kSourceDescription, bytes);
-    put_u32(sdes + 4, report.ssrc);
-    sdes[8] = kCname;
-    sdes[9] = static_cast<uint8_t>(name_size);
-    std::memcpy(sdes + 10, cname.data(), name_size);
-    return 28 + bytes;
+    return 28 + write_cname(report.ssrc, cname, out + 28);
 }
 
 size_t write_bye(uint32_t ssrc, uint8_t* out) noexcept {
@@ -106,6 +144,39 @@ bool parse_rtcp(std::span<const uint8_t> datagram, RtcpSummary& summary) noexcep
             summary.report.octet_count = get_u32(p + 24);
         } else if (p[1] == kBye) {
             summary.bye = true;
+        } else if (p[1] == kReceiverReport && (p[0] & 0x1f) >= 1) {
+            if (bytes < 32) {
+                return false;
+            }
+            summary.has_receiver_report = true;
+            ReceiverReport& r = summary.receiver;
+            r.ssrc = get_u32(p + 4);
+            r.source_ssrc = get_u32(p + 8);
+            r.fraction_lost = p[12];
+            r.cumulative_lost = get_u32(p + 12) & 0xffffff;
+            r.highest_sequence = get_u32(p + 16);
+            r.jitter = get_u32(p + 20);
+            r.last_report = get_u32(p + 24);
+            r.report_delay = get_u32(p + 28);
+        } else if (p[1] == kSourceDescription && (p[0] & 0x1f) >= 1 && bytes >= 10 &&
+                   p[8] == kCname) {
+            // The first chunk's first item, if it is a CNAME that fits.
+            const size_t size = std::min<size_t>(p[9], sizeof summary.cname - 1);
+            if (10 + size <= bytes) {
+                std::memcpy(summary.cname, p + 10, size);
+                summary.cname[size] = '\0';
+                summary.cname_size = static_cast<uint8_t>(size);
+            }
+        } else if (p[1] == kApplication && bytes >= 12 + kPlayoutData &&
+                   std::memcmp(p + 8, kPlayoutName, 4) == 0) {
+            summary.has_playout = true;
+            PlayoutReport& play = summary.playout;
+            play.sync_error_us = static_cast<int32_t>(get_u32(p + 12)) / 10.0;
+            play.realigns = get_u32(p + 16);
+            play.timed = (p[20] & 1) != 0;
+            play.clock = static_cast<uint8_t>((p[20] >> 1) & 3);
+            play.link_offset_ms = get_u16(p + 22);
+            play.delay_ms = get_u16(p + 24);
         }
         at += bytes;
     }

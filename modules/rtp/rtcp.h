@@ -11,8 +11,9 @@
 
 namespace audiod::rtp {
 
-// Room for any RTCP packet audiod writes (the CNAME is at most 255 bytes).
-inline constexpr size_t kMaxRtcpSize = 28 + 12 + 256 + 4;
+// Room for any RTCP packet audiod writes (the CNAME is at most 255 bytes):
+// a receiver's report with its SDES and playout (APP) is the largest.
+inline constexpr size_t kMaxRtcpSize = 32 + 12 + 256 + 4 + 28;
 
 struct SenderReport {
     uint32_t ssrc = 0;
@@ -22,10 +23,38 @@ struct SenderReport {
     uint32_t octet_count = 0;
 };
 
+// A receiver's report on one sender (RFC 3550 §6.4.2: one report block).
+struct ReceiverReport {
+    uint32_t ssrc = 0;        // the receiver's own
+    uint32_t source_ssrc = 0; // the sender reported on
+    uint8_t fraction_lost = 0;
+    uint32_t cumulative_lost = 0; // 24 bits
+    uint32_t highest_sequence = 0;
+    uint32_t jitter = 0;       // in RTP time units
+    uint32_t last_report = 0;  // middle 32 bits of the last SR's NTP time
+    uint32_t report_delay = 0; // since then, in 1/65536 s
+};
+
+// How a receiver's room plays the stream (an APP packet, name "ADPL", of
+// audiod's own; other senders ignore it): what its sender lists for each
+// member of a group.
+struct PlayoutReport {
+    bool timed = false;
+    uint8_t clock = 0;        // 0 none, 1 the sender's reports, 2 PTP (a direct media clock)
+    double sync_error_us = 0; // + late
+    uint32_t realigns = 0;
+    uint16_t link_offset_ms = 0;
+    uint16_t delay_ms = 0;
+};
+
 // SR + SDES(CNAME). Returns the bytes written to `out` (kMaxRtcpSize is
 // always enough); a CNAME longer than 255 bytes is cut.
 size_t write_sender_report(const SenderReport& report, std::string_view cname,
                            uint8_t* out) noexcept;
+
+// RR + SDES(CNAME) + APP(playout), the last only if `playout` is given.
+size_t write_receiver_report(const ReceiverReport& report, std::string_view cname,
+                             const PlayoutReport* playout, uint8_t* out) noexcept;
 
 // BYE for `ssrc` (RFC 3550 §6.6): the receiver may end the session now.
 size_t write_bye(uint32_t ssrc, uint8_t* out) noexcept;
@@ -40,6 +69,14 @@ struct RtcpSummary {
     bool has_report = false;
     SenderReport report;
     bool bye = false;
+    // A receiver's: its report block on a sender, its CNAME (cut to 63
+    // bytes), and its playout.
+    bool has_receiver_report = false;
+    ReceiverReport receiver;
+    char cname[64] = {};
+    uint8_t cname_size = 0;
+    bool has_playout = false;
+    PlayoutReport playout;
 };
 
 // Reads a compound RTCP packet. Returns false if any part of it is malformed

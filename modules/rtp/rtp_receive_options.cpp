@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <cstring>
 #include <fstream>
+#include <unistd.h>
 
 namespace audiod::rtp {
 
@@ -140,6 +141,16 @@ std::optional<RtpReceiveOptions> parse_receive_options(const audiod_device_confi
     if (!read.number("mediaclk-offset", 0, UINT32_MAX, "an RTP time (0-4294967295)",
                      o.mediaclk_offset)) {
         return std::nullopt;
+    }
+    char host[64] = "localhost";
+    gethostname(host, sizeof host - 1);
+    o.member_name = read.get("member-name").value_or(std::string(host) + "/" + config.name);
+    if (o.member_name.empty() || o.member_name.size() > 63 ||
+        o.member_name.find('\n') != std::string::npos) {
+        if (read.get("member-name")) {
+            return read.refuse("member-name", "must be one line of 1 to 63 bytes");
+        }
+        o.member_name = o.member_name.substr(0, 63); // a long host name: cut
     }
     if (const auto v = read.get("reference-offset-us")) {
         int64_t us = 0;

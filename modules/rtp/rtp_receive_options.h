@@ -52,6 +52,9 @@ inline constexpr audiod_option_spec kSourceOptions[] = {
      "with link-offset-ms: how late this room's sound comes out after its sink plays it (an HDMI "
      "or Bluetooth path); it is played that much earlier, in step with the other rooms. "
      "link-offset-ms less delay-ms must still be more than latency-ms"},
+    {"member-name", "string", nullptr, "",
+     "the name its reports give its sender (an RTCP CNAME), which a group lists this room by, "
+     "one line of at most 63 bytes; default: HOST/NAME (this machine, this source)"},
     {"reference-offset-us", "integer", "0", "-10000000..10000000",
      "for tests: how far ahead this receiver's wall clock is taken to read (a machine whose "
      "clock disagrees with the sender's)"},
@@ -78,6 +81,7 @@ struct RtpReceiveOptions {
     // sender's reports are not needed, nor read.
     bool direct_clock = false;
     uint32_t mediaclk_offset = 0;
+    std::string member_name; // in its reports to the sender
     int64_t reference_offset_us = 0;
 };
 

@@ -15,6 +15,8 @@
 #include <opus.h>
 #include <poll.h>
 #include <sys/eventfd.h>
+#include <sys/random.h>
+#include <sys/socket.h>
 
 namespace audiod::rtp {
 
@@ -55,6 +57,9 @@ bool is_allowed(const std::vector<AddressPrefix>& allow, const sockaddr_storage&
 std::unique_ptr<RtpReceiver> RtpReceiver::create(const RtpReceiveOptions& options, uint32_t rate,
                                                  uint32_t quantum, std::string& error) {
     std::unique_ptr<RtpReceiver> r(new RtpReceiver(options));
+    if (getrandom(&r->own_ssrc_, sizeof r->own_ssrc_, 0) != sizeof r->own_ssrc_) {
+        r->own_ssrc_ = static_cast<uint32_t>(monotonic_ns());
+    }
     const auto local = resolve_endpoint(options.address, options.port, error);
     if (!local) {
         error = "rtp source option address: " + error;
@@ -140,11 +145,12 @@ void RtpReceiver::run() {
                 if (i == 1) {
                     on_rtp(datagram.data(), static_cast<size_t>(n), from);
                 } else {
-                    on_rtcp(datagram.data(), static_cast<size_t>(n));
+                    on_rtcp(datagram.data(), static_cast<size_t>(n), from);
                 }
             }
         }
         advance();
+        report_to_sender();
     }
 }
 
@@ -178,10 +184,17 @@ int32_t RtpReceiver::frames_of(std::span<const uint8_t> payload) const noexcept 
     return static_cast<int32_t>(payload.size() / frame_bytes);
 }
 
-void RtpReceiver::on_rtcp(const uint8_t* data, size_t size) {
+void RtpReceiver::on_rtcp(const uint8_t* data, size_t size, const sockaddr_storage& from) {
     RtcpSummary summary;
     if (!parse_rtcp({data, size}, summary)) {
         return;
+    }
+    if (in_session_ && summary.has_report && summary.report.ssrc == ssrc_) {
+        // Where to report back to, and what to say we last heard.
+        sender_rtcp_ = from;
+        have_sender_rtcp_ = true;
+        last_report_ntp_ = static_cast<uint32_t>(summary.report.ntp_time >> 16);
+        last_report_at_ns_ = monotonic_ns();
     }
     if (options_.direct_clock) {
         // The RTP times say when; a report's wall clock may be another
@@ -202,6 +215,61 @@ void RtpReceiver::on_rtcp(const uint8_t* data, size_t size) {
     if (summary.has_report && summary.report.ssrc == ssrc_) {
         take_report(summary.report);
     }
+}
+
+void RtpReceiver::set_playout(bool timed, double sync_error_us, uint64_t realigns) noexcept {
+    play_timed_.store(timed, std::memory_order_relaxed);
+    play_error_us_.store(sync_error_us, std::memory_order_relaxed);
+    play_realigns_.store(realigns, std::memory_order_relaxed);
+    play_known_.store(true, std::memory_order_relaxed);
+}
+
+void RtpReceiver::report_to_sender() {
+    const int64_t now = monotonic_ns();
+    if (!in_session_ || !have_sender_rtcp_ || !rtcp_fd_ ||
+        now - reported_at_ns_ < kReportIntervalNs) {
+        return;
+    }
+    reported_at_ns_ = now;
+    // RFC 3550 §6.4.1 and A.3: what was lost of what was expected, in all
+    // and since the last report.
+    const uint64_t expected = highest_seq_ + 1 - base_seq_;
+    const uint64_t lost = expected > session_received_ ? expected - session_received_ : 0;
+    const uint64_t expected_interval = expected - expected_prior_;
+    const uint64_t received_interval = session_received_ - received_prior_;
+    expected_prior_ = expected;
+    received_prior_ = session_received_;
+    const uint64_t lost_interval =
+        expected_interval > received_interval ? expected_interval - received_interval : 0;
+    ReceiverReport report;
+    report.ssrc = own_ssrc_;
+    report.source_ssrc = ssrc_;
+    report.fraction_lost = static_cast<uint8_t>(
+        expected_interval == 0 ? 0
+                               : std::min<uint64_t>(255, (lost_interval << 8) / expected_interval));
+    report.cumulative_lost = static_cast<uint32_t>(std::min<uint64_t>(lost, 0xffffff));
+    report.highest_sequence = static_cast<uint32_t>(highest_seq_);
+    report.jitter = static_cast<uint32_t>(jitter_.load(std::memory_order_relaxed));
+    report.last_report = last_report_ntp_;
+    report.report_delay = static_cast<uint32_t>((now - last_report_at_ns_) * 65536 / 1'000'000'000);
+    PlayoutReport playout;
+    playout.timed = play_timed_.load(std::memory_order_relaxed);
+    playout.clock = static_cast<uint8_t>(reports_.load(std::memory_order_relaxed) == 0 ? 0
+                                         : options_.direct_clock                       ? 2
+                                                                                       : 1);
+    playout.sync_error_us = play_error_us_.load(std::memory_order_relaxed);
+    playout.realigns = static_cast<uint32_t>(play_realigns_.load(std::memory_order_relaxed));
+    playout.link_offset_ms = static_cast<uint16_t>(options_.link_offset_ms);
+    playout.delay_ms = static_cast<uint16_t>(options_.delay_ms);
+    uint8_t buffer[kMaxRtcpSize];
+    const size_t size = write_receiver_report(
+        report, options_.member_name,
+        options_.timed && play_known_.load(std::memory_order_relaxed) ? &playout : nullptr, buffer);
+    const socklen_t length =
+        sender_rtcp_.ss_family == AF_INET6 ? sizeof(sockaddr_in6) : sizeof(sockaddr_in);
+    (void)sendto(rtcp_fd_.get(), buffer, size, MSG_DONTWAIT,
+                 reinterpret_cast<const sockaddr*>(&sender_rtcp_),
+                 length); // a lost one is harmless
 }
 
 void RtpReceiver::read_media_clock(uint32_t timestamp) {
@@ -244,6 +312,9 @@ void RtpReceiver::begin_session(const RtpPacket& packet, const sockaddr_storage&
         w.present = false;
     }
     next_seq_ = highest_seq_ = packet.header.sequence + (uint64_t{1} << 32);
+    base_seq_ = next_seq_;
+    session_received_ = expected_prior_ = received_prior_ = 0;
+    have_sender_rtcp_ = false;
     last_seq16_ = packet.header.sequence;
     last_ts_ = packet.header.timestamp;
     last_position_ = 0;
@@ -294,6 +365,7 @@ void RtpReceiver::on_rtp(const uint8_t* data, size_t size, const sockaddr_storag
     }
     last_packet_ns_.store(arrival, std::memory_order_relaxed);
     received_.fetch_add(1, std::memory_order_relaxed);
+    ++session_received_;
 
     // Extend sequence number and timestamp by their distance from the last.
     const uint64_t seq = highest_seq_ + static_cast<int16_t>(packet.header.sequence - last_seq16_);

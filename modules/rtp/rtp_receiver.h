@@ -103,6 +103,9 @@ public:
     // When the current sender means each playout-buffer position to be
     // heard, as far as its reports tell (invalid before the first). Thread: any.
     [[nodiscard]] SenderTimeline timeline() const noexcept { return timeline_.read(); }
+    // How the room plays the stream, for the receiver's reports to its
+    // sender (rtcp.h PlayoutReport). Thread: any.
+    void set_playout(bool timed, double sync_error_us, uint64_t realigns) noexcept;
 
 private:
     struct Waiting {
@@ -117,9 +120,13 @@ private:
     explicit RtpReceiver(const RtpReceiveOptions& options)
         : options_(options)
         , sender_clock_(options.clock_rate) {}
+    static constexpr int64_t kReportIntervalNs = 1'000'000'000;
     void run();
     void on_rtp(const uint8_t* data, size_t size, const sockaddr_storage& from);
-    void on_rtcp(const uint8_t* data, size_t size);
+    void on_rtcp(const uint8_t* data, size_t size, const sockaddr_storage& from);
+    // Tells the sender, once a second, how it is received and played
+    // (RFC 3550 receiver report, and audiod's playout report).
+    void report_to_sender();
     // A sender report of the current session's sender.
     void take_report(const SenderReport& report);
     // With a direct media clock: a report made from a packet's RTP time.
@@ -168,8 +175,25 @@ private:
     SenderClock sender_clock_;
     SeqLocked<SenderTimeline> timeline_;
     std::optional<SenderReport> early_report_; // read before its session began
-    bool direct_reported_ = false;             // a media-clock report made this session
-    uint32_t direct_timestamp_ = 0;            // from the RTP time of this packet
+    // Reports to the sender: its RTCP address (where its reports came
+    // from), what the last said and when it came, our SSRC and name, and
+    // the session's counts at the last report.
+    sockaddr_storage sender_rtcp_{};
+    bool have_sender_rtcp_ = false;
+    uint32_t last_report_ntp_ = 0;
+    int64_t last_report_at_ns_ = 0;
+    int64_t reported_at_ns_ = 0;
+    uint32_t own_ssrc_ = 0;
+    uint64_t base_seq_ = 0;
+    uint64_t session_received_ = 0;
+    uint64_t expected_prior_ = 0;
+    uint64_t received_prior_ = 0;
+    std::atomic<bool> play_known_{false};
+    std::atomic<bool> play_timed_{false};
+    std::atomic<double> play_error_us_{0};
+    std::atomic<uint64_t> play_realigns_{0};
+    bool direct_reported_ = false;  // a media-clock report made this session
+    uint32_t direct_timestamp_ = 0; // from the RTP time of this packet
 
     std::atomic<uint64_t> received_{0}, lost_{0}, recovered_{0}, late_{0}, overdue_{0},
         duplicate_{0}, malformed_{0}, wrong_type_{0}, refused_{0}, foreign_{0}, sessions_{0},

@@ -11,6 +11,7 @@
 #include <ctime>
 #include <opus.h>
 #include <sys/random.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 namespace audiod::rtp {
@@ -140,6 +141,11 @@ void RtpSender::write_rt(const void* frames, uint32_t count, int64_t due_ns) noe
     if (options_.aes67) {
         follow_media_clock_rt(due_ns);
     }
+    frames_since_poll_ += count;
+    if (frames_since_poll_ >= rate_ / 10) { // ten times a second
+        frames_since_poll_ = 0;
+        poll_receivers_rt();
+    }
     cycle_timestamp_ = timestamp_ + pending_frames_;
     cycle_due_ns_ = due_ns;
     const auto* in = static_cast<const uint8_t*>(frames);
@@ -171,6 +177,21 @@ void RtpSender::follow_media_clock_rt(int64_t due_ns) noexcept {
         timestamp_ = wanted;
         marker_ = true;
         on_media_clock_ = true;
+    }
+}
+
+void RtpSender::poll_receivers_rt() noexcept {
+    // A few at a time: a flood of them waits for the next poll.
+    uint8_t datagram[1500];
+    for (int i = 0; i < 32; ++i) {
+        const ssize_t n = recv(rtcp_fd_.get(), datagram, sizeof datagram, MSG_DONTWAIT);
+        if (n < 0) {
+            return;
+        }
+        RtcpSummary summary;
+        if (parse_rtcp({datagram, static_cast<size_t>(n)}, summary)) {
+            receivers_.take_rt(summary, monotonic_ns(), options_.clock_rate);
+        }
     }
 }
 

@@ -29,6 +29,9 @@
 // counting, and the first packet with sound again has the marker bit set.
 #pragma once
 
+#include "monotonic_time.h"
+#include "receiver_table.h"
+
 #include "rtcp.h"
 #include "rtp_packet.h"
 #include "rtp_send_options.h"
@@ -84,6 +87,11 @@ public:
 
     // Thread: any.
     [[nodiscard]] SenderStats stats() const noexcept;
+    // The receivers that report back (receiver_table.h), as "key=value" lines.
+    // Thread: any.
+    size_t describe_receivers(char* text, size_t size) const {
+        return receivers_.describe(text, size, monotonic_ns());
+    }
 
 private:
     RtpSender(const RtpSendOptions& options, uint32_t rate, uint32_t channels);
@@ -93,6 +101,8 @@ private:
     [[nodiscard]] size_t encode_rt(uint8_t* out, size_t room) noexcept;
     void resend_rt() noexcept;
     void send_report_rt() noexcept;
+    // Reads what receivers sent back to the RTCP socket (without waiting).
+    void poll_receivers_rt() noexcept;
     void count_drop_rt(int error) noexcept;
     void count_refusal_rt() noexcept;
 
@@ -120,6 +130,8 @@ private:
     uint64_t silent_frames_ = 0;
     bool marker_ = true;          // the first packet starts a talkspurt
     bool on_media_clock_ = false; // AES67: timestamp_ set from the reference clock
+    uint64_t frames_since_poll_ = 0;
+    ReceiverTable receivers_;
     uint64_t frames_since_report_ = 0;
     bool reported_ = false;
     // The RTP time of the frame the last write_rt began with, and when it was due.

@@ -178,7 +178,9 @@ size_t RtpSink::describe(char* text, size_t size) const {
         static_cast<unsigned long long>(s.resent), static_cast<unsigned long long>(s.encode_errors),
         s.last_error != 0 ? strerrorname_np(s.last_error) : "none", s.silent ? "no" : "yes",
         static_cast<unsigned long long>(announcer_ ? announcer_->announcements() : 0));
-    return n < 0 ? 0 : std::min(static_cast<size_t>(n), size > 0 ? size - 1 : 0);
+    const size_t used = n < 0 ? 0 : std::min(static_cast<size_t>(n), size > 0 ? size - 1 : 0);
+    // The receivers that report back: a group's rooms.
+    return used + (used + 1 < size ? sender_->describe_receivers(text + used, size - used) : 0);
 }
 
 } // namespace

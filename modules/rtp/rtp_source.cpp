@@ -66,6 +66,13 @@ public:
     // was read.)
     [[nodiscard]] int64_t media_time_rt() const noexcept;
 
+    // How the room plays it, for the reports to the sender. Thread: control.
+    void playout(const audiod_playout& p) noexcept {
+        if (receiver_ != nullptr) {
+            receiver_->set_playout(p.timed != 0, p.sync_error_us, p.realigns);
+        }
+    }
+
     // Thread: any.
     size_t describe(char* text, size_t size) const;
 

@@ -21,6 +21,7 @@
 //   uint64_t xruns() const noexcept;         // optional; Thread: any
 //   size_t describe(char*, size_t) const;    // optional; Thread: any but rt
 //   int64_t media_time_rt() const noexcept;  // optional; Thread: rt
+//   void playout(const audiod_playout&) noexcept;  // optional, a source's; Thread: control
 //   ~T();  // close: frees everything, flushes a sink's audio; Thread: control
 //
 // A class with both write_rt and read_rt may be both a sink and a source;
@@ -183,6 +184,18 @@ struct SinkCalls : Calls<T> {
 
 template <ModuleSource T>
 struct SourceCalls : Calls<T> {
+    // Thread: control.
+    static constexpr auto playout() noexcept {
+        if constexpr (requires(T & device, const audiod_playout& p) {
+                          requires noexcept(device.playout(p));
+                      }) {
+            return +[](void* instance, const audiod_playout* p) noexcept {
+                self<T>(instance).playout(*p);
+            };
+        } else {
+            return static_cast<void (*)(void*, const audiod_playout*)>(nullptr);
+        }
+    }
     static int open(const audiod_host* host, const audiod_device_config* config, void** instance,
                     audiod_open_info* info, char* error, size_t error_size) noexcept {
         return module_ops::open<T>(true, host, config, instance, info, error, error_size);
@@ -206,8 +219,9 @@ constexpr audiod_sink_ops make_sink_ops(OptionSpecs options) noexcept {
 template <ModuleSource T>
 constexpr audiod_source_ops make_source_ops(OptionSpecs options) noexcept {
     using C = module_ops::SourceCalls<T>;
-    return {C::open,    C::start,      C::wait,        C::read,        C::stop,        C::close,
-            C::xruns(), C::describe(), options.data(), options.size(), C::media_time()};
+    return {C::open,        C::start,       C::wait,         C::read,
+            C::stop,        C::close,       C::xruns(),      C::describe(),
+            options.data(), options.size(), C::media_time(), C::playout()};
 }
 
 // The tables themselves, made once each, for a descriptor to point at:

@@ -56,8 +56,8 @@ Device::open(const audiod_module& module, const audiod_host& host, DeviceRequest
     int rc = 0;
     if (req.kind == DeviceKind::source) {
         const audiod_source_ops& s = *module.source;
-        ops = {s.start, s.wait,  nullptr,    s.read,      s.stop,
-               s.close, s.xruns, s.describe, s.media_time};
+        ops = {s.start, s.wait,  nullptr,    s.read,       s.stop,
+               s.close, s.xruns, s.describe, s.media_time, s.playout};
         rc = s.open(&host, &config, &sink->instance_, &sink->info_, error, sizeof error);
     } else {
         const audiod_sink_ops& s = *module.sink;
@@ -200,6 +200,12 @@ uint64_t Device::xruns() const noexcept {
         return released_xruns_;
     }
     return ops_.xruns != nullptr ? ops_.xruns(instance_) : 0;
+}
+
+void Device::tell_playout(const audiod_playout& playout) {
+    if (instance_ != nullptr && ops_.playout != nullptr && !failed()) {
+        ops_.playout(instance_, &playout);
+    }
 }
 
 std::string Device::details() const {

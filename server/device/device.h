@@ -143,6 +143,9 @@ public:
     // The module's own "key=value" lines for `audioctl list` (its optional
     // `describe`), or "". Thread: control, while the RT thread runs.
     [[nodiscard]] std::string details() const;
+    // Tells a source how its audio plays (audiod_source_ops.playout), if it
+    // listens and its instance is open. Thread: control.
+    void tell_playout(const audiod_playout& playout);
     static constexpr size_t kMaxDetails = 1024; // what the wire carries of a string
     // Whether the RT thread stopped on a device error. Thread: any (atomic).
     // True means the RT thread is done with the device's streams, and
@@ -205,6 +208,7 @@ private:
         uint64_t (*xruns)(void*) = nullptr;
         size_t (*describe)(void*, char*, size_t) = nullptr;
         int64_t (*media_time)(void*) = nullptr;
+        void (*playout)(void*, const audiod_playout*) = nullptr;
     } ops_;
     void* instance_ = nullptr;
     uint64_t released_xruns_ = 0;  // what xruns() said when the instance was closed

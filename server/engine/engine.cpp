@@ -341,6 +341,7 @@ void Engine::tick() {
     discovered_.handle();
     status_.announce_changes();
     sync_watch_.check(relays_, announcer_);
+    relays_.tell_sources();
     save_state();
 }
 

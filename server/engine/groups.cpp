@@ -151,20 +151,21 @@ std::string Groups::details(const Device& sink) const {
         names += (names.empty() ? "" : ",") + member.sink;
     }
     out += "group-local=" + names + "\n";
+    // One line a member (a sink's details travel in a string of at most
+    // 1 kB): group-local.SINK=state=...;stream=...;...
     for (const GroupMember& member : group->local) {
-        const std::string key = "group-local." + member.sink + ".";
-        out += key + "delay-ms=" + std::to_string(member.delay_ms) + "\n";
+        out += "group-local." + member.sink + "=";
         const SourceRelay* relay = relays_.find(Relays::replay_name(group->name, member.sink));
         if (relay == nullptr) {
-            out += key + "state=absent\n"; // its sink is not here
-            continue;
+            out += "state=absent"; // its sink is not here
+        } else {
+            char error_us[32];
+            std::snprintf(error_us, sizeof error_us, "%.1f", relay->sync_error_us());
+            out += std::string("state=") + (relay->timed() ? "in-step" : "waiting") +
+                   ";stream=" + std::to_string(relay->playback().id) +
+                   ";sync-error-us=" + error_us + ";realigns=" + std::to_string(relay->realigns());
         }
-        char error_us[32];
-        std::snprintf(error_us, sizeof error_us, "%.1f", relay->sync_error_us());
-        out += key + "stream=" + std::to_string(relay->playback().id) + "\n" + key +
-               "state=" + (relay->timed() ? "in-step" : "waiting") + "\n" + key +
-               "sync-error-us=" + error_us + "\n" + key +
-               "realigns=" + std::to_string(relay->realigns()) + "\n";
+        out += ";delay-ms=" + std::to_string(member.delay_ms) + "\n";
     }
     return out;
 }

@@ -132,6 +132,16 @@ void Relays::stop_replays_on(const Device& sink) {
     }
 }
 
+void Relays::tell_sources() const {
+    for (const auto& relay : relays_) {
+        Device* source = relay->record().device();
+        if (source != nullptr && source->is_source()) {
+            source->tell_playout(
+                {relay->timed() ? 1 : 0, relay->sync_error_us(), relay->realigns()});
+        }
+    }
+}
+
 const SourceRelay* Relays::find(const std::string& name) const {
     for (const auto& relay : relays_) {
         if (relay->name() == name) {

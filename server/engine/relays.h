@@ -41,6 +41,9 @@ public:
         return group + ">" + member;
     }
     [[nodiscard]] const SourceRelay* find(const std::string& name) const;
+    // Tells each relayed source how its audio plays (a room's receiver
+    // reports it to its sender): called about once a second.
+    void tell_sources() const;
     // Stops every relay (their threads use streams that are about to go).
     void clear() { relays_.clear(); }
 

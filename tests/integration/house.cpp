@@ -223,11 +223,51 @@ void wait_until_rooms_heard(const House& house) {
         BOOST_REQUIRE(wait_for_more(stream, after, 60s));
     }
     for (const House::Local& member : house.local) {
-        const auto stream =
-            static_cast<uint32_t>(sink_number("net", "group-local." + member.name + ".stream"));
-        BOOST_REQUIRE_NE(stream, 0u);
+        const std::string field = group_member_field("net", member.name, "stream");
+        BOOST_REQUIRE_MESSAGE(!field.empty(), sink_field("net", "group-local." + member.name));
+        const auto stream = static_cast<uint32_t>(std::stoul(field));
         BOOST_REQUIRE(wait_for_more(stream, after, 60s));
     }
+}
+
+namespace {
+
+std::string field_of(const std::string& fields, const std::string& key) {
+    for (size_t from = 0; from < fields.size();) {
+        size_t end = fields.find(';', from);
+        end = end == std::string::npos ? fields.size() : end;
+        const std::string item = fields.substr(from, end - from);
+        if (item.rfind(key + "=", 0) == 0) {
+            return item.substr(key.size() + 1);
+        }
+        from = end + 1;
+    }
+    return "";
+}
+
+} // namespace
+
+std::string group_member_field(const std::string& group, const std::string& sink,
+                               const std::string& key) {
+    return field_of(sink_field(group, "group-local." + sink), key);
+}
+
+std::string group_room_field(const std::string& group, const std::string& room,
+                             const std::string& key) {
+    // The room's values, in the order receiver-fields names them.
+    const std::string names = sink_field(group, "receiver-fields");
+    const std::string values = sink_field(group, "receiver." + room);
+    size_t name_at = 0, value_at = 0;
+    while (name_at < names.size() && value_at <= values.size()) {
+        const size_t name_end = std::min(names.find(';', name_at), names.size());
+        const size_t value_end = std::min(values.find(';', value_at), values.size());
+        if (names.substr(name_at, name_end - name_at) == key) {
+            return values.substr(value_at, value_end - value_at);
+        }
+        name_at = name_end + 1;
+        value_at = value_end + 1;
+    }
+    return "";
 }
 
 void ctl_with_options(std::vector<std::string> args, const std::string& options) {

@@ -104,6 +104,15 @@ double gap_start(const std::string& out, const std::string& pair);
 // that stops sending in silence).
 void wait_until_rooms_heard(const House& house);
 
+// A field of a group's local member, or of a room that reports to it, as
+// `audioctl list sinks` gives them ("group-local.SINK=key=value;..." and
+// "receiver.NAME=value;..." in the order of "receiver-fields"); "" if
+// there is none.
+std::string group_member_field(const std::string& group, const std::string& sink,
+                               const std::string& key);
+std::string group_room_field(const std::string& group, const std::string& room,
+                             const std::string& key);
+
 // `audioctl` VERB... with `options` ("key=value key=value") after it.
 void ctl_with_options(std::vector<std::string> args, const std::string& options);
 

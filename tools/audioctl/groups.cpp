@@ -1,6 +1,7 @@
 // audioctl: groups. `list groups` shows each group (a sink the server
-// reports with a link offset) and its local members; group-add and
-// group-remove change the members until the configuration is reloaded.
+// reports with a link offset), its local members and the rooms whose
+// receivers report to it; group-add and group-remove change the local
+// members until the configuration is reloaded.
 #include "commands.h"
 
 #include "common/json_writer.h"
@@ -13,14 +14,45 @@ namespace audiod::ctl {
 
 namespace {
 
-constexpr const char* kMemberPrefix = "group-local.";
-
-// One group as the server's sink details say it.
+// One group as the server's sink details say it: its own fields, its
+// local members and the rooms whose receivers report to it, each with
+// its fields ("key=value;key=value" in the details).
 struct GroupView {
     std::string name;
-    std::map<std::string, std::string> fields; // the group's own
-    std::vector<std::pair<std::string, std::map<std::string, std::string>>> members;
+    std::map<std::string, std::string> fields;
+    using Members = std::vector<std::pair<std::string, std::map<std::string, std::string>>>;
+    Members local;
+    Members rooms;
 };
+
+std::map<std::string, std::string> split_fields(const std::string& value) {
+    std::map<std::string, std::string> fields;
+    for (size_t from = 0; from < value.size();) {
+        size_t end = value.find(';', from);
+        end = end == std::string::npos ? value.size() : end;
+        const std::string item = value.substr(from, end - from);
+        if (const size_t equals = item.find('='); equals != std::string::npos) {
+            fields[item.substr(0, equals)] = item.substr(equals + 1);
+        }
+        from = end + 1;
+    }
+    return fields;
+}
+
+// The members a "NAME,NAME" list names, each with the fields of PREFIX.NAME.
+GroupView::Members members_of(std::map<std::string, std::string>& pairs, const std::string& list,
+                              const std::string& prefix) {
+    GroupView::Members members;
+    const std::string& names = pairs[list];
+    for (size_t from = 0; from < names.size();) {
+        size_t comma = names.find(',', from);
+        comma = comma == std::string::npos ? names.size() : comma;
+        const std::string member = names.substr(from, comma - from);
+        from = comma + 1;
+        members.emplace_back(member, split_fields(pairs[prefix + member]));
+    }
+    return members;
+}
 
 std::vector<GroupView> groups_of(const std::vector<proto::SinkInfo>& sinks) {
     std::vector<GroupView> out;
@@ -45,20 +77,23 @@ std::vector<GroupView> groups_of(const std::vector<proto::SinkInfo>& sinks) {
                         {"link-offset-ms", pairs["group-link-offset-ms"]},
                         {"destination", pairs["destination"]},
                         {"payload", pairs["payload"]}};
-        const std::string& names = pairs["group-local"];
-        for (size_t from = 0; from < names.size();) {
-            size_t comma = names.find(',', from);
-            comma = comma == std::string::npos ? names.size() : comma;
-            const std::string member = names.substr(from, comma - from);
-            from = comma + 1;
-            std::map<std::string, std::string> fields;
-            const std::string prefix = kMemberPrefix + member + ".";
-            for (const auto& [key, value] : pairs) {
-                if (key.rfind(prefix, 0) == 0) {
-                    fields[key.substr(prefix.size())] = value;
-                }
+        group.local = members_of(pairs, "group-local", "group-local.");
+        group.rooms = members_of(pairs, "receivers", "receiver.");
+        // A room's values come in the order receiver-fields names.
+        const std::string& names = pairs["receiver-fields"];
+        for (auto& [room, fields] : group.rooms) {
+            std::map<std::string, std::string> named;
+            const std::string& values = pairs["receiver." + room];
+            size_t name_at = 0, value_at = 0;
+            while (name_at < names.size() && value_at <= values.size()) {
+                const size_t name_end = std::min(names.find(';', name_at), names.size());
+                const size_t value_end = std::min(values.find(';', value_at), values.size());
+                named[names.substr(name_at, name_end - name_at)] =
+                    values.substr(value_at, value_end - value_at);
+                name_at = name_end + 1;
+                value_at = value_end + 1;
             }
-            group.members.emplace_back(member, std::move(fields));
+            fields = std::move(named);
         }
         out.push_back(std::move(group));
     }
@@ -74,10 +109,10 @@ std::string text(const std::vector<GroupView>& groups) {
         };
         out += group.name + ": " + field("state") + ", to " + field("destination") + " (" +
                field("payload") + "), link offset " + field("link-offset-ms") + " ms\n";
-        if (group.members.empty()) {
+        if (group.local.empty()) {
             out += "  no local members\n";
         }
-        for (const auto& [name, fields] : group.members) {
+        for (const auto& [name, fields] : group.local) {
             const auto get = [&](const char* key) {
                 const auto it = fields.find(key);
                 return it == fields.end() ? std::string("-") : it->second;
@@ -85,6 +120,24 @@ std::string text(const std::vector<GroupView>& groups) {
             out += "  " + name + ": " + get("state") + ", stream " + get("stream") + ", delay-ms " +
                    get("delay-ms") + ", sync error " + get("sync-error-us") + " us, realigns " +
                    get("realigns") + "\n";
+        }
+        if (group.rooms.empty()) {
+            out += "  no room reports to it\n";
+        }
+        for (const auto& [name, fields] : group.rooms) {
+            const auto get = [&](const char* key) {
+                const auto it = fields.find(key);
+                return it == fields.end() ? std::string("-") : it->second;
+            };
+            const bool timed = get("timed") == "yes";
+            out += "  room " + name + ": " +
+                   (timed ? "timed by " + get("clock-source") + ", sync error " +
+                                get("sync-error-us") + " us, realigns " + get("realigns") +
+                                ", link offset " + get("link-offset-ms") + " ms, delay-ms " +
+                                get("delay-ms")
+                          : std::string("not timed")) +
+                   ", lost " + get("lost-percent") + " %, jitter " + get("jitter-ms") +
+                   " ms, heard " + get("heard-s-ago") + " s ago\n";
         }
     }
     return out.empty() ? "no groups\n" : out;
@@ -112,19 +165,22 @@ std::string json(const std::vector<GroupView>& groups) {
             w.key(key);
             put(w, value);
         }
-        w.key("local");
-        w.begin_array();
-        for (const auto& [name, fields] : group.members) {
-            w.begin_object();
-            w.key("sink");
-            w.value(name);
-            for (const auto& [key, value] : fields) {
-                w.key(key);
-                put(w, value);
+        for (const auto& [key, members] :
+             {std::pair{"local", &group.local}, std::pair{"rooms", &group.rooms}}) {
+            w.key(key);
+            w.begin_array();
+            for (const auto& [name, fields] : *members) {
+                w.begin_object();
+                w.key(std::string_view(key) == "local" ? "sink" : "name");
+                w.value(name);
+                for (const auto& [field, value] : fields) {
+                    w.key(field);
+                    put(w, value);
+                }
+                w.end_object();
             }
-            w.end_object();
+            w.end_array();
         }
-        w.end_array();
         w.end_object();
     }
     w.end_array();

@@ -44,6 +44,7 @@ extern "C" {
 
 /*
  * The ABI's versions; a module must have been built for the server's.
+ *   7  playout() on sources.
  *   6  media_time() on sinks and sources.
  *   5  each sink and source table lists its options (option_specs);
  *      audiod_sink_config and audiod_sink_info, which serve sources too,
@@ -52,7 +53,7 @@ extern "C" {
  *   3  describe().
  *   2  sources (audiod_source_ops).
  */
-#define AUDIOD_MODULE_ABI_VERSION 6u
+#define AUDIOD_MODULE_ABI_VERSION 7u
 #define AUDIOD_MODULE_ENTRY_SYMBOL "audiod_module_entry"
 
 enum audiod_log_level {
@@ -212,6 +213,13 @@ typedef struct audiod_sink_ops {
  * thread, with `read` in place of `write`; audiod_device_config and
  * audiod_open_info describe it as they do a sink.
  */
+/** A timed source's playout, as the server measures it (audiod_source_ops.playout). */
+typedef struct audiod_playout {
+    int timed;            /**< 1: played at the source's media times now */
+    double sync_error_us; /**< how far off the last frame written will be heard; + late */
+    uint64_t realigns;    /**< times it was cut back into step */
+} audiod_playout;
+
 typedef struct audiod_source_ops {
     /** Opens a source; options as for a sink. Thread: control. */
     int (*open)(const audiod_host* host, const audiod_device_config* config, void** instance,
@@ -254,6 +262,13 @@ typedef struct audiod_source_ops {
      * Thread: rt. Since ABI 6.
      */
     int64_t (*media_time)(void* instance);
+    /**
+     * How the source's audio plays where the server plays it at its media
+     * times (a network receiver played into a sink), about once a second:
+     * for a receiver to tell its sender how its room is doing. Optional:
+     * NULL. Thread: control. Since ABI 7.
+     */
+    void (*playout)(void* instance, const struct audiod_playout* playout);
 } audiod_source_ops;
 
 typedef struct audiod_module {

@@ -104,7 +104,7 @@ const audiod_sink_ops kOps = {stepped_open, stepped_start,       stepped_wait,  
                               kOptions,     std::size(kOptions), nullptr};
 const audiod_source_ops kSourceOps = {
     stepped_open,  stepped_start, stepped_wait, stepped_read,        stepped_stop, stepped_close,
-    stepped_xruns, nullptr,       kOptions,     std::size(kOptions), nullptr};
+    stepped_xruns, nullptr,       kOptions,     std::size(kOptions), nullptr,      nullptr};
 const audiod_module kModule = {AUDIOD_MODULE_ABI_VERSION, "stepped", "test device", &kOps,
                                &kSourceOps};
 

@@ -132,6 +132,63 @@ BOOST_AUTO_TEST_CASE(a_sender_report_carries_the_clock_mapping_and_cname) {
     BOOST_CHECK(!parse_rtcp(bytes({0x80, 200, 0, 6, 1, 2, 3, 4}), s));
 }
 
+// A room's report back: RFC 3550's receiver report, its CNAME, and
+// audiod's playout (APP "ADPL"), read back whole; a sender report carries
+// none of it.
+BOOST_AUTO_TEST_CASE(a_receiver_report_carries_loss_and_how_the_room_plays) {
+    ReceiverReport r;
+    r.ssrc = 0xa1b2c3d4;
+    r.source_ssrc = 0x11223344;
+    r.fraction_lost = 64;
+    r.cumulative_lost = 0x123456;
+    r.highest_sequence = 70000;
+    r.jitter = 96;
+    r.last_report = 0xdeadbeef;
+    r.report_delay = 65536;
+    PlayoutReport play;
+    play.timed = true;
+    play.clock = 2;
+    play.sync_error_us = -12.3;
+    play.realigns = 4;
+    play.link_offset_ms = 150;
+    play.delay_ms = 40;
+    uint8_t out[kMaxRtcpSize];
+    const size_t size = write_receiver_report(r, "kitchen", &play, out);
+    BOOST_CHECK_EQUAL(size % 4, 0u);
+    BOOST_CHECK_LE(size, kMaxRtcpSize);
+    BOOST_CHECK_EQUAL(out[0], 0x81); // one report block
+    BOOST_CHECK_EQUAL(out[1], 201);
+    RtcpSummary s;
+    BOOST_REQUIRE(parse_rtcp({out, size}, s));
+    BOOST_CHECK(!s.has_report);
+    BOOST_REQUIRE(s.has_receiver_report);
+    BOOST_CHECK_EQUAL(s.receiver.ssrc, r.ssrc);
+    BOOST_CHECK_EQUAL(s.receiver.source_ssrc, r.source_ssrc);
+    BOOST_CHECK_EQUAL(s.receiver.fraction_lost, 64);
+    BOOST_CHECK_EQUAL(s.receiver.cumulative_lost, 0x123456u);
+    BOOST_CHECK_EQUAL(s.receiver.highest_sequence, 70000u);
+    BOOST_CHECK_EQUAL(s.receiver.jitter, 96u);
+    BOOST_CHECK_EQUAL(s.receiver.last_report, 0xdeadbeefu);
+    BOOST_CHECK_EQUAL(s.receiver.report_delay, 65536u);
+    BOOST_CHECK_EQUAL(std::string(s.cname, s.cname_size), "kitchen");
+    BOOST_REQUIRE(s.has_playout);
+    BOOST_CHECK(s.playout.timed);
+    BOOST_CHECK_EQUAL(s.playout.clock, 2);
+    BOOST_CHECK_CLOSE(s.playout.sync_error_us, -12.3, 1e-6);
+    BOOST_CHECK_EQUAL(s.playout.realigns, 4u);
+    BOOST_CHECK_EQUAL(s.playout.link_offset_ms, 150);
+    BOOST_CHECK_EQUAL(s.playout.delay_ms, 40);
+    // Without a playout (an untimed room), and with a CNAME too long to keep.
+    const std::string long_name(200, 'x');
+    const size_t plain = write_receiver_report(r, long_name, nullptr, out);
+    BOOST_REQUIRE(parse_rtcp({out, plain}, s));
+    BOOST_CHECK(!s.has_playout);
+    BOOST_CHECK_EQUAL(s.cname_size, 63);
+    // A report block cut short is refused.
+    out[3] = 6; // 28 bytes: no room for the block's last word
+    BOOST_CHECK(!parse_rtcp({out, plain}, s));
+}
+
 BOOST_AUTO_TEST_CASE(ntp_time_is_the_wall_clock) {
     // 2026 is about 3.97e9 s after 1900.
     const uint64_t seconds = ntp_now() >> 32;
