@@ -59,8 +59,8 @@ inline constexpr audiod_option_spec kSourceOptions[] = {
      "for tests: how far ahead this receiver's wall clock is taken to read (a machine whose "
      "clock disagrees with the sender's)"},
     {"discover", "boolean", "false", "",
-     "opens a source for each session that SAP announces instead, passing on latency-ms and "
-     "allow (it then takes no other option)"},
+     "opens a source for each session that SAP announces instead, passing on latency-ms, allow, "
+     "link-offset-ms and delay-ms (it then takes no other option)"},
 };
 
 struct RtpReceiveOptions {

@@ -96,13 +96,14 @@ std::optional<SapDiscovery::Settings> discovery_settings(const audiod_device_con
         return std::nullopt;
     }
     // What it passes on; the sessions it finds say the rest.
-    constexpr std::string_view kPassedOn[] = {"latency-ms", "allow"};
+    constexpr std::string_view kPassedOn[] = {"latency-ms", "allow", "link-offset-ms", "delay-ms"};
     for (size_t i = 0; i < config.option_count; ++i) {
         const std::string_view key = config.options[i].key;
         if (key != "discover" &&
             std::find(std::begin(kPassedOn), std::end(kPassedOn), key) == std::end(kPassedOn)) {
-            return read.refuse(key, "a discovering source takes only latency-ms and allow (the "
-                                    "sessions it finds say the rest)");
+            return read.refuse(key, "a discovering source takes only latency-ms, allow, "
+                                    "link-offset-ms and delay-ms (the sessions it finds say "
+                                    "the rest)");
         }
     }
     SapDiscovery::Settings settings;

@@ -37,8 +37,9 @@ public:
     static constexpr auto kExpiry = std::chrono::seconds(50);
 
     struct Settings {
-        std::string requester;                                      // the discovering source's name
-        std::vector<std::pair<std::string, std::string>> passed_on; // latency-ms, allow
+        std::string requester; // the discovering source's name
+        // latency-ms, allow, link-offset-ms, delay-ms
+        std::vector<std::pair<std::string, std::string>> passed_on;
         std::vector<AddressPrefix> allow;
     };
     struct Stats {

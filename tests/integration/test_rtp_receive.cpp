@@ -443,11 +443,19 @@ BOOST_AUTO_TEST_CASE(a_discovering_source_takes_only_what_it_passes_on) {
     const ProgramResult bad =
         run_tool("audioctl", {"load-source", "rtp", "lan", "discover=true", "port=5004"});
     BOOST_CHECK_EQUAL(bad.status, 1);
-    BOOST_CHECK_MESSAGE(bad.err.find("takes only latency-ms and allow") != std::string::npos,
-                        bad.err);
+    BOOST_CHECK_MESSAGE(bad.err.find("takes only latency-ms, allow") != std::string::npos, bad.err);
     const ProgramResult odd = run_tool("audioctl", {"load-source", "rtp", "lan", "discover=maybe"});
     BOOST_CHECK_EQUAL(odd.status, 1);
     BOOST_CHECK_MESSAGE(odd.err.find("discover") != std::string::npos, odd.err);
+    // A room's timing is passed on, checked as the sources found check it.
+    const ProgramResult early = run_tool("audioctl", {"load-source", "rtp", "lan", "discover=true",
+                                                      "latency-ms=30", "link-offset-ms=20"});
+    BOOST_CHECK_EQUAL(early.status, 1);
+    BOOST_CHECK_MESSAGE(early.err.find("link-offset-ms") != std::string::npos, early.err);
+    const ProgramResult timed =
+        run_tool("audioctl", {"load-source", "rtp", "lan", "discover=true", "latency-ms=30",
+                              "link-offset-ms=150", "delay-ms=20"});
+    BOOST_CHECK_MESSAGE(timed.status == 0, timed.err);
     BOOST_CHECK_EQUAL(server.stop(SIGTERM), 0);
 }
 
