@@ -187,6 +187,9 @@ After series_after(const std::string& out, const std::string& pair, double from_
         } else if (after.settled_points++ == 0) {
             after.settled_s = t;
         }
+        if (after.rejoined_s < 0 && after.settled_s >= 0 && t - after.settled_s >= 1.0) {
+            after.rejoined_s = after.settled_s;
+        }
     }
     return after;
 }

@@ -82,14 +82,16 @@ std::vector<std::string> probe_player(const TempDir& dir, double seconds, bool r
                                       const std::string& sink = "net");
 
 // The points of one pair's series after `from_s`: the first one's time,
-// the largest |Δ| from it on, and from when on |Δ| stayed within
-// `bound_us` (-1: it ended out of bounds), with the points since.
+// the largest |Δ| from it on, from when on |Δ| stayed within `bound_us`
+// (-1: it ended out of bounds) with the points since, and when it first
+// stayed within it for a second (`rejoined_s`, -1: never).
 struct After {
     double first_s = -1;
     double max_us = 0;
     size_t points = 0;
     double settled_s = -1;
     size_t settled_points = 0;
+    double rejoined_s = -1;
 };
 After series_after(const std::string& out, const std::string& pair, double from_s,
                    double bound_us = 100);

@@ -92,6 +92,11 @@ endforeach()
 # loaded stress pass failed to take their first client ("Cannot create new
 # client").
 set_tests_properties(integration.jack integration.portaudio_jack PROPERTIES RESOURCE_LOCK jackd)
+# The suites that measure rooms to the microsecond take turns: each runs
+# a house of real-time threads, and two at once beside a sanitizer build
+# are more load than the measure is about.
+set_tests_properties(integration.rooms integration.groups integration.rooms_interop
+  PROPERTIES RESOURCE_LOCK rooms)
 
 add_test(NAME install_tree
   COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/integration/install_tree.sh ${PROJECT_BINARY_DIR}
