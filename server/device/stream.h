@@ -131,7 +131,7 @@ struct Stream {
     // A record stream on a sink's monitor whose frames are heard again this
     // long after the sink plays them (a group's local member, which plays
     // in step with the rooms: engine/groups.h); 0: a monitor's records have
-    // no anchor. Set by the control thread before the stream is attached.
+    // no anchor. Set by the control thread; read by the RT thread each cycle.
     std::atomic<int64_t> replayed_after_ns{0};
     SeqLocked<TimeAnchor> heard;
 
