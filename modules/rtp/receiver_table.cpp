@@ -46,8 +46,6 @@ void ReceiverTable::take_rt(const RtcpSummary& summary, int64_t now_ns, uint32_t
             r.name[i] = name_char(summary.cname[i]) ? summary.cname[i] : '_';
         }
         r.name[std::min<size_t>(summary.cname_size, sizeof r.name - 1)] = '\0';
-    } else if (r.name[0] == '\0') {
-        std::snprintf(r.name, sizeof r.name, "ssrc-%u", ssrc);
     }
     r.fraction_lost = summary.receiver.fraction_lost;
     r.cumulative_lost = summary.receiver.cumulative_lost;
@@ -66,8 +64,11 @@ size_t ReceiverTable::describe(char* text, size_t size, int64_t now_ns) const {
     std::array<Receiver, kMax> heard{};
     size_t count = 0;
     for (const auto& slot : published_) {
-        const Receiver r = slot.read();
+        Receiver r = slot.read();
         if (r.heard_ns != 0 && now_ns - r.heard_ns < kForgetNs) {
+            if (r.name[0] == '\0') { // a receiver that gave no CNAME
+                std::snprintf(r.name, sizeof r.name, "ssrc-%u", r.ssrc);
+            }
             heard[count++] = r;
         }
     }

@@ -227,7 +227,7 @@ void wait_until_rooms_heard(const House& house) {
     }
     for (const House::Local& member : house.local) {
         const std::string field = group_member_field("net", member.name, "stream");
-        BOOST_REQUIRE_MESSAGE(!field.empty(), sink_field("net", "group-local." + member.name));
+        BOOST_REQUIRE_MESSAGE(!field.empty(), run_tool("audioctl", {"list", "groups"}).out);
         const auto stream = static_cast<uint32_t>(std::stoul(field));
         BOOST_REQUIRE(wait_for_more(stream, after, 60s));
     }
@@ -235,42 +235,47 @@ void wait_until_rooms_heard(const House& house) {
 
 namespace {
 
-std::string field_of(const std::string& fields, const std::string& key) {
-    for (size_t from = 0; from < fields.size();) {
-        size_t end = fields.find(';', from);
-        end = end == std::string::npos ? fields.size() : end;
-        const std::string item = fields.substr(from, end - from);
-        if (item.rfind(key + "=", 0) == 0) {
-            return item.substr(key.size() + 1);
-        }
-        from = end + 1;
+// A field of one member of a group as `audioctl --json list groups`
+// prints it: in the group's `array` ("local" or "rooms"), the object whose
+// `id` ("sink" or "name") is `member`; its `key` as text ("" if none).
+// Read through audioctl, so that what it makes of the sink's details is
+// tested too.
+std::string listed_member_field(const std::string& group, const std::string& array,
+                                const std::string& id, const std::string& member,
+                                const std::string& key) {
+    const std::string json = run_tool("audioctl", {"--json", "list", "groups"}).out;
+    size_t at = json.find("{\"name\":\"" + group + "\"");
+    if (at == std::string::npos ||
+        (at = json.find("\"" + array + "\":[", at)) == std::string::npos) {
+        return "";
     }
-    return "";
+    const size_t array_end = json.find(']', at);
+    const size_t item = json.find("\"" + id + "\":\"" + member + "\"", at);
+    if (item == std::string::npos || item > array_end) {
+        return "";
+    }
+    const size_t object = json.rfind('{', item);
+    const size_t object_end = json.find('}', item);
+    const size_t k = json.find("\"" + key + "\":", object);
+    if (k == std::string::npos || k > object_end) {
+        return "";
+    }
+    size_t v = k + key.size() + 3;
+    const bool quoted = json[v] == '"';
+    v += quoted ? 1 : 0;
+    return json.substr(v, json.find_first_of(quoted ? "\"" : ",}", v) - v);
 }
 
 } // namespace
 
 std::string group_member_field(const std::string& group, const std::string& sink,
                                const std::string& key) {
-    return field_of(sink_field(group, "group-local." + sink), key);
+    return listed_member_field(group, "local", "sink", sink, key);
 }
 
 std::string group_room_field(const std::string& group, const std::string& room,
                              const std::string& key) {
-    // The room's values, in the order receiver-fields names them.
-    const std::string names = sink_field(group, "receiver-fields");
-    const std::string values = sink_field(group, "receiver." + room);
-    size_t name_at = 0, value_at = 0;
-    while (name_at < names.size() && value_at <= values.size()) {
-        const size_t name_end = std::min(names.find(';', name_at), names.size());
-        const size_t value_end = std::min(values.find(';', value_at), values.size());
-        if (names.substr(name_at, name_end - name_at) == key) {
-            return values.substr(value_at, value_end - value_at);
-        }
-        name_at = name_end + 1;
-        value_at = value_end + 1;
-    }
-    return "";
+    return listed_member_field(group, "rooms", "name", room, key);
 }
 
 void ctl_with_options(std::vector<std::string> args, const std::string& options) {

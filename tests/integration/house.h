@@ -107,9 +107,7 @@ double gap_start(const std::string& out, const std::string& pair);
 void wait_until_rooms_heard(const House& house);
 
 // A field of a group's local member, or of a room that reports to it, as
-// `audioctl list sinks` gives them ("group-local.SINK=key=value;..." and
-// "receiver.NAME=value;..." in the order of "receiver-fields"); "" if
-// there is none.
+// `audioctl --json list groups` gives them; "" if there is none.
 std::string group_member_field(const std::string& group, const std::string& sink,
                                const std::string& key);
 std::string group_room_field(const std::string& group, const std::string& room,
