@@ -132,6 +132,16 @@ std::optional<RtpReceiveOptions> parse_receive_options(const audiod_device_confi
                                            " ms): a frame played earlier must still have come "
                                            "through the jitter buffer");
     }
+    if (const auto v = read.get("ptp4l")) {
+        if (!o.timed) {
+            return read.refuse("ptp4l", "takes link-offset-ms: only a room that plays at the "
+                                        "stamped times reads a clock");
+        }
+        if (v->empty() || v->size() > 107) {
+            return read.refuse("ptp4l", "must be a socket's path of 1 to 107 bytes");
+        }
+        o.ptp4l = *v;
+    }
     if (const auto v = read.get("media-clock")) {
         if (*v != "reports" && *v != "direct") {
             return read.refuse("media-clock", "'" + *v + "' is not reports or direct");

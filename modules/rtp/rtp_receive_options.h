@@ -55,6 +55,11 @@ inline constexpr audiod_option_spec kSourceOptions[] = {
     {"member-name", "string", nullptr, "",
      "the name its reports give its sender (an RTCP CNAME), which a group lists this room by, "
      "one line of at most 63 bytes; default: HOST/NAME (this machine, this source)"},
+    {"ptp4l", "string", nullptr, "",
+     "with link-offset-ms: ptp4l's management socket (its uds_address, \"/var/run/ptp4l\"); "
+     "this room plays on its clock less the offset that ptp4l measures of it (a ptp4l with "
+     "free_running 1 that steers nothing), and reads AES67's RTP times on the grandmaster's "
+     "timescale. Default: the clock as it is (CLOCK_TAI for AES67)"},
     {"reference-offset-us", "integer", "0", "-10000000..10000000",
      "for tests: how far ahead this receiver's wall clock is taken to read (a machine whose "
      "clock disagrees with the sender's)"},
@@ -82,6 +87,7 @@ struct RtpReceiveOptions {
     bool direct_clock = false;
     uint32_t mediaclk_offset = 0;
     std::string member_name; // in its reports to the sender
+    std::string ptp4l;       // where ptp4l answers (ptp_follower.h); empty: none
     int64_t reference_offset_us = 0;
 };
 

@@ -66,6 +66,12 @@ std::unique_ptr<RtpReceiver> RtpReceiver::create(const RtpReceiveOptions& option
         return nullptr;
     }
     r->local_ = *local;
+    if (!options.ptp4l.empty()) {
+        r->ptp_ = PtpFollower::start(options.ptp4l, error);
+        if (r->ptp_ == nullptr) {
+            return nullptr;
+        }
+    }
     r->rtp_fd_ = open_receiver_socket(*local, error);
     if (!r->rtp_fd_) {
         return nullptr;
@@ -275,18 +281,23 @@ void RtpReceiver::report_to_sender() {
 void RtpReceiver::read_media_clock(uint32_t timestamp) {
     // A report of our own making, once a second of the sender's time: the
     // RTP time is the reference clock's (TAI), which is the wall clock
-    // plus the kernel's TAI offset.
+    // plus the kernel's TAI offset; or, following ptp4l, the grandmaster's
+    // time, which is UTC plus its UTC offset when it counts PTP time (the
+    // wall clock's own error is taken off where the room plays,
+    // RtpSource::media_time_rt).
     if (direct_reported_ &&
         static_cast<int32_t>(timestamp - direct_timestamp_) < int32_t(options_.clock_rate)) {
         return;
     }
-    const int64_t tai_now = clock_ns(CLOCK_TAI);
-    const int64_t tai =
-        media_clock_time(timestamp, options_.clock_rate, options_.mediaclk_offset, tai_now);
+    const int64_t reference_minus_wall =
+        ptp_ != nullptr ? ptp_->timescale_minus_utc_ns() : tai_minus_wall_ns();
+    const int64_t reference_now = clock_ns(CLOCK_REALTIME) + reference_minus_wall;
+    const int64_t reference =
+        media_clock_time(timestamp, options_.clock_rate, options_.mediaclk_offset, reference_now);
     SenderReport report;
     report.ssrc = ssrc_;
     report.rtp_timestamp = timestamp;
-    report.ntp_time = ntp_from_unix_ns(tai - tai_minus_wall_ns());
+    report.ntp_time = ntp_from_unix_ns(reference - reference_minus_wall);
     take_report(report);
     direct_reported_ = true;
     direct_timestamp_ = timestamp;

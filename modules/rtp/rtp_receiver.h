@@ -39,6 +39,7 @@
 
 #include "common/seq_locked.h"
 #include "playout_buffer.h"
+#include "ptp_follower.h"
 #include "rtcp.h"
 #include "rtp_packet.h"
 #include "rtp_receive_options.h"
@@ -106,6 +107,8 @@ public:
     // How the room plays the stream, for the receiver's reports to its
     // sender (rtcp.h PlayoutReport). Thread: any.
     void set_playout(bool timed, double sync_error_us, uint64_t realigns) noexcept;
+    // The ptp4l this room follows (option ptp4l), or nullptr. Thread: any.
+    [[nodiscard]] const PtpFollower* ptp() const noexcept { return ptp_.get(); }
 
 private:
     struct Waiting {
@@ -141,6 +144,7 @@ private:
     [[nodiscard]] int wait_ms() const noexcept;
 
     RtpReceiveOptions options_;
+    std::unique_ptr<PtpFollower> ptp_;
     UdpEndpoint local_;
     UniqueFd rtp_fd_;
     UniqueFd rtcp_fd_;

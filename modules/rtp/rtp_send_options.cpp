@@ -196,6 +196,12 @@ std::optional<RtpSendOptions> parse_send_options(const audiod_device_config& con
                      o.mediaclk_offset)) {
         return std::nullopt;
     }
+    if (const auto v = read.get("ptp4l")) {
+        if (v->empty() || v->size() > 107) {
+            return read.refuse("ptp4l", "must be a socket's path of 1 to 107 bytes");
+        }
+        o.ptp4l = *v;
+    }
     o.session_name = read.get("session-name")
                          .value_or(std::string("audiod ") + config.name + " on " + host_name());
     if (o.session_name.find('\n') != std::string::npos || o.session_name.size() > 200) {

@@ -58,6 +58,11 @@ inline constexpr audiod_option_spec kSinkOptions[] = {
      "with aes67: the RTP time at the PTP epoch (a=mediaclk:direct)"},
     {"suppress-silence", "boolean", "true", "",
      "sends nothing after a second of digital silence, until there is sound again"},
+    {"ptp4l", "string", nullptr, "",
+     "ptp4l's management socket (its uds_address, \"/var/run/ptp4l\"): the PTP time is this "
+     "machine's clock less the offset that ptp4l measures of it, for a ptp4l that does not steer "
+     "the clock (free_running 1); sender reports and AES67's RTP times are on that time. "
+     "Default: the clock as it is (CLOCK_TAI for AES67)"},
 };
 
 struct RtpSendOptions {
@@ -86,6 +91,8 @@ struct RtpSendOptions {
     std::string ptp_grandmaster = "traceable";
     uint32_t ptp_domain = 0;
     uint32_t mediaclk_offset = 0;
+    // Where ptp4l answers (ptp_follower.h); empty: the clocks as they are.
+    std::string ptp4l;
     // The RTP clock the stream claims: the sink's rate, or for Opus 48000.
     // A sink whose rate differs sends a clock that is off by the
     // difference (at most 1 %): a sender that runs fast or slow, for

@@ -78,6 +78,12 @@ std::unique_ptr<RtpSender> RtpSender::create(const RtpSendOptions& options, uint
     if (!s->rtcp_fd_) {
         return nullptr;
     }
+    if (!options.ptp4l.empty()) {
+        s->ptp_ = PtpFollower::start(options.ptp4l, error);
+        if (s->ptp_ == nullptr) {
+            return nullptr;
+        }
+    }
     if (options.encoding == Encoding::opus) {
         int rc = OPUS_OK;
         s->encoder_ =
@@ -163,6 +169,15 @@ void RtpSender::write_rt(const void* frames, uint32_t count, int64_t due_ns) noe
     }
 }
 
+int64_t RtpSender::reference_minus_monotonic_ns() const noexcept {
+    // The reference clock: CLOCK_TAI, or the grandmaster's time as ptp4l
+    // measures this machine's clock against it.
+    if (ptp_ == nullptr) {
+        return tai_minus_monotonic_ns();
+    }
+    return wall_minus_monotonic_ns() - ptp_->wall_ahead_ns() + ptp_->timescale_minus_utc_ns();
+}
+
 void RtpSender::follow_media_clock_rt(int64_t due_ns) noexcept {
     // The frame due at `due_ns` carries the reference clock's time then.
     // The sink's timer runs on CLOCK_MONOTONIC, which the time daemon
@@ -170,7 +185,7 @@ void RtpSender::follow_media_clock_rt(int64_t due_ns) noexcept {
     // in step; it is set again only when the clock was stepped (over a
     // millisecond off), which receivers see as a jump.
     const uint32_t wanted =
-        media_clock_at(due_ns + tai_minus_monotonic_ns(), rate_, options_.mediaclk_offset) -
+        media_clock_at(due_ns + reference_minus_monotonic_ns(), rate_, options_.mediaclk_offset) -
         pending_frames_;
     const auto off = static_cast<int32_t>(wanted - timestamp_);
     if (!on_media_clock_ || std::abs(off) > static_cast<int32_t>(rate_ / 1000)) {
@@ -291,7 +306,8 @@ void RtpSender::send_report_rt() noexcept {
     // frame's: a receiver then needs to know nothing of the codec.
     SenderReport report;
     report.ssrc = ssrc_;
-    report.ntp_time = ntp_from_unix_ns(cycle_due_ns_ + wall_minus_monotonic_ns());
+    report.ntp_time = ntp_from_unix_ns(cycle_due_ns_ + wall_minus_monotonic_ns() -
+                                       (ptp_ != nullptr ? ptp_->wall_ahead_ns() : 0));
     report.rtp_timestamp = cycle_timestamp_ + lookahead_;
     report.packet_count = static_cast<uint32_t>(packets_.load(std::memory_order_relaxed));
     report.octet_count = static_cast<uint32_t>(octets_.load(std::memory_order_relaxed));

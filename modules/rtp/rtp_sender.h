@@ -32,6 +32,7 @@
 #include "monotonic_time.h"
 #include "receiver_table.h"
 
+#include "ptp_follower.h"
 #include "rtcp.h"
 #include "rtp_packet.h"
 #include "rtp_send_options.h"
@@ -75,6 +76,8 @@ public:
     // look-ahead.
     [[nodiscard]] uint32_t latency_frames() const noexcept;
     [[nodiscard]] uint32_t ssrc() const noexcept { return ssrc_; }
+    // The ptp4l the sender follows (option ptp4l), or nullptr. Thread: any.
+    [[nodiscard]] const PtpFollower* ptp() const noexcept { return ptp_.get(); }
 
     // Takes `count` frames of the mix, the first of them due (CLOCK_MONOTONIC)
     // at `due_ns`: each sender report maps an RTP time to the wall-clock
@@ -98,6 +101,8 @@ private:
     void send_packet_rt() noexcept;
     // AES67: keeps the RTP time on the reference clock (media_clock.h).
     void follow_media_clock_rt(int64_t due_ns) noexcept;
+    // How far the reference clock is ahead of CLOCK_MONOTONIC now.
+    [[nodiscard]] int64_t reference_minus_monotonic_ns() const noexcept;
     [[nodiscard]] size_t encode_rt(uint8_t* out, size_t room) noexcept;
     void resend_rt() noexcept;
     void send_report_rt() noexcept;
@@ -107,6 +112,7 @@ private:
     void count_refusal_rt() noexcept;
 
     RtpSendOptions options_;
+    std::unique_ptr<PtpFollower> ptp_; // option ptp4l
     uint32_t rate_;
     uint32_t channels_;
     size_t frame_bytes_;

@@ -96,14 +96,15 @@ std::optional<SapDiscovery::Settings> discovery_settings(const audiod_device_con
         return std::nullopt;
     }
     // What it passes on; the sessions it finds say the rest.
-    constexpr std::string_view kPassedOn[] = {"latency-ms", "allow", "link-offset-ms", "delay-ms"};
+    constexpr std::string_view kPassedOn[] = {"latency-ms", "allow", "link-offset-ms", "delay-ms",
+                                              "ptp4l"};
     for (size_t i = 0; i < config.option_count; ++i) {
         const std::string_view key = config.options[i].key;
         if (key != "discover" &&
             std::find(std::begin(kPassedOn), std::end(kPassedOn), key) == std::end(kPassedOn)) {
             return read.refuse(key, "a discovering source takes only latency-ms, allow, "
-                                    "link-offset-ms and delay-ms (the sessions it finds say "
-                                    "the rest)");
+                                    "link-offset-ms, delay-ms and ptp4l (the sessions it finds "
+                                    "say the rest)");
         }
     }
     SapDiscovery::Settings settings;
@@ -195,11 +196,13 @@ int64_t RtpSource::media_time_rt() const noexcept {
     }
     // Due on the sender's wall clock, plus the link offset, less this
     // room's own lag, on ours; a wall clock taken to read ahead
-    // (reference-offset-us) plays early.
+    // (reference-offset-us) plays early, unless ptp4l measured it so.
     const double wall =
         timeline_.wall_at(at) + (double(options_.link_offset_ms) - double(options_.delay_ms)) * 1e6;
+    const PtpFollower* ptp = receiver_->ptp();
     return static_cast<int64_t>(std::llround(wall)) -
-           (wall_minus_monotonic_ns() + options_.reference_offset_us * 1000);
+           (wall_minus_monotonic_ns() + options_.reference_offset_us * 1000 -
+            (ptp != nullptr ? ptp->wall_ahead_ns() : 0));
 }
 
 size_t RtpSource::describe_discovery(char* text, size_t size) const {
@@ -249,6 +252,13 @@ size_t RtpSource::describe(char* text, size_t size) const {
             static_cast<unsigned long long>(s.reports),
             t.valid ? (1e9 / options_.clock_rate / t.ns_per_frame - 1) * 1e6 : 0.0);
         used += m < 0 ? 0 : std::min(static_cast<size_t>(m), size - used - 1);
+    }
+    if (const PtpFollower* ptp = receiver_->ptp(); ptp != nullptr && used + 1 < size) {
+        const std::string p = ptp->describe();
+        const size_t take = std::min(p.size(), size - used - 1);
+        std::memcpy(text + used, p.data(), take);
+        used += take;
+        text[used] = '\0';
     }
     return used;
 }

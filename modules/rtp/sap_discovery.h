@@ -38,7 +38,7 @@ public:
 
     struct Settings {
         std::string requester; // the discovering source's name
-        // latency-ms, allow, link-offset-ms, delay-ms
+        // latency-ms, allow, link-offset-ms, delay-ms, ptp4l
         std::vector<std::pair<std::string, std::string>> passed_on;
         std::vector<AddressPrefix> allow;
     };

@@ -1,6 +1,7 @@
-// Fuzz target: RTP and RTCP packets as they arrive from the network. The
-// parsers must accept or refuse, never read past the datagram; an accepted
-// packet's payload must lie inside it.
+// Fuzz target: RTP and RTCP packets as they arrive from the network, and
+// ptp4l's management answers. The parsers must accept or refuse, never
+// read past the datagram; an accepted packet's payload must lie inside it.
+#include "ptp_management.h"
 #include "rtcp.h"
 #include "rtp_packet.h"
 
@@ -20,5 +21,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     }
     audiod::rtp::RtcpSummary summary;
     (void)audiod::rtp::parse_rtcp(datagram, summary);
+    audiod::rtp::PtpAnswer answer;
+    (void)audiod::rtp::parse_ptp_answer(datagram, answer);
     return 0;
 }

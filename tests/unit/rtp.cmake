@@ -4,6 +4,7 @@ audiod_add_test(test_rtp
           unit/modules/rtp/test_sap_discovery.cpp unit/modules/rtp/test_option_specs.cpp
           unit/modules/rtp/test_sender_clock.cpp unit/modules/rtp/test_receive_options.cpp
           unit/modules/rtp/test_media_clock.cpp unit/modules/rtp/test_receiver_table.cpp
+          unit/modules/rtp/test_ptp.cpp
   LIBS audiod_rtp audiod_rtp_io)
 
 # Replaces malloc and pthread_mutex_lock, which the sanitizers also replace.

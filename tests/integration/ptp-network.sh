@@ -1,0 +1,92 @@
+#!/bin/sh
+# A PTP network on one machine, for the rooms tests and bench/run-rooms.sh:
+# network namespaces joined by a bridge, a ptp4l in each (software time
+# stamps, over UDP/IPv4): a grandmaster, and a slave per room whose
+# measure of its clock is made OFFSET_US off by a path asymmetry
+# (delayAsymmetry), standing in for a room whose clock is that far ahead
+# of the grandmaster's. Every ptp4l runs with free_running 1: all the
+# namespaces share this machine's one clock, which must not be steered.
+# Each answers on DIR/NAME.ptp4l (its uds_address), as audiod's ptp4l
+# option asks.
+#
+#   ptp-network.sh up DIR gm NAME:OFFSET_US ...   (exits 77 where the
+#                                                  machine refuses)
+#   ptp-network.sh wait DIR NAME ...   until each slave follows a grandmaster
+#   ptp-network.sh down DIR
+set -eu
+command=$1
+dir=$2
+shift 2
+tag=$(printf '%s' "$dir" | cksum | cut -c1-6)
+
+down() {
+    for pid in "$dir"/*.ptp4l.pid; do
+        [ -e "$pid" ] && kill "$(cat "$pid")" 2>/dev/null || true
+    done
+    for ns in $(ip netns list 2>/dev/null | awk '{print $1}' | grep "^ad$tag-" || true); do
+        ip netns delete "$ns" 2>/dev/null || true
+    done
+    rm -f "$dir"/*.ptp4l.pid
+}
+
+case $command in
+up)
+    if ! command -v ptp4l >/dev/null || ! ip netns add "ad$tag-br" 2>/dev/null; then
+        echo "ptp-network: needs ptp4l (linuxptp) and network namespaces (root)" >&2
+        exit 77
+    fi
+    ip -n "ad$tag-br" link add br0 type bridge
+    ip -n "ad$tag-br" link set br0 up
+    n=0
+    for member in "$@"; do
+        name=${member%%:*}
+        offset_us=0
+        [ "$name" != "$member" ] && offset_us=${member#*:}
+        n=$((n + 1))
+        ns="ad$tag-$name"
+        ip netns add "$ns"
+        ip link add "v$tag$n" netns "$ns" type veth peer name "p$tag$n" netns "ad$tag-br"
+        ip -n "ad$tag-br" link set "p$tag$n" master br0 up
+        ip -n "$ns" link set lo up
+        ip -n "$ns" link set "v$tag$n" up
+        ip -n "$ns" addr add "10.201.0.$n/24" dev "v$tag$n"
+        # Fast: announces every 250 ms, 16 syncs and delay requests a
+        # second, so that a slave follows within a few seconds.
+        {
+            printf '[global]\nuds_address %s/%s.ptp4l\nfree_running 1\n' "$dir" "$name"
+            printf 'logAnnounceInterval -2\nannounceReceiptTimeout 3\n'
+            printf 'logSyncInterval -4\nlogMinDelayReqInterval -4\n'
+            if [ "$name" = gm ]; then
+                printf 'priority1 1\n'
+            else
+                printf 'slaveOnly 1\ndelayAsymmetry %s\n' "$((-offset_us * 1000))"
+            fi
+        } >"$dir/$name.ptp4l.conf"
+        ip netns exec "$ns" ptp4l -S -4 -i "v$tag$n" -f "$dir/$name.ptp4l.conf" -m \
+            >"$dir/$name.ptp4l.log" 2>&1 &
+        echo $! >"$dir/$name.ptp4l.pid"
+    done
+    ;;
+wait)
+    for name in "$@"; do
+        tries=0
+        until pmc -u -b 0 -s "$dir/$name.ptp4l" 'GET TIME_STATUS_NP' 2>/dev/null |
+            grep -q 'gmPresent *true'; do
+            tries=$((tries + 1))
+            if [ $tries -gt 300 ]; then
+                echo "ptp-network: $name follows no grandmaster after 30 s" >&2
+                tail -n 5 "$dir/$name.ptp4l.log" >&2
+                exit 1
+            fi
+            sleep 0.1
+        done
+    done
+    ;;
+down)
+    down
+    ;;
+*)
+    echo "ptp-network.sh up|wait|down DIR ..." >&2
+    exit 2
+    ;;
+esac
