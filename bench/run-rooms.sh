@@ -8,9 +8,16 @@
 # through a relay of its own (audiod-udp-relay, seeded) that loses and
 # delays packets.
 #
+# With PTP=1 the stream is AES67 (RTP times on the PTP clock) and time
+# comes from ptp4l instead of RTCP: tests/integration/ptp-network.sh runs
+# a grandmaster and a free-running ptp4l per room in network namespaces
+# (root only); the rooms' wall clocks are taken to read 2 ms ahead, 1.5 ms
+# behind and right (reference-offset-us), each room's ptp4l measures as
+# much through a path asymmetry, and each room follows its ptp4l.
+#
 #   bench/run-rooms.sh [BUILD_DIR]
 #   env: SECONDS_OF_AUDIO=600 PAYLOAD=l24 (l16, opus) LOSS=0 JITTER_MS=0 SETTLE=5
-#        KEEP=DIR keeps the recordings and play times there
+#        PTP=0 KEEP=DIR keeps the recordings and play times there
 #
 # Opus keeps no index ramp: the rooms are measured by the probe's noise
 # bursts (a point every half second). Prints the measure's lines (per
@@ -23,11 +30,14 @@ payload=${PAYLOAD:-l24}
 loss=${LOSS:-0}
 jitter=${JITTER_MS:-0}
 settle=${SETTLE:-5}
+ptp=${PTP:-0}
 bin="$build/bin"
+network="$(dirname "$0")/../tests/integration/ptp-network.sh"
 work=$(mktemp -d /tmp/audiod-rooms-XXXXXX)
 server=""
 relays=""
 cleanup() {
+    [ "$ptp" = 1 ] && "$network" down "$work"
     [ -n "$server" ] && kill "$server" 2>/dev/null
     for r in $relays; do kill "$r" 2>/dev/null || true; done
     if [ -n "${KEEP:-}" ]; then
@@ -42,14 +52,21 @@ group="239.255.89.$(($$ % 250 + 1))"
 networked=no
 [ "$loss" != 0 ] || [ "$jitter" != 0 ] && networked=yes
 
+if [ "$ptp" = 1 ]; then
+    "$network" up "$work" gm kitchen:2000 hall:-1500 study:0
+    "$network" wait "$work" kitchen hall study
+fi
 {
     printf '[server]\nrt-priority = 0\ndefault-sink = "spare"\n[sinks.spare]\ntype = "null"\n'
     printf '[sinks.net]\ntype = "rtp"\ndestination = "%s"\nport = %s\npayload = "%s"\n' \
         "$group" "$port" "$payload"
+    [ "$ptp" = 1 ] && printf 'aes67 = true\nptp4l = "%s/gm.ptp4l"\n' "$work"
     n=0
-    for room in kitchen:-100 hall:0 study:100; do
+    for room in kitchen:-100:2000 hall:0:-1500 study:100:0; do
         name=${room%%:*}
-        ppm=${room##*:}
+        ppm=${room#*:}
+        ppm=${ppm%%:*}
+        offset_us=${room##*:}
         n=$((n + 1))
         printf '[sinks.%s]\ntype = "file"\nformat = "f32le"\npath = "%s/%s.wav"\n' "$name" "$work" "$name"
         printf 'play-times = "%s/%s.times"\nclock-ppm = %s\n' "$work" "$name" "$ppm"
@@ -64,6 +81,10 @@ networked=no
         fi
         printf "[sources.rx-%s]\ntype = \"rtp\"\n$from\npayload = \"%s\"\nlatency-ms = 30\n" "$name" "$payload"
         printf 'link-offset-ms = 150\nsink = "%s"\n' "$name"
+        if [ "$ptp" = 1 ]; then
+            printf 'media-clock = "direct"\nptp4l = "%s/%s.ptp4l"\nreference-offset-us = %s\n' \
+                "$work" "$name" "$offset_us"
+        fi
     done
 } >"$work/audiod.conf"
 
@@ -76,14 +97,14 @@ server=$!
 until "$bin/audioctl" info >/dev/null 2>&1; do sleep 0.05; done
 "$bin/audioplay" --quiet --sink net --latency-ms 500 "$work/probe.wav"
 sleep 1
-"$bin/audioctl" list sources | grep -o 'rx-[a-z]*\|lost=[0-9]*\|recovered=[0-9]*\|play-sync-error-us=[-0-9.]*\|play-realigns=[0-9]*' | paste -sd' '
+"$bin/audioctl" list sources | grep -o 'rx-[a-z]*\|lost=[0-9]*\|recovered=[0-9]*\|play-sync-error-us=[-0-9.]*\|play-realigns=[0-9]*\|clock-source=[a-z]*\|ptp4l-state=[a-z-]*\|ptp4l-offset-ns=[-0-9]*' | paste -sd' '
 kill "$server"
 wait "$server" 2>/dev/null || true
 server=""
 for r in $relays; do kill "$r"; wait "$r" 2>/dev/null || true; done
 relays=""
 [ $networked = yes ] && cat "$work"/relay-*.json
-echo "payload=$payload seconds=$seconds loss=$loss% jitter-ms=$jitter settle=${settle}s"
+echo "payload=$payload seconds=$seconds loss=$loss% jitter-ms=$jitter settle=${settle}s ptp=$ptp"
 "$bin/audiod-sync-probe" measure $bursts --settle "$settle" \
     kitchen="$work/kitchen.wav,$work/kitchen.times" hall="$work/hall.wav,$work/hall.times" \
     study="$work/study.wav,$work/study.times"

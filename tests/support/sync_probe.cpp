@@ -262,7 +262,7 @@ std::vector<double> read_indices(const RoomRecording& room, RoomTimeline& timeli
     const auto period_of = [&](size_t at, double& off) {
         int64_t best_k = 0;
         off = 1e18;
-        for (int64_t k = 0; k < 375; ++k) {
+        for (int64_t k = 0; k < kProbeBurstEvery / 64; ++k) { // 375 periods: 512 s
             const double r =
                 std::remainder(index[at] + static_cast<double>(k) * kRampPeriod, kProbeBurstEvery);
             if (std::fabs(r) < std::fabs(off)) {
@@ -309,6 +309,16 @@ std::vector<double> read_indices(const RoomRecording& room, RoomTimeline& timeli
             }
             shift = k;
             break;
+        }
+        if (shift && !std::isnan(last_index)) {
+            // The onsets place a segment within 512 s; a longer recording
+            // takes the 512 s cycle nearest where the last segment left off.
+            constexpr int64_t kCycle = kProbeBurstEvery / 64; // periods in 512 s: 375
+            const double expected = last_index + static_cast<double>(from - last_x);
+            const double placed = index[from] + static_cast<double>(*shift) * kRampPeriod;
+            *shift += static_cast<int64_t>(
+                          std::llround((expected - placed) / (double(kCycle) * kRampPeriod))) *
+                      kCycle;
         }
         if (!shift) {
             shift = std::isnan(last_index)

@@ -122,6 +122,21 @@ BOOST_AUTO_TEST_CASE(a_room_that_joined_late_is_placed_by_its_bursts_and_ramp) {
     BOOST_CHECK_CLOSE(d.mean_us, (200'000 * kFrameNs - 4e9) / 1e3, 0.01);
 }
 
+BOOST_AUTO_TEST_CASE(past_512_s_a_step_is_placed_where_the_room_left_off) {
+    // The ramp and the bursts repeat together every 512 s: a room that
+    // drops 10 samples half a second past that carries on from 512.5 s,
+    // not from 0.5 s.
+    constexpr uint64_t k510s = 510 * kProbeRate;
+    constexpr uint64_t kDropAt = 512 * kProbeRate + kProbeRate / 2;
+    const RoomRecording r = room("long", 4, 1e9, 1.0, k510s, 4800, kDropAt, 10);
+    const RoomTimeline t = read_timeline(r, 480);
+    BOOST_CHECK_EQUAL(t.first_heard_index, k510s);
+    BOOST_CHECK_EQUAL(t.discontinuities, 1u);
+    BOOST_REQUIRE_EQUAL(t.steps.size(), 1u);
+    BOOST_CHECK_LE(
+        std::llabs(static_cast<long long>(t.steps[0]) - static_cast<long long>(kDropAt + 10)), 2);
+}
+
 BOOST_AUTO_TEST_CASE(a_room_playing_100_ppm_fast_drifts_away_as_it_should) {
     const RoomRecording a = room("a", 6, 1e9);
     const RoomRecording fast = room("fast", 6, 1e9, 1.0001);
