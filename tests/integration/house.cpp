@@ -106,6 +106,7 @@ std::vector<std::string> House::measured_rooms() const {
     for (const Local& member : local) {
         out.push_back(room_measure(dir, member.name));
     }
+    out.insert(out.end(), also_measured.begin(), also_measured.end());
     return out;
 }
 

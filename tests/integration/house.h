@@ -70,6 +70,9 @@ struct House {
         uint32_t delay_ms = 0;
     };
     std::vector<Local> local;
+    // Rooms that are not this server's, measured with the others:
+    // "NAME=WAV,TIMES" as audiod-sync-probe takes them.
+    std::vector<std::string> also_measured;
     // Without: another program sends (the server has no sender).
     bool own_sender = true;
     uint8_t payload_type = 96;

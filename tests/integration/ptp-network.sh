@@ -7,11 +7,15 @@
 # of the grandmaster's. Every ptp4l runs with free_running 1: all the
 # namespaces share this machine's one clock, which must not be steered.
 # Each answers on DIR/NAME.ptp4l (its uds_address), as audiod's ptp4l
-# option asks.
+# option asks. A member NAME:- has a namespace and no ptp4l (for a PTP
+# client of its own: GStreamer's). This machine's own namespace is on the
+# bridge too, at 10.201.0.254; member N (in the order given) is at
+# 10.201.0.N, written to DIR/NAME.address.
 #
-#   ptp-network.sh up DIR gm NAME:OFFSET_US ...   (exits 77 where the
-#                                                  machine refuses)
+#   ptp-network.sh up DIR gm NAME:OFFSET_US|NAME:- ...   (exits 77 where
+#                                                  the machine refuses)
 #   ptp-network.sh wait DIR NAME ...   until each slave follows a grandmaster
+#   ptp-network.sh exec DIR NAME COMMAND...   runs COMMAND in NAME's namespace
 #   ptp-network.sh down DIR
 set -eu
 command=$1
@@ -26,6 +30,7 @@ down() {
     for ns in $(ip netns list 2>/dev/null | awk '{print $1}' | grep "^ad$tag-" || true); do
         ip netns delete "$ns" 2>/dev/null || true
     done
+    ip link delete "ad$tag-h" 2>/dev/null || true
     rm -f "$dir"/*.ptp4l.pid
 }
 
@@ -37,6 +42,12 @@ up)
     fi
     ip -n "ad$tag-br" link add br0 type bridge
     ip -n "ad$tag-br" link set br0 up
+    # This namespace's link (one a slow namespace deletion left goes first).
+    ip link delete "ad$tag-h" 2>/dev/null || true
+    ip link add "ad$tag-h" type veth peer name "p${tag}h" netns "ad$tag-br"
+    ip -n "ad$tag-br" link set "p${tag}h" master br0 up
+    ip addr add 10.201.0.254/24 dev "ad$tag-h"
+    ip link set "ad$tag-h" up
     n=0
     for member in "$@"; do
         name=${member%%:*}
@@ -50,6 +61,11 @@ up)
         ip -n "$ns" link set lo up
         ip -n "$ns" link set "v$tag$n" up
         ip -n "$ns" addr add "10.201.0.$n/24" dev "v$tag$n"
+        # Multicast (PTP's, a stream's) goes out on the bridge: a PTP
+        # client that names no interface (GStreamer's) finds a route.
+        ip -n "$ns" route add 224.0.0.0/4 dev "v$tag$n"
+        echo "10.201.0.$n" >"$dir/$name.address"
+        [ "$offset_us" = - ] && continue
         # Fast: announces every 250 ms, 16 syncs and delay requests a
         # second, so that a slave follows within a few seconds.
         {
@@ -81,6 +97,11 @@ wait)
             sleep 0.1
         done
     done
+    ;;
+exec)
+    name=$1
+    shift
+    exec ip netns exec "ad$tag-$name" "$@"
     ;;
 down)
     down

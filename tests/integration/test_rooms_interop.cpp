@@ -9,6 +9,7 @@
 
 #include <boost/test/unit_test.hpp>
 
+#include <cctype>
 #include <chrono>
 #include <csignal>
 #include <cstdlib>
@@ -52,6 +53,88 @@ void check_rooms_of(const House& house, const std::vector<std::string>& sender) 
         BOOST_CHECK_MESSAGE(json_number(line, "discontinuities").value_or(1) == 0, line);
     }
     check_pairs_in_step(out, 300);
+}
+
+// A PTP network of namespaces (ptp-network.sh) for one test: its members
+// as the script takes them, taken down at the end. `up` is false, and
+// the test is skipped with the reason, where the machine refuses
+// namespaces.
+struct PtpNetwork {
+    PtpNetwork(const TempDir& dir, std::vector<std::string> members)
+        : dir(dir) {
+        std::vector<std::string> args = {script, "up", dir.path()};
+        args.insert(args.end(), members.begin(), members.end());
+        const ProgramResult r = run_program(args, 30s);
+        if (r.status == 77) {
+            BOOST_WARN_MESSAGE(false, "skipped, the machine refuses: " + r.err);
+            return;
+        }
+        BOOST_REQUIRE_MESSAGE(r.status == 0, r.err);
+        up = true;
+    }
+    ~PtpNetwork() { (void)run_program({script, "down", dir.path()}, 30s); }
+    PtpNetwork(const PtpNetwork&) = delete;
+    PtpNetwork& operator=(const PtpNetwork&) = delete;
+
+    // Until each slave's ptp4l follows the grandmaster.
+    void wait(const std::vector<std::string>& names) const {
+        std::vector<std::string> args = {script, "wait", dir.path()};
+        args.insert(args.end(), names.begin(), names.end());
+        const ProgramResult r = run_program(args, 60s);
+        BOOST_REQUIRE_MESSAGE(r.status == 0, r.err);
+    }
+    // `argv` run in member `name`'s namespace.
+    [[nodiscard]] std::vector<std::string> in(const std::string& name,
+                                              std::vector<std::string> argv) const {
+        std::vector<std::string> args = {script, "exec", dir.path(), name};
+        args.insert(args.end(), argv.begin(), argv.end());
+        return args;
+    }
+    [[nodiscard]] std::string address(const std::string& name) const {
+        std::ifstream in(dir.file(name + ".address"));
+        std::string a;
+        in >> a;
+        return a;
+    }
+    // The grandmaster's clock identity as a=ts-refclk writes it
+    // (8A-DC-88-FF-FE-3F-E3-CD), from ptp4l's "8adc88.fffe.3fe3cd".
+    [[nodiscard]] std::string grandmaster() const {
+        const ProgramResult r = run_program(
+            {installed("pmc"), "-u", "-b", "0", "-s", dir.file("gm.ptp4l"), "GET DEFAULT_DATA_SET"},
+            30s);
+        const size_t at = r.out.find("clockIdentity");
+        BOOST_REQUIRE_MESSAGE(at != std::string::npos, r.out + r.err);
+        std::istringstream line(r.out.substr(at + 13));
+        std::string dotted, hex, id;
+        line >> dotted;
+        for (const char c : dotted) {
+            if (c != '.') {
+                hex += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+            }
+        }
+        BOOST_REQUIRE_EQUAL(hex.size(), 16u);
+        for (size_t i = 0; i < 16; i += 2) {
+            id += (i > 0 ? "-" : "") + hex.substr(i, 2);
+        }
+        return id;
+    }
+
+    const TempDir& dir;
+    const std::string script = std::string(AUDIOD_SOURCE_DIR) + "/tests/integration/ptp-network.sh";
+    bool up = false;
+};
+
+// Waits (up to `limit`) until source `source` says `key`=`value`.
+bool wait_for_source_field(const std::string& source, const std::string& key,
+                           const std::string& value, std::chrono::seconds limit) {
+    const auto until = std::chrono::steady_clock::now() + limit;
+    while (source_field(source, key) != value) {
+        if (std::chrono::steady_clock::now() > until) {
+            return false;
+        }
+        std::this_thread::sleep_for(50ms);
+    }
+    return true;
 }
 
 } // namespace
@@ -161,22 +244,11 @@ BOOST_AUTO_TEST_CASE(an_aes67_stream_is_timed_by_its_rtp_times_alone) {
 // correction is what brings the others into step.
 BOOST_AUTO_TEST_CASE(rooms_whose_clocks_disagree_follow_ptp4l_into_step) {
     TempDir dir;
-    const std::string network =
-        std::string(AUDIOD_SOURCE_DIR) + "/tests/integration/ptp-network.sh";
-    const ProgramResult up = run_program(
-        {network, "up", dir.path(), "gm", "kitchen:2000", "hall:-1500", "study:0"}, 30s);
-    if (up.status == 77) {
-        BOOST_WARN_MESSAGE(false, "skipped, the machine refuses: " + up.err);
+    PtpNetwork network(dir, {"gm", "kitchen:2000", "hall:-1500", "study:0"});
+    if (!network.up) {
         return;
     }
-    BOOST_REQUIRE_MESSAGE(up.status == 0, up.err);
-    struct Down {
-        std::string network, dir;
-        ~Down() { (void)run_program({network, "down", dir}, 30s); }
-    } down{network, dir.path()};
-    const ProgramResult following =
-        run_program({network, "wait", dir.path(), "kitchen", "hall", "study"}, 60s);
-    BOOST_REQUIRE_MESSAGE(following.status == 0, following.err);
+    network.wait({"kitchen", "hall", "study"});
 
     House house(dir, {{"kitchen", -100}, {"hall", 100}, {"study", 0}, {"porch", 50}}, "l24");
     const std::string sdp = dir.file("net.sdp");
@@ -190,14 +262,9 @@ BOOST_AUTO_TEST_CASE(rooms_whose_clocks_disagree_follow_ptp4l_into_step) {
     ServerProcess server(house.config());
     // Each room follows its ptp4l before the probe plays.
     for (const char* name : {"kitchen", "hall", "study"}) {
-        const std::string source = std::string("rx-") + name;
-        const auto until = std::chrono::steady_clock::now() + 20s;
-        while (source_field(source, "ptp4l-state") != "following" &&
-               std::chrono::steady_clock::now() < until) {
-            std::this_thread::sleep_for(50ms);
-        }
-        BOOST_REQUIRE_MESSAGE(source_field(source, "ptp4l-state") == "following",
-                              run_tool("audioctl", {"list", "sources"}).out);
+        BOOST_REQUIRE_MESSAGE(
+            wait_for_source_field(std::string("rx-") + name, "ptp4l-state", "following", 20s),
+            run_tool("audioctl", {"list", "sources"}).out);
     }
     BOOST_CHECK_EQUAL(sink_field("net", "ptp4l-state"), "grandmaster");
     const ProgramResult played = run_program(probe_player(dir, 12), 120s);
@@ -224,6 +291,72 @@ BOOST_AUTO_TEST_CASE(rooms_whose_clocks_disagree_follow_ptp4l_into_step) {
     const After porch = series_after(out, "kitchen-porch", 2);
     BOOST_CHECK_MESSAGE(porch.points > 500 && porch.max_us > 1800 && porch.settled_s < 0,
                         "kitchen-porch: " << porch.max_us << " us at most");
+}
+
+// GStreamer as a room (audiod-gst-ptp-receiver: rtpjitterbuffer
+// rfc7273-sync=true, its own PTP client, GstPtpClock, in a namespace of
+// its own on the PTP network) plays audiod's AES67 stream, named for the
+// grandmaster in a=ts-refclk, within 1 ms of audiod's rooms: the kitchen,
+// whose clock is 2 ms off and follows its ptp4l, and the hall.
+BOOST_AUTO_TEST_CASE(a_gstreamer_room_with_its_own_ptp_client_plays_in_step) {
+    TempDir dir;
+    PtpNetwork network(dir, {"gm", "kitchen:2000", "gst:-"});
+    if (!network.up) {
+        return;
+    }
+    network.wait({"kitchen"});
+    House house(dir, {{"kitchen", -100}, {"hall", 100}}, "l24");
+    const std::string refclk = "ptp=IEEE1588-2008:" + network.grandmaster() + ":0";
+    house.sender_extra =
+        "aes67=true ptp-grandmaster=" + network.grandmaster() + " ptp4l=" + dir.file("gm.ptp4l");
+    house.receiver_extra["kitchen"] =
+        "media-clock=direct ptp4l=" + dir.file("kitchen.ptp4l") + " reference-offset-us=2000";
+    house.receiver_extra["hall"] = "media-clock=direct";
+    house.also_measured.push_back("gstreamer=" + dir.file("gstreamer.wav") + "," +
+                                  dir.file("gstreamer.times"));
+    // GStreamer in its namespace hears the stream through a relay from
+    // the group to its address.
+    const uint16_t gst_port = free_udp_port_pair();
+    BackgroundProgram gstreamer(network.in(
+        "gst", {bin("audiod-gst-ptp-receiver"), "--port", std::to_string(gst_port), "--refclk",
+                refclk, "--latency-ms", std::to_string(House::kLinkOffsetMs), "--wav",
+                dir.file("gstreamer.wav"), "--times", dir.file("gstreamer.times"), "--seconds",
+                "60", "--ready", dir.file("gstreamer.ready")}));
+    BackgroundProgram relay({bin("audiod-udp-relay"), "--group", house.group, "--listen",
+                             std::to_string(house.port), "--to",
+                             network.address("gst") + ":" + std::to_string(gst_port)});
+    ServerProcess server(house.config());
+    BOOST_REQUIRE(wait_for_source_field("rx-kitchen", "ptp4l-state", "following", 20s));
+    const auto until = std::chrono::steady_clock::now() + 60s;
+    while (!std::ifstream(dir.file("gstreamer.ready")) &&
+           std::chrono::steady_clock::now() < until) {
+        std::this_thread::sleep_for(50ms);
+    }
+    BOOST_REQUIRE_MESSAGE(std::ifstream(dir.file("gstreamer.ready")).good(),
+                          "GStreamer's PTP clock did not synchronise");
+    const ProgramResult played = run_program(probe_player(dir, 12), 120s);
+    BOOST_REQUIRE_MESSAGE(played.status == 0, played.err);
+    wait_until_rooms_heard(house);
+    const ProgramResult heard = gstreamer.finish(60s); // ends 2 s after the stream
+    BOOST_TEST_MESSAGE(heard.out + heard.err);
+    BOOST_REQUIRE_MESSAGE(heard.status == 0, heard.out + heard.err);
+    ::kill(relay.pid(), SIGTERM);
+    (void)relay.finish(10s);
+    BOOST_REQUIRE_EQUAL(server.stop(SIGTERM), 0);
+
+    const std::string out = house.measure(2);
+    for (const char* name : {"kitchen", "hall", "gstreamer"}) {
+        const std::string line = json_line(out, "{\"room\":\"" + std::string(name) + "\"");
+        BOOST_TEST_MESSAGE(line);
+        BOOST_CHECK_MESSAGE(line.find("\"heard\":true") != std::string::npos, line);
+    }
+    check_pairs_in_step(out, 500, {"kitchen-hall"});
+    for (const char* pair : {"kitchen-gstreamer", "hall-gstreamer"}) {
+        const std::string line = json_line(out, "{\"pair\":\"" + std::string(pair) + "\"");
+        BOOST_TEST_MESSAGE(line);
+        BOOST_CHECK_GE(json_number(line, "points").value_or(0), 500u);
+        BOOST_CHECK_MESSAGE(json_real(line, "p999_us").value_or(1e9) <= 1000, line);
+    }
 }
 
 BOOST_AUTO_TEST_SUITE_END()
