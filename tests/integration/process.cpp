@@ -326,7 +326,8 @@ bool wait_for_socket(const std::string& socket, std::chrono::milliseconds limit)
     return false;
 }
 
-ServerProcess::ServerProcess(const std::string& config, const std::string& dir) {
+ServerProcess::ServerProcess(const std::string& config, const std::string& dir,
+                             const std::vector<std::string>& prefix) {
     if (dir.empty()) {
         owned_dir_ = std::make_unique<TempDir>();
         dir_ = owned_dir_->path();
@@ -340,8 +341,11 @@ ServerProcess::ServerProcess(const std::string& config, const std::string& dir) 
         ::open((dir_ + "/audiod.log").c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
     const int in = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
     // The state file stays in the test's directory, never in the real home.
-    pid_ = spawn({bin("audiod"), "--config", dir_ + "/audiod.conf", "--state", dir_ + "/state"}, {},
-                 in, log, log);
+    std::vector<std::string> argv = prefix;
+    const std::vector<std::string> audiod = {bin("audiod"), "--config", dir_ + "/audiod.conf",
+                                             "--state", dir_ + "/state"};
+    argv.insert(argv.end(), audiod.begin(), audiod.end());
+    pid_ = spawn(argv, {}, in, log, log);
     ::close(log);
     ::close(in);
     if (!wait_for_socket(socket_, std::chrono::seconds(10))) {

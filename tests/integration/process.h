@@ -91,8 +91,11 @@ private:
 class ServerProcess {
 public:
     // Starts audiod with `config` (TOML text) and waits until it accepts
-    // connections (fails the test after 10 s).
-    explicit ServerProcess(const std::string& config, const std::string& dir = "");
+    // connections (fails the test after 10 s). With `prefix`, audiod is
+    // started by it (a program that execs its arguments: a network
+    // namespace's `ip netns exec NS`), and has its pid.
+    explicit ServerProcess(const std::string& config, const std::string& dir = "",
+                           const std::vector<std::string>& prefix = {});
     ServerProcess(const ServerProcess&) = delete;
     ~ServerProcess();
 

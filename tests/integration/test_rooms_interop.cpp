@@ -14,9 +14,12 @@
 #include <csignal>
 #include <cstdlib>
 #include <fstream>
+#include <memory>
 #include <sstream>
 #include <string>
+#include <sys/stat.h>
 #include <thread>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -233,61 +236,94 @@ BOOST_AUTO_TEST_CASE(an_aes67_stream_is_timed_by_its_rtp_times_alone) {
     check_pairs_in_step(out, 500);
 }
 
-// AES67 over PTP, with ptp4l (linuxptp) in network namespaces
-// (ptp-network.sh): a grandmaster beside the sender, and a ptp4l for each
-// room. All share this machine's one clock, so each room's disagreement
-// is made twice: its wall clock is taken to read ahead
-// (reference-offset-us: kitchen 2 ms, hall -1.5 ms) and its ptp4l
-// measures as much, through a path asymmetry. The rooms that follow
-// their ptp4l (option ptp4l) play within 100 µs of each other; the porch,
-// as far off as the kitchen but not following, plays 2 ms early: the
-// correction is what brings the others into step.
-BOOST_AUTO_TEST_CASE(rooms_whose_clocks_disagree_follow_ptp4l_into_step) {
+// The rig of the issue, across network namespaces (ptp-network.sh): the
+// sender, an audiod with ptp4l as grandmaster, in one; each room an audiod
+// of its own in another, hearing the multicast stream through a seeded
+// relay that loses 1 % of packets and delays them by up to 1 ms, its sink
+// clock -100, +100 or 0 ppm off. All share this machine's one clock, so
+// each room's disagreement is made twice: its wall clock is taken to read
+// ahead (reference-offset-us: kitchen 2 ms, hall -1.5 ms) and its ptp4l
+// measures as much, through a path asymmetry. The rooms that follow their
+// ptp4l (option ptp4l) play within 100 µs of each other; the porch, as
+// far off as the kitchen but with no ptp4l to follow, plays 2 ms early:
+// the correction is what brings the others into step.
+BOOST_AUTO_TEST_CASE(rooms_of_their_own_whose_clocks_disagree_follow_ptp4l_into_step) {
     TempDir dir;
-    PtpNetwork network(dir, {"gm", "kitchen:2000", "hall:-1500", "study:0"});
+    PtpNetwork network(dir, {"gm", "kitchen:2000", "hall:-1500", "study:0", "porch:-"});
     if (!network.up) {
         return;
     }
     network.wait({"kitchen", "hall", "study"});
-
-    House house(dir, {{"kitchen", -100}, {"hall", 100}, {"study", 0}, {"porch", 50}}, "l24");
-    const std::string sdp = dir.file("net.sdp");
-    house.sender_extra = "aes67=true sdp-file=" + sdp + " ptp4l=" + dir.file("gm.ptp4l");
-    for (const auto& [name, offset_us] :
-         {std::pair{"kitchen", 2000}, std::pair{"hall", -1500}, std::pair{"study", 0}}) {
-        house.receiver_extra[name] = "sdp-file=" + sdp + " ptp4l=" + dir.file(name) + ".ptp4l" +
-                                     " reference-offset-us=" + std::to_string(offset_us);
+    const std::vector<std::tuple<std::string, int, int>> rooms = {
+        {"kitchen", -100, 2000}, {"hall", 100, -1500}, {"study", 0, 0}, {"porch", 50, 2000}};
+    House all(dir, {{"kitchen", -100}, {"hall", 100}, {"study", 0}, {"porch", 50}}, "l24");
+    // The rooms' servers, each in its namespace with its relay.
+    std::vector<std::unique_ptr<House>> houses;
+    std::vector<std::unique_ptr<BackgroundProgram>> relays;
+    std::vector<std::unique_ptr<ServerProcess>> servers;
+    unsigned seed = 1;
+    for (const auto& [name, ppm, offset_us] : rooms) {
+        auto house = std::make_unique<House>(
+            dir, std::vector<std::pair<std::string, int>>{{name, ppm}}, "l24");
+        house->own_sender = false;
+        house->group = all.group;
+        house->port = all.port;
+        const uint16_t local = free_udp_port_pair();
+        house->networks[name] = local;
+        house->receiver_extra[name] =
+            "media-clock=direct reference-offset-us=" + std::to_string(offset_us) +
+            (name == "porch" ? "" : " ptp4l=" + dir.file(name + ".ptp4l"));
+        relays.push_back(std::make_unique<BackgroundProgram>(network.in(
+            name, {bin("audiod-udp-relay"), "--group", all.group, "--listen",
+                   std::to_string(all.port), "--to", "127.0.0.1:" + std::to_string(local), "--loss",
+                   "1", "--jitter-ms", "1", "--seed", std::to_string(seed++)})));
+        const std::string server_dir = dir.file(name + "-server");
+        ::mkdir(server_dir.c_str(), 0700);
+        servers.push_back(
+            std::make_unique<ServerProcess>(house->config(), server_dir, network.in(name, {})));
+        if (name != "porch") {
+            BOOST_REQUIRE_MESSAGE(
+                wait_for_source_field("rx-" + name, "ptp4l-state", "following", 20s),
+                run_tool("audioctl", {"list", "sources"}).out);
+        }
+        houses.push_back(std::move(house));
     }
-    house.receiver_extra["porch"] = "sdp-file=" + sdp + " reference-offset-us=2000";
-    ServerProcess server(house.config());
-    // Each room follows its ptp4l before the probe plays.
-    for (const char* name : {"kitchen", "hall", "study"}) {
-        BOOST_REQUIRE_MESSAGE(
-            wait_for_source_field(std::string("rx-") + name, "ptp4l-state", "following", 20s),
-            run_tool("audioctl", {"list", "sources"}).out);
-    }
+    // The sender, in the grandmaster's namespace; the probe plays there.
+    House sender(dir, {}, "l24");
+    sender.group = all.group;
+    sender.port = all.port;
+    sender.sender_extra = "aes67=true ptp4l=" + dir.file("gm.ptp4l");
+    const std::string sender_dir = dir.file("sender-server");
+    ::mkdir(sender_dir.c_str(), 0700);
+    ServerProcess sending(sender.config(), sender_dir, network.in("gm", {}));
     BOOST_CHECK_EQUAL(sink_field("net", "ptp4l-state"), "grandmaster");
     const ProgramResult played = run_program(probe_player(dir, 12), 120s);
     BOOST_REQUIRE_MESSAGE(played.status == 0, played.err);
-    wait_until_rooms_heard(house);
-    const ProgramResult sources = run_tool("audioctl", {"list", "sources"});
-    BOOST_TEST_MESSAGE(sources.out);
-    // ptp4l measured each room about as far off as it was made.
-    for (const auto& [name, offset_us] : {std::pair{"kitchen", 2000}, std::pair{"hall", -1500}}) {
-        const std::string field = source_field(std::string("rx-") + name, "ptp4l-offset-ns");
-        BOOST_CHECK_MESSAGE(!field.empty() && std::abs(std::stoll(field) / 1000 - offset_us) < 100,
-                            name << ": ptp4l-offset-ns=" << field);
+    for (size_t i = 0; i < houses.size(); ++i) {
+        ::setenv("AUDIOD_SOCKET", servers[i]->socket().c_str(), 1);
+        wait_until_rooms_heard(*houses[i]);
+        const std::string& name = std::get<0>(rooms[i]);
+        const int offset_us = std::get<2>(rooms[i]);
+        BOOST_TEST_MESSAGE(run_tool("audioctl", {"list", "sources"}).out);
+        if (name != "porch") {
+            // ptp4l measured the room about as far off as it was made.
+            const std::string field = source_field("rx-" + name, "ptp4l-offset-ns");
+            BOOST_CHECK_MESSAGE(!field.empty() &&
+                                    std::abs(std::stoll(field) / 1000 - offset_us) < 100,
+                                name << ": ptp4l-offset-ns=" << field);
+        }
+        BOOST_REQUIRE_EQUAL(servers[i]->stop(SIGTERM), 0);
     }
-    BOOST_REQUIRE_EQUAL(server.stop(SIGTERM), 0);
+    BOOST_REQUIRE_EQUAL(sending.stop(SIGTERM), 0);
 
-    const std::string out = house.measure(2);
-    for (const auto& [name, ppm] : house.rooms) {
-        const std::string line = json_line(out, "{\"room\":\"" + name + "\"");
-        BOOST_TEST_MESSAGE(line);
-        BOOST_CHECK_MESSAGE(json_number(line, "discontinuities").value_or(1) == 0, line);
+    const std::string out = all.measure(2);
+    for (const auto& [name, ppm, offset_us] : rooms) {
+        BOOST_TEST_MESSAGE(json_line(out, "{\"room\":\"" + name + "\""));
+        BOOST_CHECK_MESSAGE(json_line(out, "{\"room\":\"" + name + "\"").find("\"heard\":true") !=
+                                std::string::npos,
+                            name);
     }
     check_pairs_in_step(out, 500, {"kitchen-hall", "kitchen-study", "hall-study"});
-    // The porch, not following, is its 2 ms off the others throughout.
     const After porch = series_after(out, "kitchen-porch", 2);
     BOOST_CHECK_MESSAGE(porch.points > 500 && porch.max_us > 1800 && porch.settled_s < 0,
                         "kitchen-porch: " << porch.max_us << " us at most");
