@@ -1,11 +1,14 @@
 #include "engine/engine.h"
 
+#include "config/config_keys.h"
+
 #include "engine/reload_plan.h"
 
 #include "audiod/audiod.h"
 #include "log.h"
 
 #include <algorithm>
+#include <charconv>
 #include <map>
 
 namespace audiod {
@@ -147,12 +150,67 @@ std::variant<Stream*, ClientError> Engine::create_stream(const StreamRequest& re
 
 MaybeError Engine::load_device(DeviceKind kind, const std::string& type, const std::string& name,
                                const OptionList& options) {
+    if (kind == DeviceKind::sink && type == "group") {
+        return create_group(name, options);
+    }
     if (MaybeError error = lifecycle_.load(kind, type, name, options)) {
         return error;
     }
     // A group's sink or member back: its members play again.
     for (const std::string& error : groups_.sync()) {
         log_warning("engine", error);
+    }
+    return std::nullopt;
+}
+
+MaybeError Engine::create_group(const std::string& name, const OptionList& options) {
+    // As [groups.NAME] reads it: the rtp sink's options, the link offset,
+    // and silence sent through unless asked otherwise.
+    if (groups_.find(name) != nullptr) {
+        return ClientError{AUDIOD_E_INVALID, "there is already a group named '" + name + "'"};
+    }
+    GroupConfig group;
+    group.name = name;
+    OptionList sink_options;
+    const ConfigKey& offset = config_key("groups.NAME", "link-offset-ms");
+    for (const auto& [key, value] : options) {
+        if (key == "link-offset-ms") {
+            uint32_t ms = 0;
+            const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), ms);
+            if (ec != std::errc{} || end != value.data() + value.size() || ms < offset.min ||
+                ms > offset.max) {
+                return ClientError{AUDIOD_E_INVALID, "link-offset-ms: '" + value +
+                                                         "' is not a whole number of " +
+                                                         std::to_string(offset.min) + " to " +
+                                                         std::to_string(offset.max) + " ms"};
+            }
+            group.link_offset_ms = ms;
+        } else if (key == "local" || key == "type") {
+            return ClientError{AUDIOD_E_INVALID,
+                               key + ": a group made at run time is an rtp sink (its options "
+                                     "are the sink's); add members with group-add"};
+        } else {
+            sink_options.emplace_back(key, value);
+        }
+    }
+    if (std::none_of(sink_options.begin(), sink_options.end(),
+                     [](const auto& option) { return option.first == "suppress-silence"; })) {
+        sink_options.emplace_back("suppress-silence", "false");
+    }
+    if (MaybeError error = lifecycle_.load(DeviceKind::sink, "rtp", name, sink_options)) {
+        return error;
+    }
+    return groups_.create(group);
+}
+
+MaybeError Engine::unload_device(DeviceKind kind, const std::string& name) {
+    if (MaybeError error = lifecycle_.unload(kind, name)) {
+        return error;
+    }
+    // A group made at run time goes with its sink; a configured one waits
+    // for its sink to come back.
+    if (kind == DeviceKind::sink && groups_.made_at_run_time(name)) {
+        groups_.remove(name);
     }
     return std::nullopt;
 }

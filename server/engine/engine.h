@@ -86,11 +86,12 @@ public:
     // A sink or capture source opened or closed at run time; a closed
     // device's streams move to the default sink (record streams: to its
     // monitor).
+    // A sink of type "group" is a group made at run time (`audioctl
+    // group-create`): an rtp sink with `link-offset-ms` (engine/groups.h),
+    // gone when its sink is unloaded.
     [[nodiscard]] MaybeError load_device(DeviceKind kind, const std::string& type,
                                          const std::string& name, const OptionList& options);
-    [[nodiscard]] MaybeError unload_device(DeviceKind kind, const std::string& name) {
-        return lifecycle_.unload(kind, name);
-    }
+    [[nodiscard]] MaybeError unload_device(DeviceKind kind, const std::string& name);
     // Closes a device for another program to use, or opens it again
     // (device_lifecycle.h).
     [[nodiscard]] MaybeError suspend_device(DeviceKind kind, const std::string& name,
@@ -104,6 +105,7 @@ public:
     [[nodiscard]] std::string default_source() const { return devices_.default_source(); }
     // The same, for a sink or a capture source by name (no two share one).
     [[nodiscard]] MaybeError suspend_device(const std::string& name, bool suspended);
+    [[nodiscard]] MaybeError create_group(const std::string& name, const OptionList& options);
     // A local sink joins a group (or changes its settings), or leaves it,
     // until the configuration is reloaded (engine/groups.h).
     [[nodiscard]] MaybeError join_group(const std::string& group, const GroupMember& member) {

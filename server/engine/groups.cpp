@@ -32,8 +32,22 @@ int64_t Groups::replayed_after_ns(const GroupConfig& group, const GroupMember& m
 }
 
 std::vector<std::string> Groups::configure(const std::vector<GroupConfig>& groups) {
-    // A member whose group or settings changed starts again; the rest play on.
-    for (const GroupConfig& running : groups_) {
+    const auto configured = [&](const std::string& name) {
+        return std::any_of(groups.begin(), groups.end(),
+                           [&](const GroupConfig& g) { return g.name == name; });
+    };
+    const auto kept_as_made = [&](const std::string& name) {
+        return std::find(made_.begin(), made_.end(), name) != made_.end() && !configured(name);
+    };
+    // A member whose group or settings changed starts again; the rest play
+    // on. Groups made at run time stay as they are (with their members),
+    // unless the configuration now names one.
+    std::vector<GroupConfig> next_groups = groups;
+    for (GroupConfig& running : groups_) {
+        if (kept_as_made(running.name)) {
+            next_groups.push_back(running);
+            continue;
+        }
         const auto next = std::find_if(groups.begin(), groups.end(), [&](const GroupConfig& g) {
             return g.name == running.name;
         });
@@ -50,8 +64,32 @@ std::vector<std::string> Groups::configure(const std::vector<GroupConfig>& group
             }
         }
     }
-    groups_ = groups;
+    std::erase_if(made_, configured);
+    groups_ = std::move(next_groups);
     return sync();
+}
+
+MaybeError Groups::create(const GroupConfig& group) {
+    if (find(group.name) != nullptr) {
+        return ClientError{AUDIOD_E_INVALID, "there is already a group named '" + group.name + "'"};
+    }
+    groups_.push_back(group);
+    made_.push_back(group.name);
+    return std::nullopt;
+}
+
+bool Groups::remove(const std::string& name) {
+    const auto group = std::find_if(groups_.begin(), groups_.end(),
+                                    [&](const GroupConfig& g) { return g.name == name; });
+    if (group == groups_.end()) {
+        return false;
+    }
+    for (const GroupMember& member : group->local) {
+        relays_.stop(Relays::replay_name(name, member.sink));
+    }
+    groups_.erase(group);
+    std::erase(made_, name);
+    return true;
 }
 
 std::vector<std::string> Groups::sync() {

@@ -12,8 +12,8 @@
 // stream of application "group:GROUP@SINK" (its volume, mute, remembered
 // level), pinned to its sink.
 //
-// What is wanted (the configuration, then `audioctl group-add/-remove`)
-// is kept here; sync() makes the replays match it whenever devices come
+// What is wanted (the configuration, then `audioctl group-create`,
+// `group-add/-remove`) is kept here; sync() makes the replays match it whenever devices come
 // and go, so a member sink unloaded and loaded again plays the group again.
 // Thread: control.
 #pragma once
@@ -21,6 +21,7 @@
 #include "config/config.h"
 #include "engine/client_error.h"
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -45,6 +46,15 @@ public:
     // Starts the replays of members whose sinks are here and that have none.
     std::vector<std::string> sync();
 
+    // A group made at run time (`audioctl group-create`), its sink already
+    // loaded; it lives through reloads unless the configuration names a
+    // group of its name. remove() ends any group (its sink stays).
+    [[nodiscard]] MaybeError create(const GroupConfig& group);
+    bool remove(const std::string& name);
+    [[nodiscard]] bool made_at_run_time(const std::string& name) const {
+        return std::find(made_.begin(), made_.end(), name) != made_.end();
+    }
+
     [[nodiscard]] MaybeError join(const std::string& group, const GroupMember& member);
     [[nodiscard]] MaybeError leave(const std::string& group, const std::string& sink);
 
@@ -63,6 +73,7 @@ private:
     Relays& relays_;
     const DeviceRegistry& devices_;
     std::vector<GroupConfig> groups_;
+    std::vector<std::string> made_; // the names of those made at run time
 };
 
 } // namespace audiod

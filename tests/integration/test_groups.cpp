@@ -161,7 +161,8 @@ BOOST_AUTO_TEST_CASE(a_stream_moved_into_the_group_and_back_plays_every_sample_o
 // At run time: a sink joins the group with a delay trim and leaves it,
 // a group or a missing sink is refused, a member's stream cannot be moved
 // away, a member sink unloaded and loaded again plays the group again,
-// and a reload brings back the configured members.
+// a group is made (group-create) and deleted, and a reload brings back
+// the configured members and keeps the group made at run time.
 BOOST_AUTO_TEST_CASE(members_join_and_leave_at_run_time_until_a_reload) {
     TempDir dir;
     House house(dir, {}, "l24");
@@ -203,11 +204,35 @@ BOOST_AUTO_TEST_CASE(members_join_and_leave_at_run_time_until_a_reload) {
     ctl_ok({"load-sink", "null", "desk"});
     BOOST_CHECK(eventually([&] { return member_field("desk", "state") == "in-step"; }, 30s));
 
-    // A reload: the configured members again.
+    // A group made at run time, with a member of its own.
+    ctl_ok({"group-create", "party", "destination=" + house.group,
+            "port=" + std::to_string(free_udp_port_pair()), "payload=l24", "link-offset-ms=120"});
+    ctl_ok({"group-add", "party", "tv", "delay-ms=10"});
+    const auto party_field = [](const std::string& key) {
+        return group_member_field("party", "tv", key);
+    };
+    BOOST_CHECK(eventually([&] { return party_field("state") == "in-step"; }, 30s));
+    BOOST_CHECK_NE(
+        run_tool("audioctl", {"--json", "list", "groups"}).out.find("\"link-offset-ms\":120"),
+        std::string::npos);
+    refused({"group-create", "party", "destination=" + house.group}, "already");
+    refused({"group-create", "brief", "link-offset-ms=5"}, "link-offset-ms: '5'");
+    refused({"group-create", "brief", "local=tv"}, "add members with group-add");
+    refused({"group-delete", "spare"}, "no group named 'spare'");
+
+    // A reload: the configured members again; the group made at run time
+    // stays as it is.
     ctl_ok({"group-add", "net", "tv"});
     ctl_ok({"reload"});
     BOOST_CHECK(eventually([&] { return member_field("tv", "state").empty(); }, 10s));
     BOOST_CHECK(eventually([&] { return member_field("desk", "state") == "in-step"; }, 30s));
+    BOOST_CHECK_EQUAL(party_field("state"), "in-step");
+    BOOST_CHECK_EQUAL(party_field("delay-ms"), "10");
+
+    ctl_ok({"group-delete", "party"});
+    BOOST_CHECK(sink_field("party", "state").empty());
+    BOOST_CHECK_EQUAL(run_tool("audioctl", {"list", "groups"}).out.find("party"),
+                      std::string::npos);
     BOOST_CHECK_EQUAL(server.stop(SIGTERM), 0);
 }
 

@@ -148,7 +148,7 @@ BOOST_AUTO_TEST_CASE(a_gstreamer_sender_with_sender_reports_is_played_in_step) {
     TempDir dir;
     House house(dir, {{"kitchen", -100}, {"hall", 100}}, "l24");
     house.own_sender = false;
-    const std::vector<std::string> probe = probe_player(dir, 12);
+    const std::vector<std::string> probe = probe_player(dir, 8);
     const std::string port = std::to_string(house.port);
     const std::string rtcp = std::to_string(house.port + 1);
     check_rooms_of(house, {installed("gst-launch-1.0"),
@@ -187,7 +187,7 @@ BOOST_AUTO_TEST_CASE(an_ffmpeg_sender_with_sender_reports_is_played_in_step) {
     TempDir dir;
     House house(dir, {{"kitchen", -100}, {"hall", 100}}, "l24");
     house.own_sender = false;
-    const std::vector<std::string> probe = probe_player(dir, 12);
+    const std::vector<std::string> probe = probe_player(dir, 8);
     check_rooms_of(house,
                    {installed("ffmpeg"), "-nostdin", "-loglevel", "error", "-re", "-i",
                     dir.file("probe.wav"), "-c:a", "pcm_s24be", "-payload_type", "96", "-f", "rtp",
@@ -215,7 +215,7 @@ BOOST_AUTO_TEST_CASE(an_aes67_stream_is_timed_by_its_rtp_times_alone) {
     BOOST_CHECK_NE(text.str().find("a=ts-refclk:ptp=IEEE1588-2008:traceable\n"), std::string::npos);
     BOOST_CHECK_NE(text.str().find("a=mediaclk:direct=0\n"), std::string::npos);
     BOOST_CHECK_NE(text.str().find("a=ptime:1\n"), std::string::npos);
-    const ProgramResult played = run_program(probe_player(dir, 12), 120s);
+    const ProgramResult played = run_program(probe_player(dir, 8), 120s);
     BOOST_REQUIRE_MESSAGE(played.status == 0, played.err);
     wait_until_rooms_heard(house);
     BOOST_CHECK_EQUAL(source_field("rx-kitchen", "clock-source"), "ptp");
@@ -297,7 +297,7 @@ BOOST_AUTO_TEST_CASE(rooms_of_their_own_whose_clocks_disagree_follow_ptp4l_into_
     ::mkdir(sender_dir.c_str(), 0700);
     ServerProcess sending(sender.config(), sender_dir, network.in("gm", {}));
     BOOST_CHECK_EQUAL(sink_field("net", "ptp4l-state"), "grandmaster");
-    const ProgramResult played = run_program(probe_player(dir, 12), 120s);
+    const ProgramResult played = run_program(probe_player(dir, 8), 120s);
     BOOST_REQUIRE_MESSAGE(played.status == 0, played.err);
     for (size_t i = 0; i < houses.size(); ++i) {
         ::setenv("AUDIOD_SOCKET", servers[i]->socket().c_str(), 1);
@@ -370,7 +370,7 @@ BOOST_AUTO_TEST_CASE(a_gstreamer_room_with_its_own_ptp_client_plays_in_step) {
     }
     BOOST_REQUIRE_MESSAGE(std::ifstream(dir.file("gstreamer.ready")).good(),
                           "GStreamer's PTP clock did not synchronise");
-    const ProgramResult played = run_program(probe_player(dir, 12), 120s);
+    const ProgramResult played = run_program(probe_player(dir, 8), 120s);
     BOOST_REQUIRE_MESSAGE(played.status == 0, played.err);
     wait_until_rooms_heard(house);
     const ProgramResult heard = gstreamer.finish(60s); // ends 2 s after the stream

@@ -45,6 +45,8 @@ int run_reload(Session& session, const Args& args);
 int run_list_groups(Session& session);
 int run_group_add(Session& session, const Args& args);
 int run_group_remove(Session& session, const Args& args);
+int run_group_create(Session& session, const Args& args);
+int run_group_delete(Session& session, const Args& args);
 
 // watch.cpp
 int run_watch(Session& session, const Args& args);

@@ -6,6 +6,7 @@
 
 #include "common/json_writer.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
@@ -232,6 +233,37 @@ int run_group_remove(Session& session, const Args& args) {
     request.sink = args[1];
     request.member = false;
     return request_ok(session, "group-remove", request);
+}
+
+int run_group_create(Session& session, const Args& args) {
+    if (args.empty()) {
+        return usage("group-create takes NAME [KEY=VALUE]... (an rtp sink's options and "
+                     "link-offset-ms)");
+    }
+    // A sink of type "group" (Engine::create_group).
+    Args load = {"group"};
+    load.insert(load.end(), args.begin(), args.end());
+    return run_load_sink(session, load);
+}
+
+int run_group_delete(Session& session, const Args& args) {
+    if (args.size() != 1) {
+        return usage("group-delete takes GROUP");
+    }
+    // Only a group: unloading a plain sink by this verb would be a slip.
+    proto::SinkList sinks;
+    const int rc = session.channel.call_for(proto::ListSinks{}, &sinks,
+                                            Deadline::after_ms(session.timeout_ms));
+    if (rc != 0) {
+        return server_error(session, "group-delete", rc);
+    }
+    const std::vector<GroupView> groups = groups_of(sinks.sinks);
+    if (std::none_of(groups.begin(), groups.end(),
+                     [&](const GroupView& g) { return g.name == args[0]; })) {
+        std::fprintf(stderr, "audioctl: group-delete: no group named '%s'\n", args[0].c_str());
+        return 1;
+    }
+    return run_unload_sink(session, args);
 }
 
 } // namespace audiod::ctl

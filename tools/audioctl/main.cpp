@@ -98,6 +98,18 @@ application, sink:NAME, or source:NAME for a capture source):
                    and line (exit status 1), and the running one stays; so
                    does exit status 1 with an "error:" line per device that
                    could not be opened with its new settings.
+  group-create NAME [KEY=VALUE]...
+                   make a group at run time: an rtp sink NAME (KEY=VALUE
+                   are its options, as under [groups.NAME] in
+                   audiod.conf(5): destination, port, payload, aes67 ...)
+                   with link-offset-ms (default 150) that rooms receive in
+                   step, e.g. group-create house destination=239.10.10.1
+                   payload=l24. Add this server's sinks with group-add. It
+                   lasts through reloads, until group-delete or a stop.
+  group-delete GROUP
+                   close a group made at run time (its streams move to the
+                   default sink); a configured group's sink closes too,
+                   and the group plays again once it is loaded.
   group-add GROUP SINK [delay-ms=N]
                    make SINK, a sink of this server, play the group GROUP
                    in step with its rooms; delay-ms is how late SINK's
@@ -220,6 +232,8 @@ int main(int argc, char** argv) {
         {"reload", run_reload},
         {"group-add", run_group_add},
         {"group-remove", run_group_remove},
+        {"group-create", run_group_create},
+        {"group-delete", run_group_delete},
         {"watch", run_watch},
     };
     Handler handler = nullptr;
