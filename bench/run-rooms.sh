@@ -17,6 +17,7 @@
 #
 #   bench/run-rooms.sh [BUILD_DIR]
 #   env: SECONDS_OF_AUDIO=600 PAYLOAD=l24 (l16, opus) LOSS=0 JITTER_MS=0 SETTLE=5
+#        BURST=1 (losses in runs of this many packets on average: Gilbert-Elliott)
 #        PTP=0 KEEP=DIR keeps the recordings and play times there
 #
 # Opus keeps no index ramp: the rooms are measured by the probe's noise
@@ -30,6 +31,7 @@ payload=${PAYLOAD:-l24}
 loss=${LOSS:-0}
 jitter=${JITTER_MS:-0}
 settle=${SETTLE:-5}
+burst=${BURST:-1}
 ptp=${PTP:-0}
 bin="$build/bin"
 network="$(dirname "$0")/../tests/integration/ptp-network.sh"
@@ -73,7 +75,8 @@ fi
         if [ $networked = yes ]; then
             to=$((port + 2 * n))
             "$bin/audiod-udp-relay" --group "$group" --listen "$port" --to "127.0.0.1:$to" \
-                --loss "$loss" --jitter-ms "$jitter" --seed "$n" >"$work/relay-$name.json" &
+                --loss "$loss" --burst-length "$burst" --jitter-ms "$jitter" --seed "$n" \
+                >"$work/relay-$name.json" &
             relays="$relays $!"
             from="address = \"127.0.0.1\"\nport = $to"
         else
@@ -104,7 +107,7 @@ server=""
 for r in $relays; do kill "$r"; wait "$r" 2>/dev/null || true; done
 relays=""
 [ $networked = yes ] && cat "$work"/relay-*.json
-echo "payload=$payload seconds=$seconds loss=$loss% jitter-ms=$jitter settle=${settle}s ptp=$ptp"
+echo "payload=$payload seconds=$seconds loss=$loss% burst=$burst jitter-ms=$jitter settle=${settle}s ptp=$ptp"
 "$bin/audiod-sync-probe" measure $bursts --settle "$settle" \
     kitchen="$work/kitchen.wav,$work/kitchen.times" hall="$work/hall.wav,$work/hall.times" \
     study="$work/study.wav,$work/study.times"

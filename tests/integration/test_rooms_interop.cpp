@@ -239,7 +239,8 @@ BOOST_AUTO_TEST_CASE(an_aes67_stream_is_timed_by_its_rtp_times_alone) {
 // The rig of the issue, across network namespaces (ptp-network.sh): the
 // sender, an audiod with ptp4l as grandmaster, in one; each room an audiod
 // of its own in another, hearing the multicast stream through a seeded
-// relay that loses 1 % of packets and delays them by up to 1 ms, its sink
+// relay that loses 1 % of packets, two at a time on average
+// (Gilbert-Elliott), and delays them by up to 1 ms, its sink
 // clock -100, +100 or 0 ppm off. All share this machine's one clock, so
 // each room's disagreement is made twice: its wall clock is taken to read
 // ahead (reference-offset-us: kitchen 2 ms, hall -1.5 ms) and its ptp4l
@@ -273,10 +274,11 @@ BOOST_AUTO_TEST_CASE(rooms_of_their_own_whose_clocks_disagree_follow_ptp4l_into_
         house->receiver_extra[name] =
             "media-clock=direct reference-offset-us=" + std::to_string(offset_us) +
             (name == "porch" ? "" : " ptp4l=" + dir.file(name + ".ptp4l"));
-        relays.push_back(std::make_unique<BackgroundProgram>(network.in(
-            name, {bin("audiod-udp-relay"), "--group", all.group, "--listen",
-                   std::to_string(all.port), "--to", "127.0.0.1:" + std::to_string(local), "--loss",
-                   "1", "--jitter-ms", "1", "--seed", std::to_string(seed++)})));
+        relays.push_back(std::make_unique<BackgroundProgram>(
+            network.in(name, {bin("audiod-udp-relay"), "--group", all.group, "--listen",
+                              std::to_string(all.port), "--to",
+                              "127.0.0.1:" + std::to_string(local), "--loss", "1", "--burst-length",
+                              "2", "--jitter-ms", "1", "--seed", std::to_string(seed++)})));
         const std::string server_dir = dir.file(name + "-server");
         ::mkdir(server_dir.c_str(), 0700);
         servers.push_back(
@@ -297,7 +299,7 @@ BOOST_AUTO_TEST_CASE(rooms_of_their_own_whose_clocks_disagree_follow_ptp4l_into_
     ::mkdir(sender_dir.c_str(), 0700);
     ServerProcess sending(sender.config(), sender_dir, network.in("gm", {}));
     BOOST_CHECK_EQUAL(sink_field("net", "ptp4l-state"), "grandmaster");
-    const ProgramResult played = run_program(probe_player(dir, 8), 120s);
+    const ProgramResult played = run_program(probe_player(dir, 10), 120s);
     BOOST_REQUIRE_MESSAGE(played.status == 0, played.err);
     for (size_t i = 0; i < houses.size(); ++i) {
         ::setenv("AUDIOD_SOCKET", servers[i]->socket().c_str(), 1);
