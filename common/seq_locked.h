@@ -57,6 +57,24 @@ public:
         std::memcpy(&value, words, sizeof(T));
         return value;
     }
+    // The last value published, if no publication overlaps this one look
+    // (for a reader that must not wait, the RT thread reading what another
+    // thread publishes: it keeps the value it had and looks again later).
+    [[nodiscard]] bool try_read(T& out) const noexcept {
+        uint64_t words[kWords];
+        const uint64_t before = seq_.load(std::memory_order_acquire);
+        if ((before & 1) != 0) {
+            return false;
+        }
+        for (size_t i = 0; i < kWords; ++i) {
+            words[i] = words_[i].load(std::memory_order_acquire);
+        }
+        if (seq_.load(std::memory_order_relaxed) != before) {
+            return false;
+        }
+        std::memcpy(&out, words, sizeof(T));
+        return true;
+    }
 
 private:
     std::atomic<uint64_t> seq_{0};

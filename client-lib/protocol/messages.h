@@ -75,6 +75,7 @@ enum class MsgType : uint32_t {
     set_default_source = 43,
     suspend_device = 44,
     set_group_member = 45,
+    set_group_room = 46,
 };
 
 struct Hello {
@@ -240,6 +241,22 @@ struct SetGroupMember {
     std::string sink;
     bool member = true;
     uint32_t delay_ms = 0;
+};
+
+// Asks one of a group's rooms (a receiver elsewhere, by the name it
+// reports: its member-name) for a volume, a mute or a delay trim, sent with
+// the group sink's reports; or lets it go back to its own settings.
+struct SetGroupRoom {
+    static constexpr MsgType kType = MsgType::set_group_room;
+    std::string group;
+    std::string room;
+    bool reset = false;
+    bool set_volume = false;
+    float volume = 1; // linear gain
+    bool set_mute = false;
+    bool muted = false;
+    bool set_delay = false;
+    int32_t delay_ms = -1; // -1: the room's own
 };
 
 // Asks the server to read its configuration again (as SIGHUP does).
@@ -637,6 +654,19 @@ void visit(V& v, M& m) requires std::is_same_v<std::remove_const_t<M>, SetGroupM
     v.str("sink", m.sink);
     v.boolean("member", m.member);
     v.u32("delay_ms", m.delay_ms);
+}
+
+template <class V, class M>
+void visit(V& v, M& m) requires std::is_same_v<std::remove_const_t<M>, SetGroupRoom> {
+    v.str("group", m.group);
+    v.str("room", m.room);
+    v.boolean("reset", m.reset);
+    v.boolean("set_volume", m.set_volume);
+    v.f32("volume", m.volume);
+    v.boolean("set_mute", m.set_mute);
+    v.boolean("muted", m.muted);
+    v.boolean("set_delay", m.set_delay);
+    v.i32("delay_ms", m.delay_ms);
 }
 
 template <class V, class M>

@@ -3,6 +3,7 @@
 #include "rtp_packet.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <ctime>
 
@@ -19,6 +20,14 @@ constexpr uint8_t kCname = 1;
 // The APP packet of a room's playout: name, and its data's size.
 constexpr char kPlayoutName[4] = {'A', 'D', 'P', 'L'};
 constexpr size_t kPlayoutData = 16;
+
+// The APP packet of a sender's controls of its rooms: name; each entry is
+// a name size, flags (1 muted, 2 a delay), the delay, the volume in
+// millionths and the name, padded to a word.
+constexpr char kControlName[4] = {'A', 'D', 'C', 'T'};
+constexpr uint8_t kControlMuted = 1;
+constexpr uint8_t kControlDelay = 2;
+constexpr double kMaxControlVolume = 4;
 
 // Seconds from 1900 (NTP's epoch) to 1970 (Unix's).
 constexpr uint64_t kNtpUnixOffset = 2'208'988'800;
@@ -86,6 +95,32 @@ size_t write_sender_report(const SenderReport& report, std::string_view cname,
     put_u32(out + 24, report.octet_count);
 
     return 28 + write_cname(report.ssrc, cname, out + 28);
+}
+
+size_t write_room_controls(uint32_t ssrc, const RoomControls& controls, uint8_t* out) noexcept {
+    const size_t count = std::min<size_t>(controls.count, kMaxRoomControls);
+    size_t size = 16; // header, SSRC, name, count and three reserved octets
+    for (size_t i = 0; i < count; ++i) {
+        const RoomControl& room = controls.rooms[i];
+        const size_t name = std::min<size_t>(room.name_size, sizeof room.name - 1);
+        uint8_t* entry = out + size;
+        const size_t bytes = (8 + name + 3) / 4 * 4;
+        std::memset(entry, 0, bytes);
+        entry[0] = static_cast<uint8_t>(name);
+        entry[1] = static_cast<uint8_t>((room.muted ? kControlMuted : 0) |
+                                        (room.has_delay ? kControlDelay : 0));
+        put_u16(entry + 2, room.delay_ms);
+        put_u32(entry + 4, static_cast<uint32_t>(std::llround(
+                               std::clamp(room.volume, 0.0, kMaxControlVolume) * 1e6)));
+        std::memcpy(entry + 8, room.name, name);
+        size += bytes;
+    }
+    put_common(out, 0, kApplication, size);
+    put_u32(out + 4, ssrc);
+    std::memcpy(out + 8, kControlName, 4);
+    out[12] = static_cast<uint8_t>(count);
+    out[13] = out[14] = out[15] = 0;
+    return size;
 }
 
 size_t write_bye(uint32_t ssrc, uint8_t* out) noexcept {
@@ -177,6 +212,34 @@ bool parse_rtcp(std::span<const uint8_t> datagram, RtcpSummary& summary) noexcep
             play.clock = static_cast<uint8_t>((p[20] >> 1) & 3);
             play.link_offset_ms = get_u16(p + 22);
             play.delay_ms = get_u16(p + 24);
+        } else if (p[1] == kApplication && bytes >= 16 &&
+                   std::memcmp(p + 8, kControlName, 4) == 0) {
+            // Entries that do not fit the packet, or beyond the most kept,
+            // are not read; what was read stands.
+            RoomControls& controls = summary.controls;
+            controls.count = 0;
+            size_t entry = 16;
+            for (size_t i = 0; i < p[12] && controls.count < kMaxRoomControls; ++i) {
+                if (entry + 8 > bytes) {
+                    break;
+                }
+                const size_t name = p[entry];
+                const size_t entry_bytes = (8 + name + 3) / 4 * 4;
+                if (name >= sizeof(RoomControl::name) || entry + entry_bytes > bytes) {
+                    break;
+                }
+                RoomControl& room = controls.rooms[controls.count++];
+                room = RoomControl{};
+                room.name_size = static_cast<uint8_t>(name);
+                std::memcpy(room.name, p + entry + 8, name);
+                room.muted = (p[entry + 1] & kControlMuted) != 0;
+                room.has_delay = (p[entry + 1] & kControlDelay) != 0;
+                room.delay_ms = get_u16(p + entry + 2);
+                room.volume = std::min(get_u32(p + entry + 4) / 1e6, kMaxControlVolume);
+                entry += entry_bytes;
+            }
+            summary.has_controls = true;
+            summary.controls_ssrc = get_u32(p + 4);
         }
         at += bytes;
     }

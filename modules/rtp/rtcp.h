@@ -47,6 +47,28 @@ struct PlayoutReport {
     uint16_t delay_ms = 0;
 };
 
+// What a sender asks of the rooms of its group (an APP packet, name
+// "ADCT", of audiod's own, sent with each sender report): each room's
+// volume, mute and delay trim, by the room's CNAME. It lists every room the
+// sender controls, so a room it no longer names goes back to its own
+// settings; a receiver takes its entry only from its current sender.
+struct RoomControl {
+    char name[64] = {}; // the room's CNAME (its member-name), NUL-terminated
+    uint8_t name_size = 0;
+    double volume = 1; // linear gain, 0 to 4
+    bool muted = false;
+    bool has_delay = false; // else the room's own delay-ms holds
+    uint16_t delay_ms = 0;
+};
+inline constexpr size_t kMaxRoomControls = 8;
+struct RoomControls {
+    uint8_t count = 0;
+    RoomControl rooms[kMaxRoomControls];
+};
+// Room for a sender's compound packet: SR, SDES and the controls.
+inline constexpr size_t kMaxSenderRtcpSize =
+    kMaxRtcpSize + 16 + kMaxRoomControls * (8 + sizeof(RoomControl::name));
+
 // SR + SDES(CNAME). Returns the bytes written to `out` (kMaxRtcpSize is
 // always enough); a CNAME longer than 255 bytes is cut.
 size_t write_sender_report(const SenderReport& report, std::string_view cname,
@@ -56,6 +78,9 @@ size_t write_sender_report(const SenderReport& report, std::string_view cname,
 size_t write_receiver_report(const ReceiverReport& report, std::string_view cname,
                              const PlayoutReport* playout, uint8_t* out) noexcept;
 
+// APP(ADCT) from sender `ssrc` with `controls` (at most kMaxRoomControls;
+// names cut to 63 bytes), to follow a sender report. Returns its bytes.
+size_t write_room_controls(uint32_t ssrc, const RoomControls& controls, uint8_t* out) noexcept;
 // BYE for `ssrc` (RFC 3550 §6.6): the receiver may end the session now.
 size_t write_bye(uint32_t ssrc, uint8_t* out) noexcept;
 
@@ -77,6 +102,10 @@ struct RtcpSummary {
     uint8_t cname_size = 0;
     bool has_playout = false;
     PlayoutReport playout;
+    // A sender's: what it asks of its rooms, and its SSRC.
+    bool has_controls = false;
+    uint32_t controls_ssrc = 0;
+    RoomControls controls;
 };
 
 // Reads a compound RTCP packet. Returns false if any part of it is malformed

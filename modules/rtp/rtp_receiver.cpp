@@ -218,9 +218,40 @@ void RtpReceiver::on_rtcp(const uint8_t* data, size_t size, const sockaddr_stora
     if (summary.bye) {
         bye_ = true; // the next SSRC may take over at once
     }
+    if (summary.has_controls && summary.controls_ssrc == ssrc_) {
+        take_controls(summary);
+    }
     if (summary.has_report && summary.report.ssrc == ssrc_) {
         take_report(summary.report);
     }
+}
+
+void RtpReceiver::take_controls(const RtcpSummary& summary) {
+    // The sender lists every room it asks something of: one it does not
+    // name goes back to its own settings.
+    const RoomControl* mine = nullptr;
+    for (uint8_t i = 0; i < summary.controls.count; ++i) {
+        const RoomControl& room = summary.controls.rooms[i];
+        if (std::string_view(room.name, room.name_size) == options_.member_name) {
+            mine = &room;
+        }
+    }
+    const RoomControl own;
+    const RoomControl& room = mine != nullptr ? *mine : own;
+    sender_volume_.store(static_cast<float>(room.volume), std::memory_order_relaxed);
+    sender_muted_.store(room.muted, std::memory_order_relaxed);
+    sender_delay_ms_.store(room.has_delay ? int32_t{room.delay_ms} : -1, std::memory_order_relaxed);
+    sender_controls_.store(mine != nullptr, std::memory_order_relaxed);
+}
+
+uint32_t RtpReceiver::delay_ms() const noexcept {
+    // A trim this room cannot take (a frame must still have come through
+    // the jitter buffer when it is played that much earlier) is not taken.
+    const int32_t asked = sender_delay_ms_.load(std::memory_order_relaxed);
+    if (asked >= 0 && uint32_t(asked) + options_.latency_ms < options_.link_offset_ms) {
+        return static_cast<uint32_t>(asked);
+    }
+    return options_.delay_ms;
 }
 
 void RtpReceiver::set_playout(bool timed, double sync_error_us, uint64_t realigns) noexcept {
@@ -266,7 +297,7 @@ void RtpReceiver::report_to_sender() {
     playout.sync_error_us = play_error_us_.load(std::memory_order_relaxed);
     playout.realigns = static_cast<uint32_t>(play_realigns_.load(std::memory_order_relaxed));
     playout.link_offset_ms = static_cast<uint16_t>(options_.link_offset_ms);
-    playout.delay_ms = static_cast<uint16_t>(options_.delay_ms);
+    playout.delay_ms = static_cast<uint16_t>(delay_ms());
     uint8_t buffer[kMaxRtcpSize];
     const size_t size = write_receiver_report(
         report, options_.member_name,
@@ -318,6 +349,11 @@ void RtpReceiver::begin_session(const RtpPacket& packet, const sockaddr_storage&
     behind_since_ns_ = 0;
     ssrc_ = packet.header.ssrc;
     current_ssrc_.store(ssrc_, std::memory_order_relaxed);
+    // Another sender asks nothing until it says so.
+    sender_volume_.store(1, std::memory_order_relaxed);
+    sender_muted_.store(false, std::memory_order_relaxed);
+    sender_delay_ms_.store(-1, std::memory_order_relaxed);
+    sender_controls_.store(false, std::memory_order_relaxed);
     sessions_.fetch_add(1, std::memory_order_relaxed);
     for (Waiting& w : window_) {
         w.present = false;

@@ -107,6 +107,23 @@ public:
     // How the room plays the stream, for the receiver's reports to its
     // sender (rtcp.h PlayoutReport). Thread: any.
     void set_playout(bool timed, double sync_error_us, uint64_t realigns) noexcept;
+    // What the current sender asks of this room (rtcp.h RoomControl: an
+    // entry named for its member-name), else its own settings: a gain
+    // (0 when muted) and a delay (-1: the room's own delay-ms). Thread: any.
+    [[nodiscard]] float sender_gain() const noexcept {
+        return sender_muted_.load(std::memory_order_relaxed)
+                   ? 0.0f
+                   : sender_volume_.load(std::memory_order_relaxed);
+    }
+    [[nodiscard]] int32_t sender_delay_ms() const noexcept {
+        return sender_delay_ms_.load(std::memory_order_relaxed);
+    }
+    [[nodiscard]] bool sender_controls() const noexcept {
+        return sender_controls_.load(std::memory_order_relaxed);
+    }
+    // The room's delay trim in force: the sender's, where it asks one this
+    // room can take, else its own. Thread: any.
+    [[nodiscard]] uint32_t delay_ms() const noexcept;
     // The ptp4l this room follows (option ptp4l), or nullptr. Thread: any.
     [[nodiscard]] const PtpFollower* ptp() const noexcept { return ptp_.get(); }
 
@@ -192,6 +209,11 @@ private:
     uint64_t session_received_ = 0;
     uint64_t expected_prior_ = 0;
     uint64_t received_prior_ = 0;
+    std::atomic<float> sender_volume_{1};
+    std::atomic<bool> sender_muted_{false};
+    std::atomic<int32_t> sender_delay_ms_{-1};
+    std::atomic<bool> sender_controls_{false}; // the current sender asks something
+    void take_controls(const RtcpSummary& summary);
     std::atomic<bool> play_known_{false};
     std::atomic<bool> play_timed_{false};
     std::atomic<double> play_error_us_{0};

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
@@ -311,11 +312,83 @@ void RtpSender::send_report_rt() noexcept {
     report.rtp_timestamp = cycle_timestamp_ + lookahead_;
     report.packet_count = static_cast<uint32_t>(packets_.load(std::memory_order_relaxed));
     report.octet_count = static_cast<uint32_t>(octets_.load(std::memory_order_relaxed));
-    uint8_t buffer[kMaxRtcpSize];
-    const size_t size = write_sender_report(report, cname_, buffer);
+    uint8_t buffer[kMaxSenderRtcpSize];
+    size_t size = write_sender_report(report, cname_, buffer);
+    if (controlling_.load(std::memory_order_acquire)) {
+        // The last whole copy: one the control thread is writing now waits
+        // for the next report.
+        (void)controls_.try_read(rt_controls_);
+        size += write_room_controls(ssrc_, rt_controls_, buffer + size);
+    }
     (void)send_rt(rtcp_fd_.get(), rtcp_to_, buffer, size); // a lost report is harmless
     frames_since_report_ = 0;
     reported_ = true;
+}
+
+std::string RtpSender::control_room(const RoomControl& room, unsigned fields) {
+    std::lock_guard lock(controls_mutex_);
+    const std::string_view name(room.name, room.name_size);
+    auto same = std::find_if(wanted_.begin(), wanted_.end(), [&](const RoomControl& r) {
+        return std::string_view(r.name, r.name_size) == name;
+    });
+    if (same == wanted_.end()) {
+        if (wanted_.size() >= kMaxRoomControls) {
+            return "at most " + std::to_string(kMaxRoomControls) +
+                   " rooms can be asked for settings of a sender (reset one first)";
+        }
+        RoomControl fresh;
+        std::memcpy(fresh.name, room.name, sizeof fresh.name);
+        fresh.name_size = room.name_size;
+        wanted_.push_back(fresh);
+        same = wanted_.end() - 1;
+    }
+    if ((fields & kRoomVolume) != 0) {
+        same->volume = room.volume;
+    }
+    if ((fields & kRoomMute) != 0) {
+        same->muted = room.muted;
+    }
+    if ((fields & kRoomDelay) != 0) {
+        same->has_delay = room.has_delay;
+        same->delay_ms = room.delay_ms;
+    }
+    publish_controls();
+    return {};
+}
+
+bool RtpSender::release_room(std::string_view name) {
+    std::lock_guard lock(controls_mutex_);
+    const size_t before = wanted_.size();
+    std::erase_if(wanted_, [&](const RoomControl& r) {
+        return std::string_view(r.name, r.name_size) == name;
+    });
+    if (wanted_.size() == before) {
+        return false;
+    }
+    publish_controls();
+    return true;
+}
+
+void RtpSender::publish_controls() {
+    RoomControls controls;
+    controls.count = static_cast<uint8_t>(std::min(wanted_.size(), kMaxRoomControls));
+    std::copy_n(wanted_.begin(), controls.count, controls.rooms);
+    controls_.publish(controls);
+    controlling_.store(true, std::memory_order_release);
+}
+
+std::string RtpSender::describe_controls() const {
+    std::lock_guard lock(controls_mutex_);
+    std::string text;
+    for (const RoomControl& room : wanted_) {
+        char line[160];
+        std::snprintf(line, sizeof line, "room-control.%.*s=volume=%.2f;mute=%s;delay-ms=%s\n",
+                      static_cast<int>(room.name_size), room.name, room.volume,
+                      room.muted ? "yes" : "no",
+                      room.has_delay ? std::to_string(room.delay_ms).c_str() : "own");
+        text += line;
+    }
+    return text;
 }
 
 void RtpSender::stop_rt() noexcept {

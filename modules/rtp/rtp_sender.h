@@ -38,10 +38,14 @@
 #include "rtp_send_options.h"
 #include "udp_endpoint.h"
 
+#include "common/seq_locked.h"
+
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
+#include <string_view>
 #include <vector>
 
 struct OpusEncoder;
@@ -96,8 +100,22 @@ public:
         return receivers_.describe(text, size, monotonic_ns());
     }
 
+    // What the sender asks of one of its rooms (rtcp.h RoomControl, by the
+    // room's CNAME), sent with each report from now on: the `fields` of
+    // `room` (kRoomVolume | kRoomMute | kRoomDelay), the others as asked
+    // before (or the room's own). "" or why not (kMaxRoomControls rooms at
+    // most). Thread: control.
+    static constexpr unsigned kRoomVolume = 1, kRoomMute = 2, kRoomDelay = 4;
+    [[nodiscard]] std::string control_room(const RoomControl& room, unsigned fields);
+    // The room goes back to its own settings (it is no longer named).
+    // False if nothing was asked of it. Thread: control.
+    bool release_room(std::string_view name);
+    // "room-control.NAME=volume=0.8;mute=no;delay-ms=own" lines. Thread: any but rt.
+    [[nodiscard]] std::string describe_controls() const;
+
 private:
     RtpSender(const RtpSendOptions& options, uint32_t rate, uint32_t channels);
+    void publish_controls(); // Thread: control, with controls_mutex_ held
     void send_packet_rt() noexcept;
     // AES67: keeps the RTP time on the reference clock (media_clock.h).
     void follow_media_clock_rt(int64_t due_ns) noexcept;
@@ -138,6 +156,14 @@ private:
     bool on_media_clock_ = false; // AES67: timestamp_ set from the reference clock
     uint64_t frames_since_poll_ = 0;
     ReceiverTable receivers_;
+    // What is asked of the rooms: kept here, published for the rt thread,
+    // which sends its last whole copy with each report once anything was
+    // asked (then an empty list too, so that rooms let go).
+    mutable std::mutex controls_mutex_;
+    std::vector<RoomControl> wanted_;
+    SeqLocked<RoomControls> controls_;
+    std::atomic<bool> controlling_{false};
+    RoomControls rt_controls_; // the rt thread's copy
     uint64_t frames_since_report_ = 0;
     bool reported_ = false;
     // The RTP time of the frame the last write_rt began with, and when it was due.

@@ -24,6 +24,7 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <ctime>
 #include <memory>
@@ -57,6 +58,9 @@ public:
 
     // Thread: any.
     size_t describe(char* text, size_t size) const;
+    // What the sink asks of one of its rooms (audiod/module.h `control`).
+    // Thread: control.
+    int control(const std::string& request, std::string* error);
 
 private:
     [[nodiscard]] SdpDescription session(const audiod_device_config& config) const;
@@ -83,6 +87,78 @@ bool write_file_atomically(const std::string& path, const std::string& text, std
         return false;
     }
     return true;
+}
+
+int RtpSink::control(const std::string& request, std::string* error) {
+    // "key=value" lines: room=NAME, then reset=yes, or any of volume,
+    // mute and delay-ms.
+    RoomControl room;
+    unsigned fields = 0;
+    std::string name;
+    bool reset = false;
+    size_t at = 0;
+    while (at < request.size()) {
+        const size_t end = std::min(request.find('\n', at), request.size());
+        const std::string line = request.substr(at, end - at);
+        at = end + 1;
+        const size_t equals = line.find('=');
+        const std::string key = line.substr(0, equals);
+        const std::string value = equals == std::string::npos ? "" : line.substr(equals + 1);
+        char* rest = nullptr;
+        if (key == "room") {
+            name = value;
+        } else if (key == "reset" && value == "yes") {
+            reset = true;
+        } else if (key == "volume") {
+            fields |= RtpSender::kRoomVolume;
+            room.volume = std::strtod(value.c_str(), &rest);
+            if (value.empty() || *rest != '\0' || !(room.volume >= 0 && room.volume <= 4)) {
+                *error = "volume: '" + value + "' is not a gain from 0 to 4";
+                return -EINVAL;
+            }
+        } else if (key == "mute" && (value == "on" || value == "off")) {
+            fields |= RtpSender::kRoomMute;
+            room.muted = value == "on";
+        } else if (key == "delay-ms" && value == "own") {
+            fields |= RtpSender::kRoomDelay;
+            room.has_delay = false;
+        } else if (key == "delay-ms") {
+            const unsigned long ms = std::strtoul(value.c_str(), &rest, 10);
+            if (value.empty() || *rest != '\0' || ms > 9999) {
+                *error = "delay-ms: '" + value + "' is not 0 to 9999 ms, nor own";
+                return -EINVAL;
+            }
+            fields |= RtpSender::kRoomDelay;
+            room.has_delay = true;
+            room.delay_ms = static_cast<uint16_t>(ms);
+        } else if (!line.empty()) {
+            *error = "rtp sink: no request '" + line + "' (room=NAME, then volume=, mute=, " +
+                     "delay-ms= or reset=yes)";
+            return -EINVAL;
+        }
+    }
+    // A room is named as it names itself (its member-name, an RTCP CNAME),
+    // in the characters `audioctl list groups` shows it by.
+    if (name.empty() || name.size() >= sizeof room.name ||
+        name.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+                               "._-/:@") != std::string::npos) {
+        *error = "room: '" + name + "' is not a room's name (1 to 63 of A-Z a-z 0-9 . _ - / : @)";
+        return -EINVAL;
+    }
+    if (reset) {
+        if (!sender_->release_room(name)) {
+            *error = "nothing was asked of room '" + name + "'";
+            return -ENOENT;
+        }
+        return 0;
+    }
+    std::memcpy(room.name, name.data(), name.size());
+    room.name_size = static_cast<uint8_t>(name.size());
+    if (std::string why = sender_->control_room(room, fields); !why.empty()) {
+        *error = why;
+        return -ENOSPC;
+    }
+    return 0;
 }
 
 SdpDescription RtpSink::session(const audiod_device_config& config) const {
@@ -183,6 +259,13 @@ size_t RtpSink::describe(char* text, size_t size) const {
         const std::string p = ptp->describe();
         const size_t take = std::min(p.size(), size - used - 1);
         std::memcpy(text + used, p.data(), take);
+        used += take;
+        text[used] = '\0';
+    }
+    if (used + 1 < size) {
+        const std::string controls = sender_->describe_controls();
+        const size_t take = std::min(controls.size(), size - used - 1);
+        std::memcpy(text + used, controls.data(), take);
         used += take;
         text[used] = '\0';
     }

@@ -43,6 +43,7 @@
 #include <cstring>
 #include <memory>
 #include <optional>
+#include <string>
 
 namespace audiod::rtp {
 
@@ -77,6 +78,7 @@ public:
     size_t describe(char* text, size_t size) const;
 
 private:
+    void apply_sender_gain_rt(float* frames, uint32_t frame_count) noexcept;
     size_t describe_discovery(char* text, size_t size) const;
 
     uint32_t channels_;
@@ -84,6 +86,7 @@ private:
     std::unique_ptr<RtpReceiver> receiver_;   // or, discovering:
     std::unique_ptr<SapDiscovery> discovery_; // silence, and sources found
     SenderTimeline timeline_;                 // as read_rt last read it (thread: rt)
+    float gain_ = 1;                          // the sender's volume, as last applied (rt)
 };
 
 // A discovering source's options: whether it discovers, and the settings
@@ -169,6 +172,7 @@ int RtpSource::read_rt(void* frames, uint32_t frame_count) noexcept {
     }
     if (!options_.timed) {
         receiver_->buffer().read_rt(static_cast<float*>(frames), channels_, frame_count);
+        apply_sender_gain_rt(static_cast<float*>(frames), frame_count);
         return 0;
     }
     // The sender's pace, from its reports: wall time and ours pass alike.
@@ -183,7 +187,25 @@ int RtpSource::read_rt(void* frames, uint32_t frame_count) noexcept {
         // out of step and a jump.
         std::memset(frames, 0, size_t{frame_count} * channels_ * sizeof(float));
     }
+    apply_sender_gain_rt(static_cast<float*>(frames), frame_count);
     return 0;
+}
+
+void RtpSource::apply_sender_gain_rt(float* frames, uint32_t frame_count) noexcept {
+    // The volume and mute the sender asks of this room, ramped over the
+    // cycle so that a change does not click.
+    const float target = receiver_->sender_gain();
+    if (target == 1.0f && gain_ == 1.0f) {
+        return;
+    }
+    const float step = (target - gain_) / static_cast<float>(std::max<uint32_t>(frame_count, 1));
+    for (uint32_t f = 0; f < frame_count; ++f) {
+        const float g = gain_ + step * static_cast<float>(f + 1);
+        for (uint32_t c = 0; c < channels_; ++c) {
+            frames[size_t{f} * channels_ + c] *= g;
+        }
+    }
+    gain_ = target;
 }
 
 int64_t RtpSource::media_time_rt() const noexcept {
@@ -197,8 +219,8 @@ int64_t RtpSource::media_time_rt() const noexcept {
     // Due on the sender's wall clock, plus the link offset, less this
     // room's own lag, on ours; a wall clock taken to read ahead
     // (reference-offset-us) plays early, unless ptp4l measured it so.
-    const double wall =
-        timeline_.wall_at(at) + (double(options_.link_offset_ms) - double(options_.delay_ms)) * 1e6;
+    const double wall = timeline_.wall_at(at) +
+                        (double(options_.link_offset_ms) - double(receiver_->delay_ms())) * 1e6;
     const PtpFollower* ptp = receiver_->ptp();
     return static_cast<int64_t>(std::llround(wall)) -
            (wall_minus_monotonic_ns() + options_.reference_offset_us * 1000 -
@@ -245,12 +267,21 @@ size_t RtpSource::describe(char* text, size_t size) const {
         const int m = std::snprintf(
             text + used, size - used,
             "link-offset-ms=%u\ndelay-ms=%u\nclock-source=%s\nreports=%llu\nsender-ppm=%.1f\n",
-            options_.link_offset_ms, options_.delay_ms,
+            options_.link_offset_ms, receiver_->delay_ms(),
             s.reports == 0          ? "none"
             : options_.direct_clock ? "ptp"
                                     : "rtcp",
             static_cast<unsigned long long>(s.reports),
             t.valid ? (1e9 / options_.clock_rate / t.ns_per_frame - 1) * 1e6 : 0.0);
+        used += m < 0 ? 0 : std::min(static_cast<size_t>(m), size - used - 1);
+    }
+    if (receiver_->sender_controls() && used + 1 < size) {
+        // What the sender asks of this room (audioctl group-room on the sender).
+        const int32_t delay = receiver_->sender_delay_ms();
+        const int m =
+            std::snprintf(text + used, size - used, "sender-gain=%.2f\nsender-delay-ms=%s\n",
+                          static_cast<double>(receiver_->sender_gain()),
+                          delay < 0 ? "own" : std::to_string(delay).c_str());
         used += m < 0 ? 0 : std::min(static_cast<size_t>(m), size - used - 1);
     }
     if (const PtpFollower* ptp = receiver_->ptp(); ptp != nullptr && used + 1 < size) {

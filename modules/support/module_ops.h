@@ -22,6 +22,8 @@
 //   size_t describe(char*, size_t) const;    // optional; Thread: any but rt
 //   int64_t media_time_rt() const noexcept;  // optional; Thread: rt
 //   void playout(const audiod_playout&) noexcept;  // optional, a source's; Thread: control
+//   int control(const std::string& request, std::string* error);  // optional, a sink's;
+//                                                                  // Thread: control
 //   ~T();  // close: frees everything, flushes a sink's audio; Thread: control
 //
 // A class with both write_rt and read_rt may be both a sink and a source;
@@ -39,6 +41,7 @@
 #include <cerrno>
 #include <concepts>
 #include <cstdint>
+#include <cstdio>
 #include <exception>
 #include <memory>
 #include <new>
@@ -173,6 +176,30 @@ struct Calls {
 
 template <ModuleSink T>
 struct SinkCalls : Calls<T> {
+    // Thread: control. What the class throws is a refusal.
+    static constexpr auto control() noexcept {
+        if constexpr (requires(T & device, const std::string& request, std::string* error) {
+                          requires std::same_as<decltype(device.control(request, error)), int>;
+                      }) {
+            return +[](void* instance, const char* request, char* error,
+                       size_t error_size) noexcept -> int {
+                std::string message;
+                int rc = 0;
+                try {
+                    rc = self<T>(instance).control(request, &message);
+                } catch (...) {
+                    rc = -ENOMEM;
+                    message = "out of memory";
+                }
+                if (rc != 0 && error_size > 0) {
+                    std::snprintf(error, error_size, "%s", message.c_str());
+                }
+                return rc;
+            };
+        } else {
+            return static_cast<int (*)(void*, const char*, char*, size_t)>(nullptr);
+        }
+    }
     static int open(const audiod_host* host, const audiod_device_config* config, void** instance,
                     audiod_open_info* info, char* error, size_t error_size) noexcept {
         return module_ops::open<T>(false, host, config, instance, info, error, error_size);
@@ -211,8 +238,9 @@ struct SourceCalls : Calls<T> {
 template <ModuleSink T>
 constexpr audiod_sink_ops make_sink_ops(OptionSpecs options) noexcept {
     using C = module_ops::SinkCalls<T>;
-    return {C::open,    C::start,      C::wait,        C::write,       C::stop,        C::close,
-            C::xruns(), C::describe(), options.data(), options.size(), C::media_time()};
+    return {C::open,        C::start,       C::wait,         C::write,
+            C::stop,        C::close,       C::xruns(),      C::describe(),
+            options.data(), options.size(), C::media_time(), C::control()};
 }
 
 // The source table of T, which accepts the options `options` lists.

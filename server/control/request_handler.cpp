@@ -193,6 +193,24 @@ bool RequestHandler::handle(ControlClient& client, const proto::Packet& packet) 
             member.delay_ms = r.delay_ms;
             return engine_.join_group(r.group, member);
         });
+    case proto::MsgType::set_group_room:
+        return answer<proto::SetGroupRoom>(client, seq, body, [&](const auto& r) -> MaybeError {
+            if (MaybeError denied = access_.require_admin(client, "changing a group's rooms")) {
+                return denied;
+            }
+            GroupRoomRequest request;
+            request.reset = r.reset;
+            if (r.set_volume) {
+                request.volume = r.volume;
+            }
+            if (r.set_mute) {
+                request.muted = r.muted;
+            }
+            if (r.set_delay) {
+                request.delay_ms = r.delay_ms;
+            }
+            return engine_.control_group_room(r.group, r.room, request);
+        });
     case proto::MsgType::subscribe:
         return answer<proto::Subscribe>(client, seq, body, [&](const auto&) {
             client.subscribed = true;

@@ -61,8 +61,8 @@ Device::open(const audiod_module& module, const audiod_host& host, DeviceRequest
         rc = s.open(&host, &config, &sink->instance_, &sink->info_, error, sizeof error);
     } else {
         const audiod_sink_ops& s = *module.sink;
-        ops = {s.start, s.wait,  s.write,    nullptr,     s.stop,
-               s.close, s.xruns, s.describe, s.media_time};
+        ops = {s.start, s.wait,     s.write,      nullptr, s.stop,   s.close,
+               s.xruns, s.describe, s.media_time, nullptr, s.control};
         rc = s.open(&host, &config, &sink->instance_, &sink->info_, error, sizeof error);
     }
     if (rc != 0) {
@@ -206,6 +206,23 @@ void Device::tell_playout(const audiod_playout& playout) {
     if (instance_ != nullptr && ops_.playout != nullptr && !failed()) {
         ops_.playout(instance_, &playout);
     }
+}
+
+std::string Device::control(const std::string& request) {
+    if (instance_ == nullptr || failed()) {
+        return "it is not running";
+    }
+    if (ops_.control == nullptr) {
+        return std::string("a ") + module_.name + " " +
+               (request_.kind == DeviceKind::source ? "source" : "sink") + " takes no requests";
+    }
+    char error[512] = {};
+    const int rc = ops_.control(instance_, request.c_str(), error, sizeof error);
+    if (rc == 0) {
+        return {};
+    }
+    error[sizeof error - 1] = '\0';
+    return error[0] != '\0' ? std::string(error) : std::string(std::strerror(-rc));
 }
 
 std::string Device::details() const {

@@ -146,6 +146,9 @@ public:
     // Tells a source how its audio plays (audiod_source_ops.playout), if it
     // listens and its instance is open. Thread: control.
     void tell_playout(const audiod_playout& playout);
+    // A request of the module's own ("key=value" lines: audiod_sink_ops
+    // `control`): "" when done, else why not. Thread: control.
+    [[nodiscard]] std::string control(const std::string& request);
     static constexpr size_t kMaxDetails = 1024; // what the wire carries of a string
     // Whether the RT thread stopped on a device error. Thread: any (atomic).
     // True means the RT thread is done with the device's streams, and
@@ -209,6 +212,7 @@ private:
         size_t (*describe)(void*, char*, size_t) = nullptr;
         int64_t (*media_time)(void*) = nullptr;
         void (*playout)(void*, const audiod_playout*) = nullptr;
+        int (*control)(void*, const char*, char*, size_t) = nullptr;
     } ops_;
     void* instance_ = nullptr;
     uint64_t released_xruns_ = 0;  // what xruns() said when the instance was closed

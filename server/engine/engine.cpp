@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstdio>
 #include <map>
 
 namespace audiod {
@@ -201,6 +202,37 @@ MaybeError Engine::create_group(const std::string& name, const OptionList& optio
         return error;
     }
     return groups_.create(group);
+}
+
+MaybeError Engine::control_group_room(const std::string& group, const std::string& room,
+                                      const GroupRoomRequest& request) {
+    if (groups_.find(group) == nullptr) {
+        return ClientError{AUDIOD_E_NOENTITY, "no group named '" + group + "'"};
+    }
+    Device* sink = devices_.find_sink(group);
+    if (sink == nullptr) {
+        return ClientError{AUDIOD_E_NOENTITY, "group '" + group + "' has no sink loaded"};
+    }
+    std::string text = "room=" + room + "\n";
+    if (request.reset) {
+        text += "reset=yes\n";
+    }
+    if (request.volume) {
+        char volume[32];
+        std::snprintf(volume, sizeof volume, "volume=%.6f\n", *request.volume);
+        text += volume;
+    }
+    if (request.muted) {
+        text += *request.muted ? "mute=on\n" : "mute=off\n";
+    }
+    if (request.delay_ms) {
+        text += *request.delay_ms < 0 ? std::string("delay-ms=own\n")
+                                      : "delay-ms=" + std::to_string(*request.delay_ms) + "\n";
+    }
+    if (std::string why = sink->control(text); !why.empty()) {
+        return ClientError{AUDIOD_E_INVALID, "group '" + group + "': " + why};
+    }
+    return std::nullopt;
 }
 
 MaybeError Engine::unload_device(DeviceKind kind, const std::string& name) {

@@ -106,6 +106,10 @@ public:
     // The same, for a sink or a capture source by name (no two share one).
     [[nodiscard]] MaybeError suspend_device(const std::string& name, bool suspended);
     [[nodiscard]] MaybeError create_group(const std::string& name, const OptionList& options);
+    // Asks a room of a group (a receiver elsewhere, by the name it reports)
+    // for settings, through the group's sink (rtp sink `control`).
+    [[nodiscard]] MaybeError control_group_room(const std::string& group, const std::string& room,
+                                                const GroupRoomRequest& request);
     // A local sink joins a group (or changes its settings), or leaves it,
     // until the configuration is reloaded (engine/groups.h).
     [[nodiscard]] MaybeError join_group(const std::string& group, const GroupMember& member) {

@@ -17,6 +17,15 @@ namespace audiod {
 
 using OptionList = std::vector<std::pair<std::string, std::string>>;
 
+// What is asked of a group's room (Engine::control_group_room): the
+// settings given, or to go back to its own.
+struct GroupRoomRequest {
+    bool reset = false;
+    std::optional<double> volume;
+    std::optional<bool> muted;
+    std::optional<int32_t> delay_ms; // -1: the room's own
+};
+
 // Takes an option out of `options`. Returns its value (`fallback` when
 // absent) or an error naming the allowed range.
 [[nodiscard]] std::variant<uint32_t, std::string> take_uint_option(OptionList& options,

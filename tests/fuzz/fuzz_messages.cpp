@@ -31,7 +31,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         return 0;
     }
     const std::span<const uint8_t> body(data + 1, size - 1);
-    switch (data[0] % 21) {
+    switch (data[0] % 22) {
     case 0:
         check<Hello>(body);
         break;
@@ -91,6 +91,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         break;
     case 19:
         check<SetGroupMember>(body);
+        break;
+    case 20:
+        check<SetGroupRoom>(body);
         break;
     default:
         // Whole packets, as the server receives them.

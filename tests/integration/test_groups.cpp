@@ -1,15 +1,18 @@
 // Groups ([groups.NAME]): a sink on the sender whose stream every room
 // plays in step, this machine's own sinks (local members) too, each
 // member's delay trim, and a stream moved into the group and back while
-// it plays, losing no sample and playing none twice.
+// it plays, losing no sample and playing none twice; and what the sender
+// asks of its rooms.
 #include "house.h"
 
 #include <boost/test/unit_test.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <csignal>
 #include <cstdlib>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -50,15 +53,33 @@ BOOST_AUTO_TEST_SUITE(groups)
 // within 100 µs, and `tv`, whose sound comes out 40 ms late (delay-ms =
 // 40), played that much earlier; so is the room `porch`, by its
 // receiver's delay-ms = 25.
+//
+// The sender asks three more rooms for settings (group-room), sent with its
+// reports: loft for a 30 ms trim (played that much earlier, as porch by its
+// own), attic for half the volume, cellar to be muted.
 BOOST_AUTO_TEST_CASE(local_members_play_in_step_with_the_rooms_and_a_trim_plays_earlier) {
     TempDir dir;
-    House house(dir, {{"kitchen", -100}, {"hall", 100}, {"porch", 0}}, "l24");
+    House house(
+        dir,
+        {{"kitchen", -100}, {"hall", 100}, {"porch", 0}, {"loft", 0}, {"attic", 0}, {"cellar", 0}},
+        "l24");
     house.local = {{"desk", 50, 0}, {"tv", 0, 40}};
     house.delays["porch"] = 25;
     for (const auto& [room, ppm] : house.rooms) {
         house.receiver_extra[room] = "member-name=" + room;
     }
     ServerProcess server(house.config());
+    ctl_ok({"group-room", "net", "loft", "delay-ms=30"});
+    ctl_ok({"group-room", "net", "attic", "volume=50%"});
+    ctl_ok({"group-room", "net", "cellar", "mute=on"});
+    // The rooms take them with the sender's next report, before the probe.
+    for (const auto& [source, key, value] : {std::tuple{"rx-loft", "sender-delay-ms", "30"},
+                                             std::tuple{"rx-attic", "sender-gain", "0.5"},
+                                             std::tuple{"rx-cellar", "sender-gain", "0"}}) {
+        BOOST_REQUIRE_MESSAGE(eventually([&] { return source_field(source, key) == value; }, 20s),
+                              run_tool("audioctl", {"list", "sources"}).out +
+                                  run_tool("audioctl", {"list", "sinks"}).out);
+    }
     const ProgramResult played = run_program(probe_player(dir, 12), 120s);
     BOOST_REQUIRE_MESSAGE(played.status == 0, played.err);
     wait_until_rooms_heard(house);
@@ -76,10 +97,39 @@ BOOST_AUTO_TEST_CASE(local_members_play_in_step_with_the_rooms_and_a_trim_plays_
         BOOST_CHECK_MESSAGE(!error.empty() && std::fabs(std::stod(error)) < 100, groups.out);
     }
     BOOST_CHECK_EQUAL(group_room_field("net", "porch", "delay-ms"), "25");
+    BOOST_CHECK_EQUAL(group_room_field("net", "loft", "delay-ms"), "30"); // as it reports
+    BOOST_CHECK_EQUAL(group_room_field("net", "attic", "asked-volume"), "0.5");
+    BOOST_CHECK_EQUAL(group_room_field("net", "cellar", "asked-mute"), "yes");
+
+    const auto refused = [](const std::vector<std::string>& args, const std::string& reason) {
+        const ProgramResult r = run_tool("audioctl", args);
+        BOOST_CHECK_EQUAL(r.status, 1);
+        BOOST_CHECK_MESSAGE(r.err.find(reason) != std::string::npos, r.err);
+    };
+    refused({"group-room", "net", "nobody", "reset"}, "nothing was asked of room 'nobody'");
+    refused({"group-room", "spare", "attic", "mute=on"}, "no group named 'spare'");
+    refused({"group-room", "net", "two words", "mute=on"}, "is not a room's name");
+    // Let go, the cellar has its own settings again.
+    ctl_ok({"group-room", "net", "cellar", "reset"});
+    BOOST_CHECK(eventually([] { return source_field("rx-cellar", "sender-gain").empty(); }, 20s));
     BOOST_REQUIRE_EQUAL(server.stop(SIGTERM), 0);
 
+    // Attic at half the volume of a room at its own (the programme's
+    // peaks), the cellar silent.
+    const auto peak = [&](const std::string& room) {
+        const std::vector<float> samples = read_wav_f32(dir.file(room + ".wav"));
+        float most = 0;
+        for (size_t i = 0; i < samples.size(); i += 2) {
+            most = std::max(most, std::fabs(samples[i]));
+        }
+        return most;
+    };
+    BOOST_REQUIRE_GT(peak("kitchen"), 0.1f);
+    BOOST_CHECK_CLOSE(peak("attic") / peak("kitchen"), 0.5, 2.0);
+    BOOST_CHECK_EQUAL(peak("cellar"), 0.0f);
+
     const std::string out = house.measure(5);
-    for (const char* name : {"kitchen", "hall", "porch", "desk", "tv"}) {
+    for (const char* name : {"kitchen", "hall", "porch", "loft", "desk", "tv"}) {
         const std::string line = json_line(out, "{\"room\":\"" + std::string(name) + "\"");
         BOOST_TEST_MESSAGE(line);
         BOOST_CHECK_MESSAGE(line.find("\"heard\":true") != std::string::npos, line);
@@ -99,7 +149,8 @@ BOOST_AUTO_TEST_CASE(local_members_play_in_step_with_the_rooms_and_a_trim_plays_
     check_pairs_in_step(out, 500, {"kitchen-hall", "kitchen-desk", "hall-desk"});
     // tv plays each sample 40 ms before desk, porch 25 ms before kitchen:
     // Δ (desk − tv) is +40 ms, Δ (kitchen − porch) +25 ms.
-    for (const auto& [pair, ms] : {std::pair{"desk-tv", 40}, std::pair{"kitchen-porch", 25}}) {
+    for (const auto& [pair, ms] : {std::pair{"desk-tv", 40}, std::pair{"kitchen-porch", 25},
+                                   std::pair{"kitchen-loft", 30}}) {
         const std::string line = json_line(out, "{\"pair\":\"" + std::string(pair) + "\"");
         BOOST_TEST_MESSAGE(line);
         const auto mean = json_real(line, "mean_us");

@@ -47,6 +47,7 @@ int run_group_add(Session& session, const Args& args);
 int run_group_remove(Session& session, const Args& args);
 int run_group_create(Session& session, const Args& args);
 int run_group_delete(Session& session, const Args& args);
+int run_group_room(Session& session, const Args& args);
 
 // watch.cpp
 int run_watch(Session& session, const Args& args);

@@ -5,11 +5,13 @@
 #include "commands.h"
 
 #include "common/json_writer.h"
+#include "common/volume_level.h"
 
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
+#include <variant>
 
 namespace audiod::ctl {
 
@@ -96,6 +98,23 @@ std::vector<GroupView> groups_of(const std::vector<proto::SinkInfo>& sinks) {
             }
             fields = std::move(named);
         }
+        // What the sender asks of rooms (group-room), beside what they report;
+        // a room asked and not heard from is listed too.
+        for (const auto& [key, value] : pairs) {
+            if (key.rfind("room-control.", 0) != 0) {
+                continue;
+            }
+            const std::string room = key.substr(13);
+            auto it = std::find_if(group.rooms.begin(), group.rooms.end(),
+                                   [&](const auto& r) { return r.first == room; });
+            if (it == group.rooms.end()) {
+                group.rooms.emplace_back(room, std::map<std::string, std::string>{});
+                it = group.rooms.end() - 1;
+            }
+            for (const auto& [field, asked] : split_fields(value)) {
+                it->second["asked-" + field] = asked;
+            }
+        }
         out.push_back(std::move(group));
     }
     return out;
@@ -131,6 +150,16 @@ std::string text(const std::vector<GroupView>& groups) {
                 return it == fields.end() ? std::string("-") : it->second;
             };
             const bool timed = get("timed") == "yes";
+            std::string asked;
+            if (fields.count("asked-volume") != 0) {
+                asked = ", asked volume " + format_volume(std::atof(get("asked-volume").c_str())) +
+                        (get("asked-mute") == "yes" ? ", muted" : "") + ", delay-ms " +
+                        get("asked-delay-ms");
+            }
+            if (fields.count("heard-s-ago") == 0) {
+                out += "  room " + name + ": not heard from" + asked + "\n";
+                continue;
+            }
             out += "  room " + name + ": " +
                    (timed ? "timed by " + get("clock-source") + ", sync error " +
                                 get("sync-error-us") + " us, realigns " + get("realigns") +
@@ -138,7 +167,7 @@ std::string text(const std::vector<GroupView>& groups) {
                                 get("delay-ms")
                           : std::string("not timed")) +
                    ", lost " + get("lost-percent") + " %, jitter " + get("jitter-ms") +
-                   " ms, heard " + get("heard-s-ago") + " s ago\n";
+                   " ms, heard " + get("heard-s-ago") + " s ago" + asked + "\n";
         }
     }
     return out.empty() ? "no groups\n" : out;
@@ -264,6 +293,51 @@ int run_group_delete(Session& session, const Args& args) {
         return 1;
     }
     return run_unload_sink(session, args);
+}
+
+int run_group_room(Session& session, const Args& args) {
+    if (args.size() < 3) {
+        return usage("group-room takes GROUP ROOM and volume=LEVEL, mute=on|off, "
+                     "delay-ms=N|own, or reset");
+    }
+    proto::SetGroupRoom request;
+    request.group = args[0];
+    request.room = args[1];
+    for (size_t i = 2; i < args.size(); ++i) {
+        const std::string& arg = args[i];
+        const size_t equals = arg.find('=');
+        const std::string key = arg.substr(0, equals);
+        const std::string value = equals == std::string::npos ? "" : arg.substr(equals + 1);
+        if (arg == "reset" && args.size() == 3) {
+            request.reset = true;
+        } else if (key == "volume") {
+            const auto level = parse_volume_level(value);
+            if (const auto* error = std::get_if<std::string>(&level)) {
+                return usage(*error);
+            }
+            const VolumeLevel& parsed = std::get<VolumeLevel>(level);
+            if (parsed.mode != LevelMode::absolute) {
+                return usage("a room's volume is a level (80%, 0.8, -2dB), not a step");
+            }
+            request.set_volume = true;
+            request.volume = static_cast<float>(parsed.value);
+        } else if (key == "mute" && (value == "on" || value == "off")) {
+            request.set_mute = true;
+            request.muted = value == "on";
+        } else if (key == "delay-ms") {
+            char* end = nullptr;
+            const long ms = value == "own" ? -1 : std::strtol(value.c_str(), &end, 10);
+            if (value != "own" && (value.empty() || *end != '\0' || ms < 0 || ms > 9999)) {
+                return usage("invalid '" + arg + "' (use delay-ms=N, N from 0 to 9999, or own)");
+            }
+            request.set_delay = true;
+            request.delay_ms = static_cast<int32_t>(ms);
+        } else {
+            return usage("invalid '" + arg +
+                         "' (use volume=LEVEL, mute=on|off, delay-ms=N|own, or reset alone)");
+        }
+    }
+    return request_ok(session, "group-room", request);
 }
 
 } // namespace audiod::ctl

@@ -118,6 +118,14 @@ application, sink:NAME, or source:NAME for a capture source):
                    until the configuration is reloaded.
   group-remove GROUP SINK
                    SINK no longer plays the group.
+  group-room GROUP ROOM [volume=LEVEL] [mute=on|off] [delay-ms=N|own]
+  group-room GROUP ROOM reset
+                   ask ROOM, a receiver elsewhere that plays GROUP (by the
+                   name list groups shows it by: its member-name), for a
+                   volume (80%, -2dB), to be muted or not, or for a delay
+                   trim (own: its own delay-ms), sent with the group's
+                   reports to every room; reset lets it go back to its
+                   own settings. At most 8 rooms a group.
   forget app:NAME  drop the volume, mute and sink set at run time for an
                    application, and when it last played: its rule in the
                    configuration ([apps.NAME]) or the defaults apply again.
@@ -234,6 +242,7 @@ int main(int argc, char** argv) {
         {"group-remove", run_group_remove},
         {"group-create", run_group_create},
         {"group-delete", run_group_delete},
+        {"group-room", run_group_room},
         {"watch", run_watch},
     };
     Handler handler = nullptr;

@@ -44,6 +44,7 @@ extern "C" {
 
 /*
  * The ABI's versions; a module must have been built for the server's.
+ *   8  control() on sinks.
  *   7  playout() on sources.
  *   6  media_time() on sinks and sources.
  *   5  each sink and source table lists its options (option_specs);
@@ -53,7 +54,7 @@ extern "C" {
  *   3  describe().
  *   2  sources (audiod_source_ops).
  */
-#define AUDIOD_MODULE_ABI_VERSION 7u
+#define AUDIOD_MODULE_ABI_VERSION 8u
 #define AUDIOD_MODULE_ENTRY_SYMBOL "audiod_module_entry"
 
 enum audiod_log_level {
@@ -206,6 +207,17 @@ typedef struct audiod_sink_ops {
      * ABI 6.
      */
     int64_t (*media_time)(void* instance);
+    /**
+     * A request of the sink's own at run time, as "key=value" lines: for
+     * an rtp sink, what it asks of one of the rooms that receive it,
+     * "room=NAME\nvolume=0.8\nmute=on\ndelay-ms=20\n" (any of the last
+     * three; delay-ms=own: the room's own), or "room=NAME\nreset=yes\n".
+     * Returns 0,
+     * or a negative errno with a message in `error` (NUL-terminated, at
+     * most error_size bytes). Optional: NULL refuses every request.
+     * Thread: control. Since ABI 8.
+     */
+    int (*control)(void* instance, const char* request, char* error, size_t error_size);
 } audiod_sink_ops;
 
 /**

@@ -101,7 +101,7 @@ uint64_t stepped_xruns(void*) {
 
 const audiod_sink_ops kOps = {stepped_open, stepped_start,       stepped_wait,  stepped_write,
                               stepped_stop, stepped_close,       stepped_xruns, nullptr,
-                              kOptions,     std::size(kOptions), nullptr};
+                              kOptions,     std::size(kOptions), nullptr,       nullptr};
 const audiod_source_ops kSourceOps = {
     stepped_open,  stepped_start, stepped_wait, stepped_read,        stepped_stop, stepped_close,
     stepped_xruns, nullptr,       kOptions,     std::size(kOptions), nullptr,      nullptr};

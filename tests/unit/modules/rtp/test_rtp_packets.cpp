@@ -7,6 +7,7 @@
 
 #include <boost/test/unit_test.hpp>
 
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -187,6 +188,69 @@ BOOST_AUTO_TEST_CASE(a_receiver_report_carries_loss_and_how_the_room_plays) {
     // A report block cut short is refused.
     out[3] = 6; // 28 bytes: no room for the block's last word
     BOOST_CHECK(!parse_rtcp({out, plain}, s));
+}
+
+// What a sender asks of its rooms (APP "ADCT") follows its report and is
+// read back whole: every room, by name, with its volume, mute and trim; a
+// list cut short keeps the entries that fit, and names too long for a room
+// are not taken.
+BOOST_AUTO_TEST_CASE(a_sender_asks_its_rooms_for_volume_mute_and_trim) {
+    RoomControls controls;
+    const auto room = [](const char* name, double volume, bool muted, int delay) {
+        RoomControl r;
+        r.name_size = static_cast<uint8_t>(std::strlen(name));
+        std::memcpy(r.name, name, r.name_size);
+        r.volume = volume;
+        r.muted = muted;
+        r.has_delay = delay >= 0;
+        r.delay_ms = static_cast<uint16_t>(delay < 0 ? 0 : delay);
+        return r;
+    };
+    controls.rooms[0] = room("kitchen-pi/house", 0.5, false, -1);
+    controls.rooms[1] = room("hall", 1.0, true, 25);
+    controls.rooms[2] = room(std::string(63, 'z').c_str(), 9.0, false, 9999);
+    controls.count = 3;
+    SenderReport r{0x11223344, 1, 2, 3, 4};
+    uint8_t out[kMaxSenderRtcpSize];
+    size_t size = write_sender_report(r, "sender", out);
+    size += write_room_controls(r.ssrc, controls, out + size);
+    BOOST_CHECK_EQUAL(size % 4, 0u);
+    BOOST_CHECK_LE(size, kMaxSenderRtcpSize);
+    RtcpSummary s;
+    BOOST_REQUIRE(parse_rtcp({out, size}, s));
+    BOOST_CHECK(s.has_report);
+    BOOST_REQUIRE(s.has_controls);
+    BOOST_CHECK_EQUAL(s.controls_ssrc, r.ssrc);
+    BOOST_REQUIRE_EQUAL(s.controls.count, 3);
+    const RoomControl& kitchen = s.controls.rooms[0];
+    BOOST_CHECK_EQUAL(std::string(kitchen.name, kitchen.name_size), "kitchen-pi/house");
+    BOOST_CHECK_CLOSE(kitchen.volume, 0.5, 1e-4);
+    BOOST_CHECK(!kitchen.muted);
+    BOOST_CHECK(!kitchen.has_delay);
+    const RoomControl& hall = s.controls.rooms[1];
+    BOOST_CHECK_EQUAL(std::string(hall.name, hall.name_size), "hall");
+    BOOST_CHECK(hall.muted);
+    BOOST_CHECK(hall.has_delay);
+    BOOST_CHECK_EQUAL(hall.delay_ms, 25);
+    BOOST_CHECK_EQUAL(s.controls.rooms[2].name_size, 63);
+    BOOST_CHECK_CLOSE(s.controls.rooms[2].volume, 4.0, 1e-6); // at most 4
+    BOOST_CHECK_EQUAL(s.controls.rooms[2].delay_ms, 9999);
+    // An empty list (the sender lets every room go) is a list too.
+    const size_t empty = write_room_controls(r.ssrc, RoomControls{}, out);
+    BOOST_REQUIRE(parse_rtcp({out, empty}, s));
+    BOOST_CHECK(s.has_controls);
+    BOOST_CHECK_EQUAL(s.controls.count, 0);
+    // A list that claims more entries than its packet holds keeps those that fit.
+    const size_t two = write_room_controls(r.ssrc, controls, out);
+    out[12] = 200;
+    BOOST_REQUIRE(parse_rtcp({out, two}, s));
+    BOOST_CHECK_EQUAL(s.controls.count, 3);
+    // An entry whose name runs past the packet ends the list there.
+    controls.count = 1;
+    const size_t one = write_room_controls(r.ssrc, controls, out);
+    out[16] = 60; // the first name's size, past the packet's end
+    BOOST_REQUIRE(parse_rtcp({out, one}, s));
+    BOOST_CHECK_EQUAL(s.controls.count, 0);
 }
 
 BOOST_AUTO_TEST_CASE(ntp_time_is_the_wall_clock) {

@@ -69,6 +69,19 @@ public:
         return static_cast<size_t>(std::snprintf(text, size, "x=1\n"));
     }
 
+    // A request of its own: "ok", or refused with a message; one that
+    // throws is refused too.
+    int control(const std::string& request, std::string* error) {
+        if (request == "throw") {
+            throw std::bad_alloc();
+        }
+        if (request != "ok") {
+            *error = "no '" + request + "'";
+            return -EINVAL;
+        }
+        return 0;
+    }
+
     bool throw_in_describe = false;
 };
 
@@ -158,9 +171,23 @@ BOOST_AUTO_TEST_CASE(a_table_carries_its_options) {
     BOOST_CHECK_EQUAL(kPlain.option_spec_count, 0u);
 }
 
+BOOST_AUTO_TEST_CASE(a_sinks_requests_of_its_own_are_answered_or_refused_with_why) {
+    void* instance = nullptr;
+    std::string message;
+    BOOST_REQUIRE_EQUAL(open_with("", &instance, &message), 0);
+    BOOST_REQUIRE(kBothSink.control != nullptr);
+    char error[32] = {};
+    BOOST_CHECK_EQUAL(kBothSink.control(instance, "ok", error, sizeof error), 0);
+    BOOST_CHECK_EQUAL(kBothSink.control(instance, "nonsense", error, sizeof error), -EINVAL);
+    BOOST_CHECK_EQUAL(std::string(error), "no 'nonsense'");
+    BOOST_CHECK_EQUAL(kBothSink.control(instance, "throw", error, sizeof error), -ENOMEM);
+    kBothSink.close(instance);
+}
+
 BOOST_AUTO_TEST_CASE(what_a_class_lacks_is_null) {
     BOOST_CHECK(kPlain.xruns == nullptr);
     BOOST_CHECK(kPlain.describe == nullptr);
+    BOOST_CHECK(kPlain.control == nullptr);
     // An xruns that may throw is not taken for one.
     BOOST_CHECK(kThrowingXruns.xruns == nullptr);
     BOOST_CHECK(kPlain.open != nullptr && kPlain.start != nullptr && kPlain.wait != nullptr &&
