@@ -42,13 +42,19 @@ std::unique_ptr<PtpFollower> PtpFollower::start(const std::string& path, std::st
         return nullptr;
     }
     // ptp4l answers to the asker's address, which must be a file: ptp4l
-    // 3.1 sends nothing to an abstract one. In the runtime directory, as
-    // pmc's is in /var/run.
+    // 3.1 sends nothing to an abstract one. In the runtime directory (a
+    // user's, or the one systemd makes a system service), as pmc's is in
+    // /var/run.
     static std::atomic<unsigned> made{0};
-    const char* runtime = std::getenv("XDG_RUNTIME_DIR");
-    const std::string own = std::string(runtime != nullptr && *runtime == '/' ? runtime : "/tmp") +
-                            "/audiod-ptp4l-" + std::to_string(getpid()) + "-" +
-                            std::to_string(made++);
+    std::string runtime = "/tmp";
+    for (const char* name : {"XDG_RUNTIME_DIR", "RUNTIME_DIRECTORY"}) {
+        if (const char* dir = std::getenv(name); dir != nullptr && dir[0] == '/') {
+            runtime = std::string(dir).substr(0, std::string(dir).find(':')); // the first of a list
+            break;
+        }
+    }
+    const std::string own =
+        runtime + "/audiod-ptp4l-" + std::to_string(getpid()) + "-" + std::to_string(made++);
     sockaddr_un own_address{};
     if (!socket_address(own, own_address)) {
         error = "ptp4l: no room for a socket to ask it from in " + own;
