@@ -213,6 +213,10 @@ MaybeError Engine::control_group_room(const std::string& group, const std::strin
     if (sink == nullptr) {
         return ClientError{AUDIOD_E_NOENTITY, "group '" + group + "' has no sink loaded"};
     }
+    if (room.find_first_of("\n=") != std::string::npos) {
+        // (The sink takes one request a line: a name must not add a line.)
+        return ClientError{AUDIOD_E_INVALID, "'" + room + "' is not a room's name"};
+    }
     std::string text = "room=" + room + "\n";
     if (request.reset) {
         text += "reset=yes\n";
