@@ -24,6 +24,12 @@ namespace {
 // than RTCP's usual 5 s (RFC 3550 §6.2 allows it for small sessions); at
 // about 100 bytes a second it is nothing beside the audio.
 constexpr uint32_t kReportSeconds = 1;
+// The first few come faster: a receiver that opened after the sender (on
+// the same server, where sinks open before sources, or a room that joins)
+// missed the one sent with the first packet and would hear nothing until
+// the next.
+constexpr uint32_t kEarlyReports = 4;
+constexpr uint32_t kEarlyReportsPerSecond = 5;
 
 // Sound-free audio for this long stops the packets (see the header).
 constexpr uint32_t kSilenceSeconds = 1;
@@ -255,7 +261,9 @@ void RtpSender::send_packet_rt() noexcept {
     }
     timestamp_ += frames;
     frames_since_report_ += frames;
-    if (!suppress && (!reported_ || frames_since_report_ >= uint64_t{kReportSeconds} * rate_)) {
+    const uint64_t interval = reports_sent_ < kEarlyReports ? rate_ / kEarlyReportsPerSecond
+                                                            : uint64_t{kReportSeconds} * rate_;
+    if (!suppress && (reports_sent_ == 0 || frames_since_report_ >= interval)) {
         send_report_rt();
     }
 }
@@ -322,7 +330,7 @@ void RtpSender::send_report_rt() noexcept {
     }
     (void)send_rt(rtcp_fd_.get(), rtcp_to_, buffer, size); // a lost report is harmless
     frames_since_report_ = 0;
-    reported_ = true;
+    reports_sent_ += reports_sent_ < kEarlyReports ? 1 : 0;
 }
 
 std::string RtpSender::control_room(const RoomControl& room, unsigned fields) {

@@ -165,7 +165,7 @@ private:
     std::atomic<bool> controlling_{false};
     RoomControls rt_controls_; // the rt thread's copy
     uint64_t frames_since_report_ = 0;
-    bool reported_ = false;
+    uint32_t reports_sent_ = 0; // counted up to the early ones
     // The RTP time of the frame the last write_rt began with, and when it was due.
     uint32_t cycle_timestamp_ = 0;
     int64_t cycle_due_ns_ = 0;
