@@ -4,7 +4,6 @@
 // with a link offset playing one sender's stream into such rooms, heard
 // within 100 µs of each other.
 #include "house.h"
-#include "support/sync_probe.h"
 
 #include <boost/test/unit_test.hpp>
 
@@ -201,31 +200,6 @@ BOOST_AUTO_TEST_CASE(through_networks_with_loss_and_jitter_the_rooms_stay_in_ste
                             line << " with " << *lost << " packets concealed");
     }
     check_pairs_in_step(out, 500);
-}
-
-// A room that opens after its sender (here the same server's, which
-// opens sinks first; elsewhere a room that joins) misses the report sent
-// with the first packet: the sender's first reports come five a second,
-// so the room plays from a fifth of a second in (0.16 s here; 0.5 s
-// allowed for a slow start), not from the next report a second later
-// (it was 0.92 s).
-BOOST_AUTO_TEST_CASE(a_room_that_missed_the_first_report_plays_within_half_a_second) {
-    TempDir dir;
-    House house(dir, {{"kitchen", 0}}, "l24");
-    house.sender_extra = "suppress-silence=false"; // sending from the start
-    ServerProcess server(house.config());
-    const ProgramResult played = run_program(probe_player(dir, 3), 60s);
-    BOOST_REQUIRE_MESSAGE(played.status == 0, played.err);
-    // The sender sends on (silence): the room heard the end once it has
-    // played the link offset and half a second more since.
-    const auto stream = static_cast<uint32_t>(source_number("rx-kitchen", "play-stream"));
-    BOOST_REQUIRE_NE(stream, 0u);
-    BOOST_REQUIRE(wait_for_more(stream, (House::kLinkOffsetMs + 500) * 48, 60s));
-    BOOST_REQUIRE_EQUAL(server.stop(SIGTERM), 0);
-    const std::string line = json_line(house.measure(0), "{\"room\":\"kitchen\"");
-    BOOST_TEST_MESSAGE(line);
-    BOOST_CHECK_MESSAGE(json_number(line, "first_index").value_or(kProbeRate) < kProbeRate / 2,
-                        line);
 }
 
 // A room whose receiver goes away mid-stream (unloaded) and comes back

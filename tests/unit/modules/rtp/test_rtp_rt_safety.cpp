@@ -8,6 +8,7 @@
 
 #include "audiod/audiod.h"
 #include "os/rt_scope.h"
+#include "rtcp.h"
 #include "rtp_sender.h"
 #include "unit/server/rt_hooks.h"
 
@@ -213,4 +214,36 @@ BOOST_AUTO_TEST_CASE(a_refusing_network_is_counted_and_never_blocks) {
     BOOST_CHECK_GT(s.refused, 0u);
     BOOST_CHECK_EQUAL(s.dropped, 0u);
     BOOST_CHECK_EQUAL(s.last_error, ECONNREFUSED);
+}
+
+// A receiver that opens after its sender misses the report sent with the
+// first packet: the first four come a fifth of a second apart (by the RTP
+// times they carry), the rest a second apart.
+BOOST_AUTO_TEST_CASE(the_first_reports_come_five_a_second) {
+    Receiver receiver;
+    const int rtcp = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_port = htons(static_cast<uint16_t>(receiver.port + 1));
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    BOOST_REQUIRE_EQUAL(bind(rtcp, reinterpret_cast<sockaddr*>(&a), sizeof a), 0);
+    auto sender = make(options_for(Encoding::l16, 240, false), receiver.port);
+    feed_rt(*sender, 3.0, &receiver);
+    std::vector<uint32_t> times;
+    uint8_t buffer[2048];
+    for (ssize_t n; (n = recv(rtcp, buffer, sizeof buffer, 0)) > 0;) {
+        RtcpSummary s;
+        if (parse_rtcp({buffer, static_cast<size_t>(n)}, s) && s.has_report) {
+            times.push_back(s.report.rtp_timestamp - sender->latency_frames());
+        }
+    }
+    close(rtcp);
+    BOOST_REQUIRE_GE(times.size(), 7u);
+    for (size_t i = 1; i < times.size(); ++i) {
+        const uint32_t apart = times[i] - times[i - 1];
+        // (Sent at the cycle that passes the interval: within a quantum.)
+        const uint32_t expected = i < 4 ? 9600 : 48000;
+        BOOST_CHECK_MESSAGE(apart + 256 >= expected && apart <= expected + 256,
+                            "report " << i << " came " << apart << " frames after the last");
+    }
 }
