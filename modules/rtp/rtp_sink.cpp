@@ -255,20 +255,10 @@ size_t RtpSink::describe(char* text, size_t size) const {
         s.last_error != 0 ? strerrorname_np(s.last_error) : "none", s.silent ? "no" : "yes",
         static_cast<unsigned long long>(announcer_ ? announcer_->announcements() : 0));
     size_t used = n < 0 ? 0 : std::min(static_cast<size_t>(n), size > 0 ? size - 1 : 0);
-    if (const PtpFollower* ptp = sender_->ptp(); ptp != nullptr && used + 1 < size) {
-        const std::string p = ptp->describe();
-        const size_t take = std::min(p.size(), size - used - 1);
-        std::memcpy(text + used, p.data(), take);
-        used += take;
-        text[used] = '\0';
+    if (const PtpFollower* ptp = sender_->ptp(); ptp != nullptr) {
+        used = append_details(text, size, used, ptp->describe());
     }
-    if (used + 1 < size) {
-        const std::string controls = sender_->describe_controls();
-        const size_t take = std::min(controls.size(), size - used - 1);
-        std::memcpy(text + used, controls.data(), take);
-        used += take;
-        text[used] = '\0';
-    }
+    used = append_details(text, size, used, sender_->describe_controls());
     // The receivers that report back: a group's rooms.
     return used + (used + 1 < size ? sender_->describe_receivers(text + used, size - used) : 0);
 }

@@ -284,12 +284,8 @@ size_t RtpSource::describe(char* text, size_t size) const {
                           delay < 0 ? "own" : std::to_string(delay).c_str());
         used += m < 0 ? 0 : std::min(static_cast<size_t>(m), size - used - 1);
     }
-    if (const PtpFollower* ptp = receiver_->ptp(); ptp != nullptr && used + 1 < size) {
-        const std::string p = ptp->describe();
-        const size_t take = std::min(p.size(), size - used - 1);
-        std::memcpy(text + used, p.data(), take);
-        used += take;
-        text[used] = '\0';
+    if (const PtpFollower* ptp = receiver_->ptp(); ptp != nullptr) {
+        used = append_details(text, size, used, ptp->describe());
     }
     return used;
 }

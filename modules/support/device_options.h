@@ -5,11 +5,13 @@
 
 #include "audiod/module.h"
 
+#include <algorithm>
 #include <array>
 #include <charconv>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <optional>
 #include <span>
 #include <string>
@@ -90,6 +92,18 @@ inline std::nullptr_t refuse(std::string* error, int* code, std::string message,
     *error = std::move(message);
     *code = value;
     return nullptr;
+}
+
+// Appends `more` to a describe() text of `size` bytes, `used` of them
+// written; cut where it does not fit, NUL-terminated. Returns the new length.
+inline size_t append_details(char* text, size_t size, size_t used, std::string_view more) {
+    if (used + 1 >= size) {
+        return used;
+    }
+    const size_t take = std::min(more.size(), size - used - 1);
+    std::memcpy(text + used, more.data(), take);
+    text[used + take] = '\0';
+    return used + take;
 }
 
 // Writes a message into a module's error buffer.
