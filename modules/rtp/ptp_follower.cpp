@@ -17,7 +17,6 @@ namespace audiod::rtp {
 
 namespace {
 
-constexpr int64_t kStepNs = 1'000'000;       // taken at once: a new grandmaster, a step
 constexpr int64_t kSilentNs = 3'000'000'000; // unreachable after this long without answers
 constexpr auto kAskEvery = std::chrono::seconds(1);
 constexpr int kAnswerWaitMs = 300;
@@ -152,11 +151,7 @@ void PtpFollower::take_answers() {
         // Without a grandmaster of another machine's, this clock is the
         // reference (ptp4l is the grandmaster, or waits to hear one).
         measured_ns_ = answer.grandmaster_present ? answer.master_offset_ns : 0;
-        const int64_t held = wall_ahead_ns_.load(std::memory_order_relaxed);
-        const int64_t change = measured_ns_ - held;
-        const int64_t next =
-            !known_ || std::llabs(change) > kStepNs ? measured_ns_ : held + change / 4;
-        wall_ahead_ns_.store(next, std::memory_order_relaxed);
+        wall_ahead_ns_.store(filter_.take(measured_ns_), std::memory_order_relaxed);
         known_ = true;
         answered_at_ns_.store(monotonic_ns(), std::memory_order_relaxed);
     }
@@ -180,7 +175,8 @@ std::string PtpFollower::describe() const {
             .append(std::to_string(timescale_minus_utc_ns_.load(std::memory_order_relaxed) /
                                    1'000'000'000));
     }
-    text.append("\nptp4l-answers=").append(std::to_string(answers_)).append("\n");
+    text.append("\nptp4l-answers=").append(std::to_string(answers_));
+    text.append("\nptp4l-outliers=").append(std::to_string(filter_.outliers())).append("\n");
     return text;
 }
 

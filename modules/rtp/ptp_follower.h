@@ -14,14 +14,16 @@
 // own, and a receiver plays on that time. Where ptp4l does steer the
 // clock the offset it reports is near zero and following is harmless.
 //
-// The offset is smoothed (a quarter of each new measure), except that a
-// change of over a millisecond (a new grandmaster, a stepped clock) is
-// taken at once. Until ptp4l first answers, and when it stops answering,
+// The answers are filtered (ptp_offset_filter.h: smoothed, a lone
+// outlier dropped, a confirmed step of over a millisecond taken at once).
+// Until ptp4l first answers, and when it stops answering,
 // the last known offset holds (a free-running clock drifts slowly) and
 // the state says so.
 // Thread: start and the destructor on control; the readers on any thread
 // (rt included: relaxed atomics); a thread of its own asks.
 #pragma once
+
+#include "ptp_offset_filter.h"
 
 #include <atomic>
 #include <condition_variable>
@@ -79,6 +81,7 @@ private:
     uint64_t grandmaster_ = 0;
     bool grandmaster_present_ = false;
     int64_t measured_ns_ = 0; // the last offset ptp4l said, unsmoothed
+    PtpOffsetFilter filter_;
     uint64_t answers_ = 0;
     bool known_ = false;
 

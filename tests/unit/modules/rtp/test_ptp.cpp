@@ -7,6 +7,7 @@
 #include "monotonic_time.h"
 #include "ptp_follower.h"
 #include "ptp_management.h"
+#include "ptp_offset_filter.h"
 
 #include <boost/test/unit_test.hpp>
 
@@ -254,6 +255,44 @@ BOOST_AUTO_TEST_CASE(a_path_no_socket_can_have_is_refused) {
     error.clear();
     BOOST_CHECK(PtpFollower::start("", error) == nullptr);
     BOOST_CHECK(!error.empty());
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(ptp_offset_filter)
+
+BOOST_AUTO_TEST_CASE(near_measures_are_followed_a_quarter_of_the_way) {
+    PtpOffsetFilter filter;
+    BOOST_CHECK_EQUAL(filter.take(2'000'000), 2'000'000); // the first, whole
+    BOOST_CHECK_EQUAL(filter.take(2'040'000), 2'010'000);
+    BOOST_CHECK_EQUAL(filter.take(1'970'000), 2'000'000);
+    BOOST_CHECK_EQUAL(filter.outliers(), 0U);
+}
+
+BOOST_AUTO_TEST_CASE(a_lone_outlier_is_dropped) {
+    PtpOffsetFilter filter;
+    filter.take(2'000'000);
+    BOOST_CHECK_EQUAL(filter.take(2'600'000), 2'000'000); // held back
+    BOOST_CHECK_EQUAL(filter.take(2'004'000), 2'001'000); // the next disagrees
+    BOOST_CHECK_EQUAL(filter.outliers(), 1U);
+    // Far, then far the other way: neither confirms the other.
+    BOOST_CHECK_EQUAL(filter.take(4'000'000), 2'001'000);
+    BOOST_CHECK_EQUAL(filter.take(-1'000'000), 2'001'000);
+    BOOST_CHECK_EQUAL(filter.take(2'001'000), 2'001'000);
+    BOOST_CHECK_EQUAL(filter.outliers(), 3U);
+}
+
+BOOST_AUTO_TEST_CASE(a_confirmed_change_is_followed_and_a_confirmed_step_taken_at_once) {
+    PtpOffsetFilter filter;
+    filter.take(3'000'000);
+    BOOST_CHECK_EQUAL(filter.take(3'400'000), 3'000'000);
+    BOOST_CHECK_EQUAL(filter.take(3'420'000), 3'105'000); // a quarter of 420 µs
+    // Now within reach: a quarter at each answer.
+    BOOST_CHECK_EQUAL(filter.take(3'185'000), 3'125'000);
+    // A new grandmaster, 5 ms away: the second answer takes it whole.
+    BOOST_CHECK_EQUAL(filter.take(-2'000'000), 3'125'000);
+    BOOST_CHECK_EQUAL(filter.take(-2'050'000), -2'050'000);
+    BOOST_CHECK_EQUAL(filter.outliers(), 0U);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
