@@ -14,11 +14,13 @@
 # (root only); the rooms' wall clocks are taken to read 2 ms ahead, 1.5 ms
 # behind and right (reference-offset-us), each room's ptp4l measures as
 # much through a path asymmetry, and each room follows its ptp4l.
+# PTP_RELAY="ARGS" carries each room's PTP through audiod-ptp-relay with
+# ARGS (e.g. "--loss 1 --jitter-us 1000 --transparent-clock").
 #
 #   bench/run-rooms.sh [BUILD_DIR]
 #   env: SECONDS_OF_AUDIO=600 PAYLOAD=l24 (l16, opus) LOSS=0 JITTER_MS=0 SETTLE=5
 #        BURST=1 (losses in runs of this many packets on average: Gilbert-Elliott)
-#        PTP=0 KEEP=DIR keeps the recordings and play times there
+#        PTP=0 PTP_RELAY= KEEP=DIR keeps the recordings and play times there
 #
 # Opus keeps no index ramp: the rooms are measured by the probe's noise
 # bursts (a point every half second). Prints the measure's lines (per
@@ -33,6 +35,7 @@ jitter=${JITTER_MS:-0}
 settle=${SETTLE:-5}
 burst=${BURST:-1}
 ptp=${PTP:-0}
+ptp_relay=${PTP_RELAY:-}
 bin="$build/bin"
 network="$(dirname "$0")/../tests/integration/ptp-network.sh"
 work=$(mktemp -d /tmp/audiod-rooms-XXXXXX)
@@ -55,7 +58,12 @@ networked=no
 [ "$loss" != 0 ] || [ "$jitter" != 0 ] && networked=yes
 
 if [ "$ptp" = 1 ]; then
-    "$network" up "$work" gm kitchen:2000 hall:-1500 study:0
+    if [ -n "$ptp_relay" ]; then
+        "$network" up "$work" --relay "$bin/audiod-ptp-relay $ptp_relay" \
+            gm kitchen:2000 hall:-1500 study:0
+    else
+        "$network" up "$work" gm kitchen:2000 hall:-1500 study:0
+    fi
     "$network" wait "$work" kitchen hall study
 fi
 {
@@ -107,7 +115,7 @@ server=""
 for r in $relays; do kill "$r"; wait "$r" 2>/dev/null || true; done
 relays=""
 [ $networked = yes ] && cat "$work"/relay-*.json
-echo "payload=$payload seconds=$seconds loss=$loss% burst=$burst jitter-ms=$jitter settle=${settle}s ptp=$ptp"
+echo "payload=$payload seconds=$seconds loss=$loss% burst=$burst jitter-ms=$jitter settle=${settle}s ptp=$ptp ptp-relay=${ptp_relay:-none}"
 "$bin/audiod-sync-probe" measure $bursts --settle "$settle" \
     kitchen="$work/kitchen.wav,$work/kitchen.times" hall="$work/hall.wav,$work/hall.times" \
     study="$work/study.wav,$work/study.times"

@@ -12,8 +12,15 @@
 # bridge too, at 10.201.0.254; member N (in the order given) is at
 # 10.201.0.N, written to DIR/NAME.address.
 #
-#   ptp-network.sh up DIR gm NAME:OFFSET_US|NAME:- ...   (exits 77 where
-#                                                  the machine refuses)
+#   ptp-network.sh up DIR [--relay "PROGRAM ARGS"] gm NAME:OFFSET_US|NAME:- ...
+#                                    (exits 77 where the machine refuses)
+#
+# With --relay, each room's ptp4l runs in a namespace of its own behind
+# the room's (NAME-ptp, 10.202.N.2, linked to the room's 10.202.N.1), and
+# PROGRAM (audiod-ptp-relay, with ARGS: its loss, jitter, whether it is a
+# transparent clock) carries PTP between the bridge and it: the
+# grandmaster's messages reach the room's ptp4l lost and delayed as a
+# network would, and the room's reach the grandmaster so.
 #   ptp-network.sh wait DIR NAME ...   until each slave follows a grandmaster
 #   ptp-network.sh exec DIR NAME COMMAND...   runs COMMAND in NAME's namespace
 #   ptp-network.sh down DIR
@@ -24,18 +31,23 @@ shift 2
 tag=$(printf '%s' "$dir" | cksum | cut -c1-6)
 
 down() {
-    for pid in "$dir"/*.ptp4l.pid; do
+    for pid in "$dir"/*.ptp4l.pid "$dir"/*.relay.pid; do
         [ -e "$pid" ] && kill "$(cat "$pid")" 2>/dev/null || true
     done
     for ns in $(ip netns list 2>/dev/null | awk '{print $1}' | grep "^ad$tag-" || true); do
         ip netns delete "$ns" 2>/dev/null || true
     done
     ip link delete "ad$tag-h" 2>/dev/null || true
-    rm -f "$dir"/*.ptp4l.pid
+    rm -f "$dir"/*.ptp4l.pid "$dir"/*.relay.pid
 }
 
 case $command in
 up)
+    relay=""
+    if [ "${1:-}" = --relay ]; then
+        relay=$2
+        shift 2
+    fi
     if ! command -v ptp4l >/dev/null || ! ip netns add "ad$tag-br" 2>/dev/null; then
         echo "ptp-network: needs ptp4l (linuxptp) and network namespaces (root)" >&2
         exit 77
@@ -66,6 +78,25 @@ up)
         ip -n "$ns" route add 224.0.0.0/4 dev "v$tag$n"
         echo "10.201.0.$n" >"$dir/$name.address"
         [ "$offset_us" = - ] && continue
+        ptp_ns=$ns
+        ptp_if="v$tag$n"
+        if [ -n "$relay" ] && [ "$name" != gm ]; then
+            ptp_ns="$ns-ptp"
+            ptp_if="j$tag$n"
+            ip netns add "$ptp_ns"
+            ip link add "i$tag$n" netns "$ns" type veth peer name "$ptp_if" netns "$ptp_ns"
+            ip -n "$ns" addr add "10.202.$n.1/24" dev "i$tag$n"
+            ip -n "$ns" link set "i$tag$n" up
+            ip -n "$ptp_ns" link set lo up
+            ip -n "$ptp_ns" addr add "10.202.$n.2/24" dev "$ptp_if"
+            ip -n "$ptp_ns" link set "$ptp_if" up
+            ip -n "$ptp_ns" route add 224.0.0.0/4 dev "$ptp_if"
+            # shellcheck disable=SC2086
+            ip netns exec "$ns" $relay --outer "10.201.0.$n" --inner "10.202.$n.1" \
+                --master 10.201.0.1 --slave "10.202.$n.2" --seed "$n" \
+                >"$dir/$name.relay.json" 2>&1 &
+            echo $! >"$dir/$name.relay.pid"
+        fi
         # Fast: announces every 250 ms, 16 syncs and delay requests a
         # second, so that a slave follows within a few seconds.
         {
@@ -78,7 +109,7 @@ up)
                 printf 'slaveOnly 1\ndelayAsymmetry %s\n' "$((-offset_us * 1000))"
             fi
         } >"$dir/$name.ptp4l.conf"
-        ip netns exec "$ns" ptp4l -S -4 -i "v$tag$n" -f "$dir/$name.ptp4l.conf" -m \
+        ip netns exec "$ptp_ns" ptp4l -S -4 -i "$ptp_if" -f "$dir/$name.ptp4l.conf" -m \
             >"$dir/$name.ptp4l.log" 2>&1 &
         echo $! >"$dir/$name.ptp4l.pid"
     done
