@@ -1,0 +1,720 @@
+// audiod-soak: everything at once, for as long as asked, and proof that
+// every surviving sample arrived (issue 42; bench/soak/README.md).
+//
+// One server with sinks of different quanta and clocks; players each
+// playing a numbered stream (tests/support/numbered_frames.h); every
+// sink's monitor recorded and read into a ledger (stream_ledger.h). Every
+// second a seeded event: a stream moved to a free sink, a stream's, an
+// application's or a sink's volume changed or muted for a while, a
+// player stopped (SIGSTOP) for a while, a player killed and another
+// started. The server's descriptors, threads and memory are sampled as it
+// goes. At the end: every sample of every stream arrived once, in order,
+// gaps only where an event explains them; nothing leaked.
+//
+//   audiod-soak [--minutes N] [--seed S] [--streams N] [--bin DIR] [--keep DIR]
+#include "processes.h"
+#include "recorder.h"
+#include "support/stream_ledger.h"
+
+#include <algorithm>
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <random>
+#include <sstream>
+#include <string>
+#include <sys/wait.h>
+#include <thread>
+#include <unistd.h>
+#include <vector>
+
+namespace {
+
+using audiod::soak::Footprint;
+using audiod::soak::Recorder;
+using audiod::test::Cause;
+using audiod::test::Run;
+using Clock = std::chrono::steady_clock;
+
+struct Options {
+    double minutes = 60;
+    uint32_t seed = 1;
+    int streams = 24;
+    std::string bin;
+    std::string keep;
+};
+
+const char* const kUsage =
+    "Usage: audiod-soak [--minutes N] [--seed S] [--streams N] [--bin DIR] [--keep DIR]\n"
+    "Run an audiod under a seeded storm of events for N minutes and check that\n"
+    "every sample of every stream arrived once and in order.\n"
+    "\n"
+    "  --minutes N   how long (default 60; fractions allowed)\n"
+    "  --seed S      the events' seed (default 1): the same seed, the same events\n"
+    "  --streams N   players at once, 1..28 (default 24)\n"
+    "  --bin DIR     where audiod, audioctl and audiod-test-client are (default:\n"
+    "                this program's directory)\n"
+    "  --keep DIR    keep the server's configuration and log in DIR\n"
+    "\n"
+    "Prints a summary; exits 0 when every bound held, 1 when one did not, 2 on\n"
+    "a usage error.\n";
+
+std::optional<Options> parse(int argc, char** argv) {
+    Options o;
+    for (int i = 1; i < argc; ++i) {
+        const std::string key = argv[i];
+        if (key == "--help" || key == "-h") {
+            std::fputs(kUsage, stdout);
+            std::exit(0);
+        }
+        if (i + 1 >= argc) {
+            std::fprintf(stderr, "audiod-soak: %s needs a value\n", key.c_str());
+            return std::nullopt;
+        }
+        const std::string value = argv[++i];
+        char* end = nullptr;
+        if (key == "--minutes") {
+            o.minutes = std::strtod(value.c_str(), &end);
+            if (*end != '\0' || !(o.minutes > 0)) {
+                std::fprintf(stderr, "audiod-soak: --minutes wants a positive number\n");
+                return std::nullopt;
+            }
+        } else if (key == "--seed") {
+            o.seed = static_cast<uint32_t>(std::strtoul(value.c_str(), &end, 10));
+        } else if (key == "--streams") {
+            o.streams = std::atoi(value.c_str());
+            if (o.streams < 1 || o.streams > 28) {
+                std::fprintf(stderr, "audiod-soak: --streams wants 1..28\n");
+                return std::nullopt;
+            }
+        } else if (key == "--bin") {
+            o.bin = value;
+        } else if (key == "--keep") {
+            o.keep = value;
+        } else {
+            std::fprintf(stderr, "audiod-soak: unknown option %s\n%s", key.c_str(), kUsage);
+            return std::nullopt;
+        }
+    }
+    if (o.bin.empty()) {
+        o.bin = std::filesystem::read_symlink("/proc/self/exe").parent_path().string();
+    }
+    return o;
+}
+
+// A player: one life of a numbered stream (its number 1..31 is reused by
+// later lives, long after this one ended).
+struct Player {
+    uint32_t number = 0;
+    uint32_t life = 0; // unique: the ledger's key for this life
+    pid_t pid = -1;
+    std::string sink;
+    std::string app;
+    uint32_t stream_id = 0; // the server's, once listed
+    double started_s = 0;
+    double ended_s = -1; // killed (or the soak's end)
+    bool stopped = false;
+};
+
+struct Sink {
+    std::string name;
+    int quantum;
+    int ppm;
+};
+
+// A change to undo later (a volume back to unity, a player continued).
+struct Pending {
+    double at_s;
+    std::function<void()> undo;
+};
+
+class Soak {
+public:
+    explicit Soak(Options options)
+        : o_(std::move(options))
+        , rng_(o_.seed) {}
+    int run();
+
+private:
+    double now_s() const { return std::chrono::duration<double>(Clock::now() - start_).count(); }
+    std::string tool(const std::string& name) const { return o_.bin + "/" + name; }
+    bool audioctl(const std::vector<std::string>& args, std::string* out = nullptr);
+    bool start_server();
+    void start_player(const std::string& sink);
+    void find_stream_ids();
+    std::string free_sink(bool at_unity = false);
+    Player* random_player(bool listed, const std::function<bool(const Player&)>& also = {});
+    // Whether a life's or a sink's gain is other than unity (ramps
+    // included) at `t`: its frames then read only by count, and a run
+    // cut by a move there could not be told from a loss, so moves wait.
+    bool altered(const Player& p, double t) const;
+    bool altered(const std::string& sink, double t) const;
+    void event();
+    void sample();
+    int verdict();
+
+    Options o_;
+    std::mt19937 rng_;
+    Clock::time_point start_ = Clock::now();
+    std::string dir_;
+    pid_t server_ = -1;
+    std::vector<Sink> sinks_;
+    std::vector<Player> players_; // every life, in order
+    std::vector<double> last_end_of_number_ = std::vector<double>(32, -1e9);
+    uint32_t lives_ = 0;
+    std::vector<Pending> pending_;
+    std::vector<Cause> causes_;
+    std::map<std::string, int> events_;
+    std::vector<std::pair<double, std::string>> journal_; // what was done, when
+    void note(const std::string& what) { journal_.emplace_back(now_s(), what); }
+    audiod::test::LatestNumbers latest_{};
+    std::vector<std::unique_ptr<Recorder>> recorders_;
+    std::vector<std::pair<double, Footprint>> footprints_;
+    std::map<uint32_t, double> life_altered_until_;
+    std::map<std::string, double> sink_altered_until_;
+    int failed_commands_ = 0;
+    std::vector<std::string> refusals_; // the first few, for the summary
+};
+
+bool Soak::audioctl(const std::vector<std::string>& args, std::string* out) {
+    std::vector<std::string> argv = {tool("audioctl")};
+    argv.insert(argv.end(), args.begin(), args.end());
+    std::string text;
+    const int status = audiod::soak::run(argv, text, 10000);
+    if (out != nullptr) {
+        *out = text;
+    }
+    if (status != 0 && ++failed_commands_ <= 5) {
+        std::string line;
+        for (const std::string& a : args) {
+            line += " " + a;
+        }
+        refusals_.push_back(line + ": " + text.substr(0, text.find('\n')));
+    }
+    return status == 0;
+}
+
+bool Soak::start_server() {
+    // Quanta from 64 to 1024 frames, clocks from 100 ppm slow to 100 fast:
+    // moves cross both.
+    const int quanta[] = {64, 128, 256, 512, 1024};
+    const int ppms[] = {0, -100, 50, 100, -50, 20};
+    const int count = o_.streams + 4; // room to move into
+    std::ofstream config(dir_ + "/audiod.conf");
+    config << "[server]\ndefault-sink = \"s0\"\n";
+    for (int i = 0; i < count; ++i) {
+        // (Built by append: GCC 12 warns falsely of "s" + to_string.)
+        std::string name = "s";
+        name.append(std::to_string(i));
+        sinks_.push_back({name, quanta[i % 5], ppms[i % 6]});
+        config << "[sinks.s" << i << "]\ntype = \"null\"\nquantum = " << quanta[i % 5]
+               << "\nclock-ppm = " << ppms[i % 6] << "\n";
+    }
+    config.close();
+    server_ = audiod::soak::spawn(
+        {tool("audiod"), "--config", dir_ + "/audiod.conf", "--state", dir_ + "/state"},
+        dir_ + "/audiod.log");
+    for (int i = 0; i < 200 && server_ > 0; ++i) {
+        std::string out;
+        if (audiod::soak::run({tool("audioctl"), "info"}, out, 5000) == 0) {
+            return true;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    return false;
+}
+
+bool Soak::altered(const Player& p, double t) const {
+    const auto life = life_altered_until_.find(p.life);
+    return (life != life_altered_until_.end() && t < life->second) || altered(p.sink, t);
+}
+
+bool Soak::altered(const std::string& sink, double t) const {
+    const auto found = sink_altered_until_.find(sink);
+    return found != sink_altered_until_.end() && t < found->second;
+}
+
+std::string Soak::free_sink(bool at_unity) {
+    std::vector<std::string> free;
+    for (const Sink& s : sinks_) {
+        if (at_unity && altered(s.name, now_s())) {
+            continue;
+        }
+        const bool taken = std::any_of(players_.begin(), players_.end(), [&](const Player& p) {
+            return p.ended_s < 0 && p.sink == s.name;
+        });
+        if (!taken) {
+            free.push_back(s.name);
+        }
+    }
+    if (free.empty()) {
+        return "";
+    }
+    return free[std::uniform_int_distribution<size_t>(0, free.size() - 1)(rng_)];
+}
+
+void Soak::start_player(const std::string& sink) {
+    // A number no life has used for 10 s: its last frames are long read.
+    uint32_t number = 0;
+    for (uint32_t n = 1; n <= 31 && number == 0; ++n) {
+        const bool live = std::any_of(players_.begin(), players_.end(), [&](const Player& p) {
+            return p.ended_s < 0 && p.number == n;
+        });
+        if (!live && now_s() - last_end_of_number_[n] > 10) {
+            number = n;
+        }
+    }
+    if (number == 0 || sink.empty()) {
+        return;
+    }
+    Player p;
+    p.number = number;
+    p.life = ++lives_;
+    p.sink = sink;
+    p.app = "soak-" + std::to_string(p.life);
+    p.started_s = now_s();
+    const int latency = std::uniform_int_distribution<int>(30, 200)(rng_);
+    p.pid = audiod::soak::spawn({tool("audiod-test-client"), "--signal", "numbered", "--seed",
+                                 std::to_string(number), "--frames", "1000000000000", "--sink",
+                                 sink, "--app", p.app, "--latency-ms", std::to_string(latency)});
+    if (p.pid > 0) {
+        note("start life " + std::to_string(p.life) + " (number " + std::to_string(number) +
+             ") on " + sink);
+        players_.push_back(p);
+        ++events_["player started"];
+    }
+}
+
+void Soak::find_stream_ids() {
+    const bool all_known = std::all_of(players_.begin(), players_.end(), [](const Player& p) {
+        return p.ended_s >= 0 || p.stream_id != 0;
+    });
+    if (all_known) {
+        return;
+    }
+    std::string out;
+    if (!audioctl({"list", "streams"}, &out)) {
+        return;
+    }
+    // Columns: ID APP SINK ...; a player's application is its own name.
+    std::istringstream lines(out);
+    for (std::string line; std::getline(lines, line);) {
+        std::istringstream words(line);
+        std::string id, app;
+        words >> id >> app;
+        for (Player& p : players_) {
+            if (p.ended_s < 0 && p.app == app && std::isdigit(static_cast<unsigned char>(id[0]))) {
+                p.stream_id = static_cast<uint32_t>(std::stoul(id));
+            }
+        }
+    }
+}
+
+Player* Soak::random_player(bool listed, const std::function<bool(const Player&)>& also) {
+    std::vector<Player*> live;
+    for (Player& p : players_) {
+        if (p.ended_s < 0 && !p.stopped && (!listed || p.stream_id != 0) && (!also || also(p))) {
+            live.push_back(&p);
+        }
+    }
+    if (live.empty()) {
+        return nullptr;
+    }
+    return live[std::uniform_int_distribution<size_t>(0, live.size() - 1)(rng_)];
+}
+
+void Soak::event() {
+    const int roll = std::uniform_int_distribution<int>(0, 99)(rng_);
+    const double hold = std::uniform_real_distribution<double>(0.3, 2.0)(rng_);
+    const double t = now_s();
+    if (roll < 30) {
+        Player* p = random_player(true, [&](const Player& q) { return !altered(q, t); });
+        const std::string to = free_sink(true);
+        if (p != nullptr && !to.empty() &&
+            audioctl({"move-stream", std::to_string(p->stream_id), to})) {
+            note("move life " + std::to_string(p->life) + " (stream " +
+                 std::to_string(p->stream_id) + ") " + p->sink + " -> " + to);
+            p->sink = to;
+            ++events_["move"];
+        }
+    } else if (roll < 45) {
+        if (Player* p = random_player(true)) {
+            const std::string id = std::to_string(p->stream_id);
+            if (audioctl({"set-volume", id, "50%"})) {
+                life_altered_until_[p->life] = t + hold + 0.5;
+                note("volume 50% life " + std::to_string(p->life) + " for " + std::to_string(hold));
+                ++events_["stream volume"];
+                pending_.push_back({t + hold, [this, id] {
+                                        note("volume 100% stream " + id);
+                                        audioctl({"set-volume", id, "100%"});
+                                    }});
+            }
+        }
+    } else if (roll < 52) {
+        if (Player* p = random_player(true)) {
+            const std::string target = "app:" + p->app;
+            if (audioctl({"set-volume", target, "70%"})) {
+                life_altered_until_[p->life] = t + hold + 0.5;
+                note("volume 70% " + target + " for " + std::to_string(hold));
+                ++events_["app volume"];
+                pending_.push_back({t + hold, [this, target] {
+                                        note("volume 100% " + target);
+                                        audioctl({"set-volume", target, "100%"});
+                                    }});
+            }
+        }
+    } else if (roll < 57) {
+        const std::string sink =
+            sinks_[std::uniform_int_distribution<size_t>(0, sinks_.size() - 1)(rng_)].name;
+        if (audioctl({"set-volume", "sink:" + sink, "80%"})) {
+            sink_altered_until_[sink] = t + hold + 0.5;
+            note("volume 80% sink " + sink + " for " + std::to_string(hold));
+            ++events_["sink volume"];
+            pending_.push_back({t + hold, [this, sink] {
+                                    note("volume 100% sink " + sink);
+                                    audioctl({"set-volume", "sink:" + sink, "100%"});
+                                }});
+        }
+    } else if (roll < 67) {
+        if (Player* p = random_player(true)) {
+            const std::string id = std::to_string(p->stream_id);
+            if (audioctl({"mute", id, "on"})) {
+                note("mute life " + std::to_string(p->life) + " for " + std::to_string(hold));
+                ++events_["stream mute"];
+                const uint32_t life = p->life;
+                causes_.push_back({life, "", t - 0.5, t + hold + 0.5, "stream muted"});
+                pending_.push_back({t + hold, [this, id] {
+                                        note("unmute stream " + id);
+                                        audioctl({"mute", id, "off"});
+                                    }});
+            }
+        }
+    } else if (roll < 72) {
+        const std::string sink =
+            sinks_[std::uniform_int_distribution<size_t>(0, sinks_.size() - 1)(rng_)].name;
+        if (audioctl({"mute", "sink:" + sink, "on"})) {
+            note("mute sink " + sink + " for " + std::to_string(hold));
+            ++events_["sink mute"];
+            causes_.push_back({0, sink, t - 0.5, t + hold + 0.5, "sink " + sink + " muted"});
+            pending_.push_back({t + hold, [this, sink] {
+                                    note("unmute sink " + sink);
+                                    audioctl({"mute", "sink:" + sink, "off"});
+                                }});
+        }
+    } else if (roll < 85) {
+        if (Player* p = random_player(false)) {
+            kill(p->pid, SIGSTOP);
+            note("SIGSTOP life " + std::to_string(p->life) + " for " + std::to_string(hold));
+            p->stopped = true;
+            ++events_["player stopped"];
+            const uint32_t life = p->life;
+            causes_.push_back({life, "", t, t + hold + 0.5, "player stopped"});
+            pending_.push_back({t + hold, [this, life] {
+                                    for (Player& q : players_) {
+                                        if (q.life == life && q.ended_s < 0) {
+                                            kill(q.pid, SIGCONT);
+                                            note("SIGCONT life " + std::to_string(life));
+                                            q.stopped = false;
+                                        }
+                                    }
+                                }});
+        }
+    } else {
+        if (Player* p = random_player(false)) {
+            kill(p->pid, SIGKILL);
+            note("SIGKILL life " + std::to_string(p->life) + " on " + p->sink);
+            audiod::soak::wait_for(p->pid, 5000);
+            p->ended_s = now_s();
+            last_end_of_number_[p->number] = p->ended_s;
+            ++events_["player killed"];
+        }
+        start_player(free_sink());
+    }
+}
+
+void Soak::sample() {
+    footprints_.emplace_back(now_s(), audiod::soak::footprint(server_));
+}
+
+// Least-squares slope of `value` per minute over the samples from `from_s`.
+double slope_per_minute(const std::vector<std::pair<double, Footprint>>& samples, double from_s,
+                        const std::function<double(const Footprint&)>& value) {
+    double n = 0, st = 0, sv = 0, stt = 0, stv = 0;
+    for (const auto& [t, f] : samples) {
+        if (t < from_s) {
+            continue;
+        }
+        const double m = t / 60, v = value(f);
+        n += 1;
+        st += m;
+        sv += v;
+        stt += m * m;
+        stv += m * v;
+    }
+    const double d = n * stt - st * st;
+    return n < 3 || d == 0 ? 0 : (n * stv - st * sv) / d;
+}
+
+int Soak::verdict() {
+    // Each run belongs to the life of its number that was playing then.
+    std::vector<Run> runs;
+    uint64_t stray = 0, read = 0, silent = 0;
+    std::vector<std::string> failures;
+    for (const auto& r : recorders_) {
+        stray += r->ledger().stray_frames();
+        read += r->ledger().frames_read();
+        silent += r->ledger().silent_frames();
+        if (!r->failure().empty()) {
+            failures.push_back("recorder " + r->sink() + ": " + r->failure());
+        }
+        for (const double at : r->overruns()) {
+            causes_.push_back(
+                {0, r->sink(), at - 2, at, "recording of " + r->sink() + " fell behind"});
+        }
+        for (Run run : r->ledger().runs()) {
+            uint32_t life = 0;
+            for (const Player& p : players_) {
+                if (p.number == run.stream && p.started_s <= run.first_s + 1) {
+                    life = p.life;
+                }
+            }
+            if (life == 0) {
+                failures.push_back("frames of stream " + std::to_string(run.stream) +
+                                   " before any player played it");
+                continue;
+            }
+            run.stream = life;
+            runs.push_back(run);
+        }
+    }
+    const audiod::test::Verdict v = audiod::test::judge(runs, causes_, 1.5);
+
+    std::printf("audiod-soak: %.1f minutes, seed %u, %d players at once, %zu lives\n", now_s() / 60,
+                o_.seed, o_.streams, players_.size());
+    std::printf("events:");
+    for (const auto& [name, count] : events_) {
+        std::printf(" %s %d,", name.c_str(), count);
+    }
+    std::printf(" commands refused %d\n", failed_commands_);
+    for (const std::string& r : refusals_) {
+        std::printf("  refused: audioctl%s\n", r.c_str());
+    }
+    std::printf("frames recorded %llu (silent %llu), checked %llu once and in order (%llu at "
+                "another gain, by count), moves seen lossless %llu\n",
+                static_cast<unsigned long long>(read), static_cast<unsigned long long>(silent),
+                static_cast<unsigned long long>(v.frames_checked),
+                static_cast<unsigned long long>(v.unreadable),
+                static_cast<unsigned long long>(v.hand_overs));
+    uint64_t explained = 0;
+    std::map<std::string, uint64_t> by_cause;
+    for (const auto& gap : v.gaps) {
+        if (!gap.cause.empty()) {
+            explained += gap.frames;
+            by_cause[gap.cause.rfind("sink ", 0) == 0 ? "sink muted" : gap.cause] += gap.frames;
+        } else {
+            std::printf("GAP without a cause: life %u lost %llu frames after %llu, %.2f-%.2f s\n",
+                        gap.stream, static_cast<unsigned long long>(gap.frames),
+                        static_cast<unsigned long long>(gap.after), gap.from_s, gap.to_s);
+            for (const auto& [at, what] : journal_) {
+                if (at > gap.from_s - 3 && at < gap.to_s + 3) {
+                    std::printf("  %8.2f s  %s\n", at, what.c_str());
+                }
+            }
+        }
+    }
+    std::printf("gaps explained: %llu frames (", static_cast<unsigned long long>(explained));
+    for (const auto& [cause, frames] : by_cause) {
+        std::printf(" %s %llu", cause.c_str(), static_cast<unsigned long long>(frames));
+    }
+    std::printf(" ); lost without a cause: %llu; stray frames (mixed or at another gain at a "
+                "run's end): %llu\n",
+                static_cast<unsigned long long>(v.lost_without_cause()),
+                static_cast<unsigned long long>(stray));
+    for (const auto& o : v.overlaps) {
+        std::printf("PLAYED TWICE: life %u, %llu frames from %llu, at %.2f s\n", o.stream,
+                    static_cast<unsigned long long>(o.frames),
+                    static_cast<unsigned long long>(o.from), o.at_s);
+    }
+    // Lives long enough to be heard must have been.
+    std::map<uint32_t, uint64_t> heard;
+    for (const Run& r : runs) {
+        heard[r.stream] += r.last - r.first + 1;
+    }
+    for (const Player& p : players_) {
+        const double end = p.ended_s < 0 ? now_s() : p.ended_s;
+        if (end - p.started_s > 5 && heard[p.life] == 0) {
+            failures.push_back("life " + std::to_string(p.life) + " (" + p.app + ") played for " +
+                               std::to_string(int(end - p.started_s)) +
+                               " s and none of it was heard");
+        }
+    }
+    // Resources: flat after the warm-up (a fifth of the run, at least 30 s).
+    const double warm = std::max(30.0, now_s() / 5);
+    const double fd_slope = slope_per_minute(footprints_, warm, [](auto& f) { return f.fds; });
+    const double thread_slope =
+        slope_per_minute(footprints_, warm, [](auto& f) { return f.threads; });
+    const double rss_slope =
+        slope_per_minute(footprints_, warm, [](auto& f) { return f.rss_kib / 1024.0; });
+    if (!footprints_.empty()) {
+        const Footprint& a = footprints_.front().second;
+        const Footprint& b = footprints_.back().second;
+        std::printf("server: fds %ld -> %ld (%+.2f/min), threads %ld -> %ld (%+.2f/min), RSS %.1f "
+                    "-> %.1f MiB (%+.3f MiB/min) after %.0f s of warm-up\n",
+                    a.fds, b.fds, fd_slope, a.threads, b.threads, thread_slope, a.rss_kib / 1024.0,
+                    b.rss_kib / 1024.0, rss_slope, warm);
+    }
+    if (fd_slope > 1) {
+        failures.push_back("descriptors grow by " + std::to_string(fd_slope) + " a minute");
+    }
+    if (thread_slope > 0.5) {
+        failures.push_back("threads grow by " + std::to_string(thread_slope) + " a minute");
+    }
+    if (rss_slope > 2) {
+        failures.push_back("memory grows by " + std::to_string(rss_slope) + " MiB a minute");
+    }
+    if (v.lost_without_cause() > 0) {
+        const auto* worst = v.worst_without_cause();
+        failures.push_back(std::to_string(v.lost_without_cause()) +
+                           " frames lost without a cause (worst gap " +
+                           std::to_string(worst->frames) + ")");
+    }
+    if (!v.overlaps.empty()) {
+        failures.push_back(std::to_string(v.overlaps.size()) + " runs played twice");
+    }
+    if (v.frames_checked == 0) {
+        failures.push_back("nothing was checked");
+    }
+    for (const std::string& f : failures) {
+        std::printf("FAILED: %s\n", f.c_str());
+    }
+    std::printf("reproduce: audiod-soak --minutes %g --seed %u --streams %d\n", o_.minutes, o_.seed,
+                o_.streams);
+    std::printf("%s\n", failures.empty() ? "soak passed" : "soak FAILED");
+    return failures.empty() ? 0 : 1;
+}
+
+int Soak::run() {
+    char pattern[] = "/tmp/audiod-soak-XXXXXX";
+    if (mkdtemp(pattern) == nullptr) {
+        std::perror("audiod-soak: mkdtemp");
+        return 1;
+    }
+    dir_ = pattern;
+    setenv("AUDIOD_SOCKET", (dir_ + "/socket").c_str(), 1);
+    setenv("XDG_RUNTIME_DIR", dir_.c_str(), 1);
+    setenv("XDG_STATE_HOME", dir_.c_str(), 1);
+    if (!start_server()) {
+        std::fprintf(stderr, "audiod-soak: the server did not start; its log:\n");
+        std::ifstream log(dir_ + "/audiod.log");
+        std::fprintf(stderr, "%s", std::string(std::istreambuf_iterator<char>(log), {}).c_str());
+        return 1;
+    }
+    start_ = Clock::now();
+    for (const Sink& s : sinks_) {
+        recorders_.push_back(std::make_unique<Recorder>(s.name, latest_, start_));
+    }
+    for (int i = 0; i < o_.streams; ++i) {
+        start_player(sinks_[static_cast<size_t>(i)].name);
+    }
+    const double end_s = o_.minutes * 60;
+    const double sample_every = o_.minutes > 10 ? 60 : 5;
+    double next_event = 3, next_sample = 0;
+    while (now_s() < end_s) {
+        find_stream_ids();
+        const double t = now_s();
+        for (size_t i = 0; i < pending_.size();) {
+            if (pending_[i].at_s <= t) {
+                auto undo = std::move(pending_[i].undo);
+                pending_.erase(pending_.begin() + static_cast<long>(i));
+                undo();
+            } else {
+                ++i;
+            }
+        }
+        if (t >= next_sample) {
+            sample();
+            next_sample += sample_every;
+        }
+        if (t >= next_event) {
+            event();
+            next_event += 1;
+        }
+        if (waitpid(server_, nullptr, WNOHANG) == server_) {
+            std::printf("FAILED: the server ended at %.1f s\n", now_s());
+            server_ = -1;
+            break;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    for (auto& p : pending_) {
+        p.undo();
+    }
+    sample();
+    // The end: players stop (their last frames need not arrive), then the
+    // recordings, then the server.
+    const double ending = now_s();
+    for (Player& p : players_) {
+        if (p.ended_s < 0) {
+            kill(p.pid, SIGCONT);
+            kill(p.pid, SIGKILL);
+            audiod::soak::wait_for(p.pid, 5000);
+            p.ended_s = ending;
+        }
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    for (auto& r : recorders_) {
+        r->stop();
+    }
+    int server_status = -1;
+    if (server_ > 0) {
+        kill(server_, SIGTERM);
+        server_status = audiod::soak::wait_for(server_, 30000);
+    }
+    int result = verdict();
+    if (server_status != 0) {
+        std::printf("FAILED: the server's exit status was %d\n", server_status);
+        result = 1;
+    }
+    // Errors in the log: printed for the reader (a killed player's
+    // connection ending is expected).
+    std::ifstream log(dir_ + "/audiod.log");
+    int errors = 0;
+    for (std::string line; std::getline(log, line);) {
+        if (line.find(": error ") != std::string::npos && ++errors <= 10) {
+            std::printf("log: %s\n", line.c_str());
+        }
+    }
+    std::printf("log: %d error lines\n", errors);
+    if (!o_.keep.empty()) {
+        std::filesystem::create_directories(o_.keep);
+        std::ofstream journal(o_.keep + "/events");
+        for (const auto& [at, what] : journal_) {
+            journal << at << " " << what << "\n";
+        }
+        for (const char* f : {"audiod.conf", "audiod.log"}) {
+            std::filesystem::copy_file(dir_ + "/" + f, o_.keep + "/" + f,
+                                       std::filesystem::copy_options::overwrite_existing);
+        }
+    }
+    std::filesystem::remove_all(dir_);
+    return result;
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    const auto options = parse(argc, argv);
+    if (!options) {
+        return 2;
+    }
+    std::signal(SIGPIPE, SIG_IGN);
+    return Soak(*options).run();
+}
