@@ -8,6 +8,8 @@
 #include <fcntl.h>
 #include <fstream>
 #include <spawn.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <thread>
 #include <unistd.h>
@@ -18,7 +20,7 @@ namespace audiod::soak {
 
 namespace {
 
-pid_t spawn_to(const std::vector<std::string>& argv, int out_fd, int err_fd) {
+pid_t spawn_to(const std::vector<std::string>& argv, int out_fd, int err_fd, int pass_fd = -1) {
     std::vector<char*> args;
     for (const std::string& a : argv) {
         args.push_back(const_cast<char*>(a.c_str()));
@@ -28,6 +30,9 @@ pid_t spawn_to(const std::vector<std::string>& argv, int out_fd, int err_fd) {
     posix_spawn_file_actions_init(&actions);
     posix_spawn_file_actions_adddup2(&actions, out_fd, 1);
     posix_spawn_file_actions_adddup2(&actions, err_fd, 2);
+    if (pass_fd >= 0) {
+        posix_spawn_file_actions_adddup2(&actions, pass_fd, 3);
+    }
     pid_t pid = -1;
     const int rc = posix_spawn(&pid, args[0], &actions, nullptr, args.data(), environ);
     posix_spawn_file_actions_destroy(&actions);
@@ -36,15 +41,53 @@ pid_t spawn_to(const std::vector<std::string>& argv, int out_fd, int err_fd) {
 
 } // namespace
 
-pid_t spawn(const std::vector<std::string>& argv, const std::string& log) {
+pid_t spawn(const std::vector<std::string>& argv, const std::string& log, int pass_fd) {
     const int fd = ::open(log.empty() ? "/dev/null" : log.c_str(),
                           O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
     if (fd < 0) {
         return -1;
     }
-    const pid_t pid = spawn_to(argv, fd, fd);
+    const pid_t pid = spawn_to(argv, fd, fd, pass_fd);
     ::close(fd);
     return pid;
+}
+
+pid_t spawn_with_stdio(const std::vector<std::string>& argv, int in, int out) {
+    std::vector<char*> args;
+    for (const std::string& a : argv) {
+        args.push_back(const_cast<char*>(a.c_str()));
+    }
+    args.push_back(nullptr);
+    const int null_fd = ::open("/dev/null", O_RDWR | O_CLOEXEC);
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_adddup2(&actions, in >= 0 ? in : null_fd, 0);
+    posix_spawn_file_actions_adddup2(&actions, out >= 0 ? out : null_fd, 1);
+    posix_spawn_file_actions_adddup2(&actions, null_fd, 2);
+    pid_t pid = -1;
+    const int rc = posix_spawn(&pid, args[0], &actions, nullptr, args.data(), environ);
+    posix_spawn_file_actions_destroy(&actions);
+    ::close(null_fd);
+    return rc == 0 ? pid : -1;
+}
+
+int listen_at(const std::string& path) {
+    sockaddr_un address{};
+    address.sun_family = AF_UNIX;
+    if (path.size() >= sizeof address.sun_path) {
+        return -1;
+    }
+    std::memcpy(address.sun_path, path.c_str(), path.size() + 1);
+    const int fd = ::socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+    ::unlink(path.c_str());
+    if (fd < 0 || ::bind(fd, reinterpret_cast<const sockaddr*>(&address), sizeof address) != 0 ||
+        ::listen(fd, 128) != 0) {
+        if (fd >= 0) {
+            ::close(fd);
+        }
+        return -1;
+    }
+    return fd;
 }
 
 int wait_for(pid_t pid, int limit_ms) {
@@ -103,6 +146,32 @@ Footprint footprint(pid_t pid) {
         }
     }
     return f;
+}
+
+std::map<std::string, int> descriptor_kinds(pid_t pid) {
+    std::map<std::string, int> kinds;
+    const std::string base = "/proc/" + std::to_string(pid) + "/fd";
+    if (DIR* dir = opendir(base.c_str())) {
+        while (const dirent* e = readdir(dir)) {
+            if (e->d_name[0] == '.') {
+                continue;
+            }
+            char target[512];
+            const ssize_t n =
+                ::readlink((base + "/" + e->d_name).c_str(), target, sizeof target - 1);
+            std::string kind = n > 0 ? std::string(target, static_cast<size_t>(n)) : "?";
+            if (kind.rfind("socket:", 0) == 0) {
+                kind = "socket";
+            } else if (kind.rfind("/memfd:", 0) == 0) {
+                kind = "memfd";
+            } else if (kind[0] == '/') {
+                kind = kind.substr(0, kind.rfind('/') + 1);
+            }
+            ++kinds[kind];
+        }
+        closedir(dir);
+    }
+    return kinds;
 }
 
 } // namespace audiod::soak

@@ -1,19 +1,23 @@
 // audiod-soak: everything at once, for as long as asked, and proof that
 // every surviving sample arrived (issue 42; bench/soak/README.md).
 //
-// One server with sinks of different quanta and clocks; players each
-// playing a numbered stream (tests/support/numbered_frames.h); every
+// One server with sinks of different quanta and clocks; players (libaudiod
+// ones, and aplay through the ALSA plugin) each playing a numbered stream
+// (tests/support/numbered_frames.h); every
 // sink's monitor recorded and read into a ledger (stream_ledger.h). Every
 // second a seeded event: a stream moved to a free sink, a stream's, an
 // application's or a sink's volume changed or muted for a while, a
 // player stopped (SIGSTOP) for a while, a player killed and another
-// started. The server's descriptors, threads and memory are sampled as it
-// goes. At the end: every sample of every stream arrived once, in order,
-// gaps only where an event explains them; nothing leaked.
+// started, the server held (SIGSTOP) for up to 2 s; a minute in and every
+// three minutes after, the server killed and started again on the socket
+// this program holds (socket activation). The server's descriptors,
+// threads and memory are sampled as it goes. At the end: every sample of every stream arrived once,
+// in order, gaps only where an event explains them; nothing leaked.
 //
 //   audiod-soak [--minutes N] [--seed S] [--streams N] [--bin DIR] [--keep DIR]
 #include "processes.h"
 #include "recorder.h"
+#include "support/numbered_frames.h"
 #include "support/stream_ledger.h"
 
 #include <algorithm>
@@ -22,6 +26,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fcntl.h>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -110,6 +115,17 @@ std::optional<Options> parse(int argc, char** argv) {
     return o;
 }
 
+// How a player reaches the server.
+enum class Kind {
+    libaudiod, // audiod-test-client
+    aplay,     // aplay through the ALSA plugin
+    pacat,     // pacat through the PulseAudio-protocol server
+};
+
+const char* kind_name(Kind kind) {
+    return kind == Kind::aplay ? "aplay" : kind == Kind::pacat ? "pacat" : "libaudiod";
+}
+
 // A player: one life of a numbered stream (its number 1..31 is reused by
 // later lives, long after this one ended).
 struct Player {
@@ -122,6 +138,16 @@ struct Player {
     double started_s = 0;
     double ended_s = -1; // killed (or the soak's end)
     bool stopped = false;
+    Kind kind = Kind::libaudiod;
+    pid_t feeder = -1; // what feeds aplay or pacat its frames
+};
+
+// A sample of the server's footprint: when, and which server (each
+// restart starts afresh).
+struct Sampled {
+    double at_s;
+    int server;
+    Footprint footprint;
 };
 
 struct Sink {
@@ -148,7 +174,14 @@ private:
     std::string tool(const std::string& name) const { return o_.bin + "/" + name; }
     bool audioctl(const std::vector<std::string>& args, std::string* out = nullptr);
     bool start_server();
-    void start_player(const std::string& sink);
+    bool launch_server();
+    void hold_server();
+    void restart_server();
+    void settle(double since, const std::string& why);
+    void start_player(const std::string& sink, Kind kind);
+    Kind next_kind();
+    void reap_players();
+    void end_player(Player& p);
     void find_stream_ids();
     std::string free_sink(bool at_unity = false);
     Player* random_player(bool listed, const std::function<bool(const Player&)>& also = {});
@@ -166,6 +199,8 @@ private:
     Clock::time_point start_ = Clock::now();
     std::string dir_;
     pid_t server_ = -1;
+    int listener_ = -1;
+    std::string self_ = std::filesystem::read_symlink("/proc/self/exe").string();
     std::vector<Sink> sinks_;
     std::vector<Player> players_; // every life, in order
     std::vector<double> last_end_of_number_ = std::vector<double>(32, -1e9);
@@ -177,8 +212,11 @@ private:
     void note(const std::string& what) { journal_.emplace_back(now_s(), what); }
     audiod::test::LatestNumbers latest_{};
     std::vector<std::unique_ptr<Recorder>> recorders_;
-    std::vector<std::pair<double, Footprint>> footprints_;
+    std::vector<Sampled> footprints_;
+    int server_lives_ = 1;
     std::map<uint32_t, double> life_altered_until_;
+    double last_restart_s_ = -1e9;
+    std::vector<std::string> player_failures_;
     std::map<std::string, double> sink_altered_until_;
     int failed_commands_ = 0;
     std::vector<std::string> refusals_; // the first few, for the summary
@@ -191,6 +229,14 @@ bool Soak::audioctl(const std::vector<std::string>& args, std::string* out) {
     const int status = audiod::soak::run(argv, text, 10000);
     if (out != nullptr) {
         *out = text;
+    }
+    if (status != 0 && text.find("no stream with id") != std::string::npos) {
+        // Made anew (after a stall) under another id: found again.
+        for (Player& p : players_) {
+            if (p.stream_id != 0 && args.size() > 1 && args[1] == std::to_string(p.stream_id)) {
+                p.stream_id = 0;
+            }
+        }
     }
     if (status != 0 && ++failed_commands_ <= 5) {
         std::string line;
@@ -209,7 +255,8 @@ bool Soak::start_server() {
     const int ppms[] = {0, -100, 50, 100, -50, 20};
     const int count = o_.streams + 4; // room to move into
     std::ofstream config(dir_ + "/audiod.conf");
-    config << "[server]\ndefault-sink = \"s0\"\n";
+    config << "[server]\ndefault-sink = \"s0\"\n[pulse]\nsocket = \"" << dir_
+           << "/pulse-native\"\n";
     for (int i = 0; i < count; ++i) {
         // (Built by append: GCC 12 warns falsely of "s" + to_string.)
         std::string name = "s";
@@ -219,9 +266,18 @@ bool Soak::start_server() {
                << "\nclock-ppm = " << ppms[i % 6] << "\n";
     }
     config.close();
-    server_ = audiod::soak::spawn(
-        {tool("audiod"), "--config", dir_ + "/audiod.conf", "--state", dir_ + "/state"},
-        dir_ + "/audiod.log");
+    listener_ = audiod::soak::listen_at(dir_ + "/socket");
+    return listener_ >= 0 && launch_server();
+}
+
+bool Soak::launch_server() {
+    // Socket activation: the socket is this program's, passed to each
+    // server as a service manager passes it ($LISTEN_PID is the server's
+    // own pid: the shell's, which execs it).
+    server_ = audiod::soak::spawn({"/bin/sh", "-c", "LISTEN_PID=$$ LISTEN_FDS=1 exec \"$0\" \"$@\"",
+                                   tool("audiod"), "--config", dir_ + "/audiod.conf", "--state",
+                                   dir_ + "/state"},
+                                  dir_ + "/audiod.log", listener_);
     for (int i = 0; i < 200 && server_ > 0; ++i) {
         std::string out;
         if (audiod::soak::run({tool("audioctl"), "info"}, out, 5000) == 0) {
@@ -261,7 +317,7 @@ std::string Soak::free_sink(bool at_unity) {
     return free[std::uniform_int_distribution<size_t>(0, free.size() - 1)(rng_)];
 }
 
-void Soak::start_player(const std::string& sink) {
+void Soak::start_player(const std::string& sink, Kind kind) {
     // A number no life has used for 10 s: its last frames are long read.
     uint32_t number = 0;
     for (uint32_t n = 1; n <= 31 && number == 0; ++n) {
@@ -281,15 +337,52 @@ void Soak::start_player(const std::string& sink) {
     p.sink = sink;
     p.app = "soak-" + std::to_string(p.life);
     p.started_s = now_s();
-    const int latency = std::uniform_int_distribution<int>(30, 200)(rng_);
-    p.pid = audiod::soak::spawn({tool("audiod-test-client"), "--signal", "numbered", "--seed",
+    p.kind = kind;
+    if (kind != Kind::libaudiod) {
+        // aplay or pacat, fed the numbered stream as raw frames through a
+        // pipe by this program (--write-numbered).
+        int pipe_fds[2];
+        if (pipe2(pipe_fds, O_CLOEXEC) != 0) {
+            return;
+        }
+        p.feeder = audiod::soak::spawn_with_stdio(
+            {self_, "--write-numbered", std::to_string(number)}, -1, pipe_fds[1]);
+        const std::vector<std::string> argv =
+            kind == Kind::aplay ? std::vector<std::string>{"/usr/bin/aplay",
+                                                           "-q",
+                                                           "-D",
+                                                           "audiod:" + sink,
+                                                           "-t",
+                                                           "raw",
+                                                           "-f",
+                                                           "S16_LE",
+                                                           "-c",
+                                                           "2",
+                                                           "-r",
+                                                           "48000"}
+                                : std::vector<std::string>{"/usr/bin/pacat",
+                                                           "--playback",
+                                                           "--raw",
+                                                           "--format=s16le",
+                                                           "--channels=2",
+                                                           "--rate=48000",
+                                                           "--device=" + sink,
+                                                           "--client-name=" + p.app};
+        p.pid = audiod::soak::spawn_with_stdio(argv, pipe_fds[0], -1);
+        ::close(pipe_fds[0]);
+        ::close(pipe_fds[1]);
+    } else {
+        const int latency = std::uniform_int_distribution<int>(30, 200)(rng_);
+        p.pid =
+            audiod::soak::spawn({tool("audiod-test-client"), "--signal", "numbered", "--seed",
                                  std::to_string(number), "--frames", "1000000000000", "--sink",
                                  sink, "--app", p.app, "--latency-ms", std::to_string(latency)});
+    }
     if (p.pid > 0) {
-        note("start life " + std::to_string(p.life) + " (number " + std::to_string(number) +
-             ") on " + sink);
+        note("start life " + std::to_string(p.life) + " (number " + std::to_string(number) + ", " +
+             kind_name(kind) + ") on " + sink);
         players_.push_back(p);
-        ++events_["player started"];
+        ++events_[std::string(kind_name(kind)) + " started"];
     }
 }
 
@@ -308,11 +401,16 @@ void Soak::find_stream_ids() {
     std::istringstream lines(out);
     for (std::string line; std::getline(lines, line);) {
         std::istringstream words(line);
-        std::string id, app;
-        words >> id >> app;
+        std::string id, app, sink, word, pid;
+        words >> id >> app >> sink;
+        while (words >> word) {
+            pid = word; // the last column
+        }
         for (Player& p : players_) {
-            if (p.ended_s < 0 && p.app == app && std::isdigit(static_cast<unsigned char>(id[0]))) {
+            if (p.ended_s < 0 && pid == std::to_string(p.pid) &&
+                std::isdigit(static_cast<unsigned char>(id[0]))) {
                 p.stream_id = static_cast<uint32_t>(std::stoul(id));
+                p.sink = sink;
             }
         }
     }
@@ -359,7 +457,8 @@ void Soak::event() {
             }
         }
     } else if (roll < 52) {
-        if (Player* p = random_player(true)) {
+        if (Player* p =
+                random_player(true, [](const Player& q) { return q.kind == Kind::libaudiod; })) {
             const std::string target = "app:" + p->app;
             if (audioctl({"set-volume", target, "70%"})) {
                 life_altered_until_[p->life] = t + hold + 0.5;
@@ -409,7 +508,7 @@ void Soak::event() {
                                     audioctl({"mute", "sink:" + sink, "off"});
                                 }});
         }
-    } else if (roll < 85) {
+    } else if (roll < 83) {
         if (Player* p = random_player(false)) {
             kill(p->pid, SIGSTOP);
             note("SIGSTOP life " + std::to_string(p->life) + " for " + std::to_string(hold));
@@ -427,40 +526,174 @@ void Soak::event() {
                                     }
                                 }});
         }
+    } else if (roll < 86) {
+        hold_server();
     } else {
         if (Player* p = random_player(false)) {
-            kill(p->pid, SIGKILL);
             note("SIGKILL life " + std::to_string(p->life) + " on " + p->sink);
-            audiod::soak::wait_for(p->pid, 5000);
-            p->ended_s = now_s();
-            last_end_of_number_[p->number] = p->ended_s;
+            end_player(*p);
             ++events_["player killed"];
         }
-        start_player(free_sink());
+        start_player(free_sink(), next_kind());
     }
+}
+
+Kind Soak::next_kind() {
+    const int roll = std::uniform_int_distribution<int>(0, 3)(rng_);
+    return roll == 1 ? Kind::aplay : roll == 3 ? Kind::pacat : Kind::libaudiod;
+}
+
+// A player that ended by itself: a pacat when the server it spoke to was
+// killed (libpulse does not reconnect: its stream ends, as PulseAudio's
+// own do when the server goes); any other is a failure. Either is
+// replaced.
+void Soak::reap_players() {
+    int replace = 0;
+    for (Player& p : players_) {
+        if (p.ended_s >= 0) {
+            continue;
+        }
+        int status = 0;
+        if (waitpid(p.pid, &status, WNOHANG) != p.pid) {
+            continue;
+        }
+        const double t = now_s();
+        const bool expected = p.kind == Kind::pacat && t - last_restart_s_ < 15;
+        note("life " + std::to_string(p.life) + " (" + kind_name(p.kind) + ") ended by itself" +
+             (expected ? " after the server's restart" : ""));
+        if (!expected) {
+            player_failures_.push_back("life " + std::to_string(p.life) + " (" + kind_name(p.kind) +
+                                       ") ended by itself at " + std::to_string(int(t)) +
+                                       " s, status " + std::to_string(status));
+        }
+        if (p.feeder > 0) {
+            kill(p.feeder, SIGKILL);
+            audiod::soak::wait_for(p.feeder, 5000);
+        }
+        p.ended_s = t;
+        last_end_of_number_[p.number] = t;
+        ++events_[std::string(kind_name(p.kind)) + " ended by itself"];
+        ++replace;
+    }
+    for (; replace > 0; --replace) {
+        start_player(free_sink(), next_kind());
+    }
+}
+
+void Soak::end_player(Player& p) {
+    kill(p.pid, SIGCONT);
+    kill(p.pid, SIGKILL);
+    audiod::soak::wait_for(p.pid, 5000);
+    if (p.feeder > 0) {
+        kill(p.feeder, SIGKILL);
+        audiod::soak::wait_for(p.feeder, 5000);
+    }
+    p.ended_s = now_s();
+    last_end_of_number_[p.number] = p.ended_s;
+}
+
+void Soak::hold_server() {
+    // Up to 2 s, all of it here: nothing can be asked of a stopped server.
+    const double hold = std::uniform_real_distribution<double>(0.2, 2.0)(rng_);
+    const double t = now_s();
+    kill(server_, SIGSTOP);
+    note("SIGSTOP server for " + std::to_string(hold));
+    std::this_thread::sleep_for(std::chrono::duration<double>(hold));
+    kill(server_, SIGCONT);
+    note("SIGCONT server");
+    ++events_["server held"];
+    // Held over half a second, the players took the server for stalled
+    // and kept their own clocks; they make their streams anew now.
+    settle(t, "server held");
+}
+
+void Soak::restart_server() {
+    const double t = now_s();
+    last_restart_s_ = t;
+    kill(server_, SIGKILL);
+    audiod::soak::wait_for(server_, 10000);
+    note("SIGKILL server");
+    if (!launch_server()) {
+        note("the server did not start again");
+        server_ = -1;
+        return;
+    }
+    note("server started again");
+    ++server_lives_;
+    ++events_["server restarted"];
+    settle(t, "server killed and restarted");
+}
+
+void Soak::settle(double since, const std::string& why) {
+    // Time for the players' supervisors to notice and come back (they
+    // look every 250 ms).
+    std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+    // Every player comes back on its own, its stream made anew (a new id);
+    // where each plays is read again, and two that came back on one sink
+    // (an application's sink is where its last stream was moved: aplay's
+    // are all "aplay") are parted. What they lost meanwhile has this cause.
+    for (Player& p : players_) {
+        p.stream_id = 0;
+    }
+    for (int i = 0; i < 300; ++i) {
+        reap_players();
+        find_stream_ids();
+        const bool all = std::all_of(players_.begin(), players_.end(), [](const Player& p) {
+            return p.ended_s >= 0 || p.stopped || p.stream_id != 0;
+        });
+        if (all) {
+            break;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    std::map<std::string, int> on_sink;
+    for (Player& p : players_) {
+        if (p.ended_s < 0 && p.stream_id != 0 && ++on_sink[p.sink] > 1) {
+            const std::string to = free_sink();
+            if (!to.empty() && audioctl({"move-stream", std::to_string(p.stream_id), to})) {
+                note("part life " + std::to_string(p.life) + " " + p.sink + " -> " + to);
+                p.sink = to;
+            }
+        }
+    }
+    causes_.push_back({0, "", since - 0.5, now_s() + 2, why});
 }
 
 void Soak::sample() {
-    footprints_.emplace_back(now_s(), audiod::soak::footprint(server_));
+    footprints_.push_back({now_s(), server_lives_, audiod::soak::footprint(server_)});
 }
 
-// Least-squares slope of `value` per minute over the samples from `from_s`.
-double slope_per_minute(const std::vector<std::pair<double, Footprint>>& samples, double from_s,
+// How fast `value` grows, per minute: the least-squares slope within each
+// server's life past its first `warm_s` seconds, pooled (each life its
+// own level, one slope for all).
+double slope_per_minute(const std::vector<Sampled>& samples, double warm_s,
                         const std::function<double(const Footprint&)>& value) {
-    double n = 0, st = 0, sv = 0, stt = 0, stv = 0;
-    for (const auto& [t, f] : samples) {
-        if (t < from_s) {
+    std::map<int, std::vector<std::pair<double, double>>> lives;
+    std::map<int, double> born;
+    for (const Sampled& s : samples) {
+        born.try_emplace(s.server, s.at_s);
+        if (s.at_s - born[s.server] >= warm_s) {
+            lives[s.server].emplace_back(s.at_s / 60, value(s.footprint));
+        }
+    }
+    double sxy = 0, sxx = 0;
+    for (const auto& [server, points] : lives) {
+        if (points.size() < 3) {
             continue;
         }
-        const double m = t / 60, v = value(f);
-        n += 1;
-        st += m;
-        sv += v;
-        stt += m * m;
-        stv += m * v;
+        double mx = 0, my = 0;
+        for (const auto& [x, y] : points) {
+            mx += x;
+            my += y;
+        }
+        mx /= static_cast<double>(points.size());
+        my /= static_cast<double>(points.size());
+        for (const auto& [x, y] : points) {
+            sxy += (x - mx) * (y - my);
+            sxx += (x - mx) * (x - mx);
+        }
     }
-    const double d = n * stt - st * st;
-    return n < 3 || d == 0 ? 0 : (n * stv - st * sv) / d;
+    return sxx == 0 ? 0 : sxy / sxx;
 }
 
 int Soak::verdict() {
@@ -515,7 +748,15 @@ int Soak::verdict() {
                 static_cast<unsigned long long>(v.hand_overs));
     uint64_t explained = 0;
     std::map<std::string, uint64_t> by_cause;
+    std::ofstream gaps_file;
+    if (!o_.keep.empty()) {
+        std::filesystem::create_directories(o_.keep);
+        gaps_file.open(o_.keep + "/gaps");
+    }
     for (const auto& gap : v.gaps) {
+        gaps_file << "life " << gap.stream << " lost " << gap.frames << " after " << gap.after
+                  << ", " << gap.from_s << "-" << gap.to_s
+                  << " s: " << (gap.cause.empty() ? "NO CAUSE" : gap.cause) << "\n";
         if (!gap.cause.empty()) {
             explained += gap.frames;
             by_cause[gap.cause.rfind("sink ", 0) == 0 ? "sink muted" : gap.cause] += gap.frames;
@@ -556,20 +797,20 @@ int Soak::verdict() {
                                " s and none of it was heard");
         }
     }
-    // Resources: flat after the warm-up (a fifth of the run, at least 30 s).
-    const double warm = std::max(30.0, now_s() / 5);
+    // Resources: flat after each server's warm-up (30 s).
+    const double warm = 30;
     const double fd_slope = slope_per_minute(footprints_, warm, [](auto& f) { return f.fds; });
     const double thread_slope =
         slope_per_minute(footprints_, warm, [](auto& f) { return f.threads; });
     const double rss_slope =
         slope_per_minute(footprints_, warm, [](auto& f) { return f.rss_kib / 1024.0; });
     if (!footprints_.empty()) {
-        const Footprint& a = footprints_.front().second;
-        const Footprint& b = footprints_.back().second;
+        const Footprint& a = footprints_.front().footprint;
+        const Footprint& b = footprints_.back().footprint;
         std::printf("server: fds %ld -> %ld (%+.2f/min), threads %ld -> %ld (%+.2f/min), RSS %.1f "
-                    "-> %.1f MiB (%+.3f MiB/min) after %.0f s of warm-up\n",
+                    "-> %.1f MiB (%+.3f MiB/min), each of %d servers after %.0f s of warm-up\n",
                     a.fds, b.fds, fd_slope, a.threads, b.threads, thread_slope, a.rss_kib / 1024.0,
-                    b.rss_kib / 1024.0, rss_slope, warm);
+                    b.rss_kib / 1024.0, rss_slope, server_lives_, warm);
     }
     if (fd_slope > 1) {
         failures.push_back("descriptors grow by " + std::to_string(fd_slope) + " a minute");
@@ -588,6 +829,13 @@ int Soak::verdict() {
     }
     if (!v.overlaps.empty()) {
         failures.push_back(std::to_string(v.overlaps.size()) + " runs played twice");
+    }
+    failures.insert(failures.end(), player_failures_.begin(), player_failures_.end());
+    // The state file (per-application settings, written as the soak moves
+    // and sets volumes) must survive every kill: a server that finds it
+    // corrupt moves it aside.
+    if (std::filesystem::exists(dir_ + "/state.corrupt")) {
+        failures.push_back("the server found its state file corrupt after a kill");
     }
     if (v.frames_checked == 0) {
         failures.push_back("nothing was checked");
@@ -611,6 +859,13 @@ int Soak::run() {
     setenv("AUDIOD_SOCKET", (dir_ + "/socket").c_str(), 1);
     setenv("XDG_RUNTIME_DIR", dir_.c_str(), 1);
     setenv("XDG_STATE_HOME", dir_.c_str(), 1);
+    // aplay finds pcm.audiod of this build (or of the installed tree).
+    const std::string alsa_conf = o_.bin + "/../share/alsa/alsa.conf.d/50-audiod.conf";
+    if (std::filesystem::exists(alsa_conf)) {
+        setenv("ALSA_CONFIG_PATH", ("/usr/share/alsa/alsa.conf:" + alsa_conf).c_str(), 1);
+    }
+    setenv("HOME", dir_.c_str(), 1); // no ~/.asoundrc
+    setenv("PULSE_SERVER", ("unix:" + dir_ + "/pulse-native").c_str(), 1);
     if (!start_server()) {
         std::fprintf(stderr, "audiod-soak: the server did not start; its log:\n");
         std::ifstream log(dir_ + "/audiod.log");
@@ -621,13 +876,20 @@ int Soak::run() {
     for (const Sink& s : sinks_) {
         recorders_.push_back(std::make_unique<Recorder>(s.name, latest_, start_));
     }
+    // Half the players are libaudiod's, a quarter aplay through the ALSA
+    // plugin, a quarter pacat through the PulseAudio-protocol server.
     for (int i = 0; i < o_.streams; ++i) {
-        start_player(sinks_[static_cast<size_t>(i)].name);
+        start_player(sinks_[static_cast<size_t>(i)].name, i % 4 == 1   ? Kind::aplay
+                                                          : i % 4 == 3 ? Kind::pacat
+                                                                       : Kind::libaudiod);
     }
     const double end_s = o_.minutes * 60;
-    const double sample_every = o_.minutes > 10 ? 60 : 5;
-    double next_event = 3, next_sample = 0;
+    const double sample_every = o_.minutes > 10 ? 10 : 5;
+    // The server is killed and started again a minute in, then every
+    // three minutes.
+    double next_event = 3, next_sample = 0, next_restart = 60;
     while (now_s() < end_s) {
+        reap_players();
         find_stream_ids();
         const double t = now_s();
         for (size_t i = 0; i < pending_.size();) {
@@ -643,7 +905,14 @@ int Soak::run() {
             sample();
             next_sample += sample_every;
         }
-        if (t >= next_event) {
+        if (t >= next_restart && t + 20 < end_s) {
+            restart_server();
+            next_restart += 180;
+            if (server_ < 0) {
+                std::printf("FAILED: the server did not start again at %.1f s\n", now_s());
+                break;
+            }
+        } else if (t >= next_event) {
             event();
             next_event += 1;
         }
@@ -658,14 +927,13 @@ int Soak::run() {
         p.undo();
     }
     sample();
+    const std::map<std::string, int> fd_kinds = audiod::soak::descriptor_kinds(server_);
     // The end: players stop (their last frames need not arrive), then the
     // recordings, then the server.
     const double ending = now_s();
     for (Player& p : players_) {
         if (p.ended_s < 0) {
-            kill(p.pid, SIGCONT);
-            kill(p.pid, SIGKILL);
-            audiod::soak::wait_for(p.pid, 5000);
+            end_player(p);
             p.ended_s = ending;
         }
     }
@@ -679,6 +947,11 @@ int Soak::run() {
         server_status = audiod::soak::wait_for(server_, 30000);
     }
     int result = verdict();
+    std::printf("the server's descriptors at the end:");
+    for (const auto& [kind, count] : fd_kinds) {
+        std::printf(" %s %d,", kind.c_str(), count);
+    }
+    std::printf("\n");
     if (server_status != 0) {
         std::printf("FAILED: the server's exit status was %d\n", server_status);
         result = 1;
@@ -708,9 +981,34 @@ int Soak::run() {
     return result;
 }
 
+// --write-numbered N: stream N's numbered frames on standard output, raw
+// s16le stereo, until the reader goes (aplay's feed).
+int write_numbered(uint32_t stream) {
+    std::vector<int16_t> block(2 * 4800);
+    for (uint64_t frame = 0;;) {
+        for (size_t i = 0; i < 4800; ++i, ++frame) {
+            audiod::test::numbered_frame(stream, frame, block[2 * i], block[2 * i + 1]);
+        }
+        const char* data = reinterpret_cast<const char*>(block.data());
+        size_t left = block.size() * sizeof(int16_t);
+        while (left > 0) {
+            const ssize_t n = ::write(1, data, left);
+            if (n <= 0) {
+                return 0;
+            }
+            data += n;
+            left -= static_cast<size_t>(n);
+        }
+    }
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
+    if (argc == 3 && std::string(argv[1]) == "--write-numbered") {
+        std::signal(SIGPIPE, SIG_DFL);
+        return write_numbered(static_cast<uint32_t>(std::strtoul(argv[2], nullptr, 10)));
+    }
     const auto options = parse(argc, argv);
     if (!options) {
         return 2;

@@ -108,14 +108,19 @@ const Gap* Verdict::worst_without_cause() const {
 
 namespace {
 
+// The cause whose times overlap the gap's, or failing that come within
+// `slack_s` of them: a gap read just after one event's window and within
+// another's is the other's.
 std::string cause_of(const Gap& gap, const std::string& sink_before, const std::string& sink_after,
                      const std::vector<Cause>& causes, double slack_s) {
-    for (const Cause& c : causes) {
-        const bool whose =
-            c.stream == gap.stream ||
-            (c.stream == 0 && (c.sink.empty() || c.sink == sink_before || c.sink == sink_after));
-        if (whose && c.from_s - slack_s <= gap.to_s && c.to_s + slack_s >= gap.from_s) {
-            return c.what;
+    for (const double slack : {0.0, slack_s}) {
+        for (const Cause& c : causes) {
+            const bool whose = c.stream == gap.stream ||
+                               (c.stream == 0 &&
+                                (c.sink.empty() || c.sink == sink_before || c.sink == sink_after));
+            if (whose && c.from_s - slack <= gap.to_s && c.to_s + slack >= gap.from_s) {
+                return c.what;
+            }
         }
     }
     return "";

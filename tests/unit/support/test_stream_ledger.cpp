@@ -117,7 +117,10 @@ BOOST_AUTO_TEST_CASE(a_gap_is_found_and_explained_only_by_its_own_cause) {
     BOOST_REQUIRE_EQUAL(unexplained.overlaps.size(), 1U);
     BOOST_CHECK_EQUAL(unexplained.overlaps[0].from, 3400U);
     BOOST_CHECK_EQUAL(unexplained.overlaps[0].frames, 100U);
-    const Verdict explained = judge(a.ledger.runs(), {{4, "", 1.2, 1.8, "stream 4 muted"}}, 0.5);
+    // The gap (1.0-2.0 s) is within 0.5 s of the stop, and within the mute.
+    const Verdict explained =
+        judge(a.ledger.runs(),
+              {{4, "", 0.2, 0.6, "stream 4 stopped"}, {4, "", 1.2, 1.8, "stream 4 muted"}}, 0.5);
     BOOST_REQUIRE_EQUAL(explained.gaps.size(), 1U);
     BOOST_CHECK_EQUAL(explained.gaps[0].cause, "stream 4 muted");
     BOOST_CHECK_EQUAL(explained.lost_without_cause(), 0U);
