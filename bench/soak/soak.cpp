@@ -21,6 +21,7 @@
 #include "support/stream_ledger.h"
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
@@ -156,6 +157,7 @@ struct Sampled {
     int server;
     Footprint footprint;
     std::map<std::string, int> descriptors; // by kind
+    int pacats;                             // pacat players then: each holds a descriptor more
 };
 
 struct Sink {
@@ -676,41 +678,55 @@ void Soak::settle(double since, const std::string& why) {
 }
 
 void Soak::sample() {
+    const int pacats =
+        static_cast<int>(std::count_if(players_.begin(), players_.end(), [](const Player& p) {
+            return p.ended_s < 0 && p.kind == Kind::pacat;
+        }));
     footprints_.push_back({now_s(), server_lives_, audiod::soak::footprint(server_),
-                           audiod::soak::descriptor_kinds(server_)});
+                           audiod::soak::descriptor_kinds(server_), pacats});
 }
 
 // How fast `value` grows, per minute: the least-squares slope within each
 // server's life past its first `warm_s` seconds, pooled (each life its
-// own level, one slope for all).
+// own level, one slope for all), with the number of pacat players as a
+// second regressor: a pacat's stream holds an eventfd more than the
+// players it replaces, and pacats end with each restart and come back
+// one kill in four, so their number climbs through each server's life.
 double slope_per_minute(const std::vector<Sampled>& samples, double warm_s,
                         const std::function<double(const Footprint&)>& value) {
-    std::map<int, std::vector<std::pair<double, double>>> lives;
+    std::map<int, std::vector<std::array<double, 3>>> lives; // minutes, pacats, value
     std::map<int, double> born;
     for (const Sampled& s : samples) {
         born.try_emplace(s.server, s.at_s);
         if (s.at_s - born[s.server] >= warm_s) {
-            lives[s.server].emplace_back(s.at_s / 60, value(s.footprint));
+            lives[s.server].push_back({s.at_s / 60, double(s.pacats), value(s.footprint)});
         }
     }
-    double sxy = 0, sxx = 0;
+    double s11 = 0, s12 = 0, s22 = 0, s1y = 0, s2y = 0;
     for (const auto& [server, points] : lives) {
         if (points.size() < 3) {
             continue;
         }
-        double mx = 0, my = 0;
-        for (const auto& [x, y] : points) {
-            mx += x;
-            my += y;
+        std::array<double, 3> mean{};
+        for (const auto& p : points) {
+            for (size_t k = 0; k < 3; ++k) {
+                mean[k] += p[k] / double(points.size());
+            }
         }
-        mx /= static_cast<double>(points.size());
-        my /= static_cast<double>(points.size());
-        for (const auto& [x, y] : points) {
-            sxy += (x - mx) * (y - my);
-            sxx += (x - mx) * (x - mx);
+        for (const auto& p : points) {
+            const double x1 = p[0] - mean[0], x2 = p[1] - mean[1], y = p[2] - mean[2];
+            s11 += x1 * x1;
+            s12 += x1 * x2;
+            s22 += x2 * x2;
+            s1y += x1 * y;
+            s2y += x2 * y;
         }
     }
-    return sxx == 0 ? 0 : sxy / sxx;
+    const double d = s11 * s22 - s12 * s12;
+    if (s22 == 0 || d <= 1e-9 * s11 * s22) {
+        return s11 == 0 ? 0 : s1y / s11; // pacats never changed: time alone
+    }
+    return (s22 * s1y - s12 * s2y) / d;
 }
 
 int Soak::verdict() {
@@ -1007,8 +1023,9 @@ int Soak::run() {
         std::filesystem::create_directories(o_.keep);
         std::ofstream samples(o_.keep + "/footprints");
         for (const Sampled& f : footprints_) {
-            samples << f.at_s << " server " << f.server << " fds " << f.footprint.fds << " threads "
-                    << f.footprint.threads << " rss-kib " << f.footprint.rss_kib;
+            samples << f.at_s << " server " << f.server << " pacats " << f.pacats << " fds "
+                    << f.footprint.fds << " threads " << f.footprint.threads << " rss-kib "
+                    << f.footprint.rss_kib;
             for (const auto& [kind, count] : f.descriptors) {
                 samples << " " << kind << "=" << count;
             }
