@@ -63,8 +63,8 @@ endif()
 # a falling COST starts them in this order (before the short unit tests),
 # and a step lasts as long as the last test it started.
 set(cost 100)
-foreach(suite rtp relay rooms groups rooms_interop rtp_receive alsa_plugin capture watchdog portaudio jack portaudio_jack alsa_source
-        playback lifecycle service reload system_wide audioctl routing app_state events pulse alsa alsa_mixer conversion modules files harness
+foreach(suite rtp relay rooms groups rooms_interop pulse rtp_receive alsa_plugin capture watchdog portaudio jack portaudio_jack alsa_source
+        playback lifecycle service reload system_wide audioctl routing app_state events alsa alsa_mixer conversion modules files harness
         no_hang/a_client_killed_mid_write_disturbs_no_one
         no_hang/server_stopped_for_8_s_players_keep_their_clock_and_sound_returns
         no_hang/server_killed_and_replaced_players_carry_on
