@@ -58,6 +58,7 @@ void Recorder::run() {
         audiod_disconnect(ctx);
         return;
     }
+    recording_ = true;
     std::vector<int16_t> buffer(2 * 4096);
     uint64_t overruns = 0;
     while (!stopping_) {

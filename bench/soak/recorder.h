@@ -30,6 +30,9 @@ public:
     // whether it ever failed to open.
     [[nodiscard]] std::vector<double> overruns() const;
     [[nodiscard]] std::string failure() const;
+    // Whether its record stream is made (and reading).
+    [[nodiscard]] bool recording() const { return recording_; }
+    [[nodiscard]] bool stopping() const { return stopping_; }
 
 private:
     void run();
@@ -39,6 +42,7 @@ private:
     test::SinkLedger ledger_;
     std::chrono::steady_clock::time_point start_;
     std::atomic<bool> stopping_{false};
+    std::atomic<bool> recording_{false};
     mutable std::mutex mutex_;
     std::vector<double> overruns_;
     std::string failure_;

@@ -1,0 +1,227 @@
+// The players: started, found in the server's listing, reaped, ended.
+#include "soak.h"
+
+#include <algorithm>
+#include <csignal>
+#include <fcntl.h>
+#include <sstream>
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace audiod::soak {
+
+const char* kind_name(Kind kind) {
+    return kind == Kind::aplay ? "aplay" : kind == Kind::pacat ? "pacat" : "libaudiod";
+}
+
+bool Soak::altered(const Player& p, double t) const {
+    const auto life = life_altered_until_.find(p.life);
+    return (life != life_altered_until_.end() && t < life->second) || altered(p.sink, t);
+}
+
+bool Soak::altered(const std::string& sink, double t) const {
+    const auto found = sink_altered_until_.find(sink);
+    return found != sink_altered_until_.end() && t < found->second;
+}
+
+std::string Soak::free_sink(bool at_unity) {
+    std::vector<std::string> free;
+    for (const Sink& s : sinks_) {
+        if (at_unity && altered(s.name, now_s())) {
+            continue;
+        }
+        const bool taken = std::any_of(players_.begin(), players_.end(), [&](const Player& p) {
+            return p.ended_s < 0 && p.sink == s.name;
+        });
+        if (!taken) {
+            free.push_back(s.name);
+        }
+    }
+    if (free.empty()) {
+        return "";
+    }
+    return free[std::uniform_int_distribution<size_t>(0, free.size() - 1)(rng_)];
+}
+
+Player* Soak::player_on(const std::string& sink) {
+    for (Player& p : players_) {
+        if (p.ended_s < 0 && p.sink == sink) {
+            return &p;
+        }
+    }
+    return nullptr;
+}
+
+void Soak::start_player(const std::string& sink, Kind kind) {
+    // A number no life has used for 10 s: its last frames are long read.
+    uint32_t number = 0;
+    for (uint32_t n = 1; n <= 31 && number == 0; ++n) {
+        const bool live = std::any_of(players_.begin(), players_.end(), [&](const Player& p) {
+            return p.ended_s < 0 && p.number == n;
+        });
+        if (!live && now_s() - last_end_of_number_[n] > 10) {
+            number = n;
+        }
+    }
+    if (number == 0 || sink.empty()) {
+        return;
+    }
+    Player p;
+    p.number = number;
+    p.life = ++lives_;
+    p.sink = sink;
+    p.app = "soak-" + std::to_string(p.life);
+    p.started_s = now_s();
+    p.kind = kind;
+    if (kind != Kind::libaudiod) {
+        // aplay or pacat, fed the numbered stream as raw frames through a
+        // pipe by this program (--write-numbered).
+        int pipe_fds[2];
+        if (pipe2(pipe_fds, O_CLOEXEC) != 0) {
+            return;
+        }
+        p.feeder = audiod::soak::spawn_with_stdio(
+            {self_, "--write-numbered", std::to_string(number)}, -1, pipe_fds[1]);
+        const std::vector<std::string> argv =
+            kind == Kind::aplay ? std::vector<std::string>{"/usr/bin/aplay",
+                                                           "-q",
+                                                           "-D",
+                                                           "audiod:" + sink,
+                                                           "-t",
+                                                           "raw",
+                                                           "-f",
+                                                           "S16_LE",
+                                                           "-c",
+                                                           "2",
+                                                           "-r",
+                                                           "48000"}
+                                : std::vector<std::string>{"/usr/bin/pacat",
+                                                           "--playback",
+                                                           "--raw",
+                                                           "--format=s16le",
+                                                           "--channels=2",
+                                                           "--rate=48000",
+                                                           "--device=" + sink,
+                                                           "--client-name=" + p.app};
+        // Only aplay loads code of this build (the plugin); pacat speaks
+        // the protocol.
+        if (kind == Kind::aplay && !o_.preload.empty()) {
+            setenv("LD_PRELOAD", o_.preload.c_str(), 1);
+        }
+        p.pid = audiod::soak::spawn_with_stdio(argv, pipe_fds[0], players_log_fd_);
+        unsetenv("LD_PRELOAD");
+        ::close(pipe_fds[0]);
+        ::close(pipe_fds[1]);
+    } else {
+        const int latency = std::uniform_int_distribution<int>(30, 200)(rng_);
+        p.pid = audiod::soak::spawn({tool("audiod-test-client"), "--signal", "numbered", "--seed",
+                                     std::to_string(number), "--frames", "1000000000000", "--sink",
+                                     sink, "--app", p.app, "--latency-ms", std::to_string(latency)},
+                                    dir_ + "/players.log");
+    }
+    if (p.pid > 0) {
+        note("start life " + std::to_string(p.life) + " (number " + std::to_string(number) + ", " +
+             kind_name(kind) + ") on " + sink);
+        players_.push_back(p);
+        ++events_[std::string(kind_name(kind)) + " started"];
+    }
+}
+
+void Soak::find_stream_ids() {
+    const bool all_known = std::all_of(players_.begin(), players_.end(), [](const Player& p) {
+        return p.ended_s >= 0 || p.stream_id != 0;
+    });
+    if (all_known) {
+        return;
+    }
+    std::string out;
+    if (!audioctl({"list", "streams"}, &out)) {
+        return;
+    }
+    // Columns: ID APP SINK ...; a player's application is its own name.
+    std::istringstream lines(out);
+    for (std::string line; std::getline(lines, line);) {
+        std::istringstream words(line);
+        std::string id, app, sink, word, pid;
+        words >> id >> app >> sink;
+        while (words >> word) {
+            pid = word; // the last column
+        }
+        for (Player& p : players_) {
+            if (p.ended_s < 0 && pid == std::to_string(p.pid) &&
+                std::isdigit(static_cast<unsigned char>(id[0]))) {
+                p.stream_id = static_cast<uint32_t>(std::stoul(id));
+                p.sink = sink;
+            }
+        }
+    }
+}
+
+Player* Soak::random_player(bool listed, const std::function<bool(const Player&)>& also) {
+    std::vector<Player*> live;
+    for (Player& p : players_) {
+        if (p.ended_s < 0 && !p.stopped && (!listed || p.stream_id != 0) && (!also || also(p))) {
+            live.push_back(&p);
+        }
+    }
+    if (live.empty()) {
+        return nullptr;
+    }
+    return live[std::uniform_int_distribution<size_t>(0, live.size() - 1)(rng_)];
+}
+
+Kind Soak::next_kind() {
+    const int roll = std::uniform_int_distribution<int>(0, 3)(rng_);
+    return roll == 1 ? Kind::aplay : roll == 3 ? Kind::pacat : Kind::libaudiod;
+}
+
+// A player that ended by itself: a pacat when the server it spoke to was
+// killed (libpulse does not reconnect: its stream ends, as PulseAudio's
+// own do when the server goes); any other is a failure. Either is
+// replaced.
+void Soak::reap_players() {
+    int replace = 0;
+    for (Player& p : players_) {
+        if (p.ended_s >= 0) {
+            continue;
+        }
+        int status = 0;
+        if (waitpid(p.pid, &status, WNOHANG) != p.pid) {
+            continue;
+        }
+        const double t = now_s();
+        const bool expected = p.kind == Kind::pacat && t - last_restart_s_ < 15;
+        note("life " + std::to_string(p.life) + " (" + kind_name(p.kind) + ") ended by itself" +
+             (expected ? " after the server's restart" : ""));
+        if (!expected) {
+            player_failures_.push_back("life " + std::to_string(p.life) + " (" + kind_name(p.kind) +
+                                       ") ended by itself at " + std::to_string(int(t)) +
+                                       " s, status " + std::to_string(status));
+        }
+        if (p.feeder > 0) {
+            kill(p.feeder, SIGKILL);
+            audiod::soak::wait_for(p.feeder, 5000);
+        }
+        p.ended_s = t;
+        last_end_of_number_[p.number] = t;
+        ++events_[std::string(kind_name(p.kind)) + " ended by itself"];
+        ++replace;
+    }
+    for (; replace > 0; --replace) {
+        start_player(free_sink(), next_kind());
+    }
+}
+
+void Soak::end_player(Player& p) {
+    kill(p.pid, SIGCONT);
+    kill(p.pid, SIGKILL);
+    audiod::soak::wait_for(p.pid, 5000);
+    if (p.feeder > 0) {
+        kill(p.feeder, SIGKILL);
+        audiod::soak::wait_for(p.feeder, 5000);
+    }
+    p.ended_s = now_s();
+    last_end_of_number_[p.number] = p.ended_s;
+}
+
+} // namespace audiod::soak

@@ -1,0 +1,212 @@
+// The soak's parts: what it runs (players, the server's lives), the events
+// it fires and the verdict it reaches (bench/soak/README.md). One Soak
+// runs once; its methods are spread by concern over soak.cpp (the loop),
+// players.cpp, server_life.cpp, events.cpp, sink_faults.cpp and
+// verdict.cpp.
+#pragma once
+
+#include "log_watch.h"
+#include "processes.h"
+#include "recorder.h"
+#include "support/stream_ledger.h"
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <random>
+#include <string>
+#include <sys/types.h>
+#include <utility>
+#include <vector>
+
+namespace audiod::soak {
+
+using Clock = std::chrono::steady_clock;
+
+struct Options {
+    double minutes = 60;
+    uint32_t seed = 1;
+    int streams = 24;
+    std::string bin;
+    std::string keep;
+    std::string preload; // LD_PRELOAD for aplay (a sanitizer build's plugin)
+};
+
+// How a player reaches the server.
+enum class Kind {
+    libaudiod, // audiod-test-client
+    aplay,     // aplay through the ALSA plugin
+    pacat,     // pacat through the PulseAudio-protocol server
+};
+
+const char* kind_name(Kind kind);
+
+// A player: one life of a numbered stream (its number 1..31 is reused by
+// later lives, long after this one ended).
+struct Player {
+    uint32_t number = 0;
+    uint32_t life = 0; // unique: the ledger's key for this life
+    pid_t pid = -1;
+    std::string sink;
+    std::string app;
+    uint32_t stream_id = 0; // the server's, once listed
+    double started_s = 0;
+    double ended_s = -1; // killed (or the soak's end)
+    bool stopped = false;
+    Kind kind = Kind::libaudiod;
+    pid_t feeder = -1; // what feeds aplay or pacat its frames
+};
+
+// A sample of the server's footprint: when, and which server (each
+// restart starts afresh).
+struct Sampled {
+    double at_s;
+    int server;
+    Footprint footprint;
+    std::map<std::string, int> descriptors; // by kind
+    int pacats;                             // pacat players then: each holds a descriptor more
+};
+
+struct Sink {
+    std::string name;
+    int quantum;
+    int ppm;
+    bool card = false; // the fake card's ALSA sink, not a null one
+};
+
+// A change to undo later (a volume back to unity, a player continued).
+struct Pending {
+    double at_s;
+    std::function<void()> undo;
+};
+
+// A time when the server's log may complain: a fault the soak made.
+struct Excuse {
+    double from_s;
+    double to_s;
+    std::string why;
+    bool held; // the server was held or killed: RT stalls excused too
+};
+
+// Where the server's default sink is: no player is placed there, so that
+// a sink taken away (unloaded, its card unplugged) has somewhere to send
+// its stream that mixes it with no other.
+inline constexpr const char* kFallbackSink = "fallback";
+
+class Soak {
+public:
+    explicit Soak(Options options)
+        : o_(std::move(options))
+        , rng_(o_.seed) {}
+    int run();
+
+private:
+    double now_s() const { return std::chrono::duration<double>(Clock::now() - start_).count(); }
+    std::string tool(const std::string& name) const { return o_.bin + "/" + name; }
+    bool audioctl(const std::vector<std::string>& args, std::string* out = nullptr);
+    void note(const std::string& what) { journal_.emplace_back(now_s(), what); }
+    // The log may complain from `from_s` to a few seconds past now.
+    void excuse(double from_s, const std::string& why, bool held = false) {
+        excuses_.push_back({from_s - 0.5, now_s() + 3, why, held});
+    }
+    double uniform(double low, double high) {
+        return std::uniform_real_distribution<double>(low, high)(rng_);
+    }
+
+    // server_life.cpp
+    void write_config();
+    bool start_server();
+    bool launch_server();
+    bool reload(const std::string& why);
+    void hold_server();
+    void restart_server();
+    void settle(double since, const std::string& why);
+    void sample();
+
+    // players.cpp
+    void start_player(const std::string& sink, Kind kind);
+    Kind next_kind();
+    void reap_players();
+    void end_player(Player& p);
+    void find_stream_ids();
+    std::string free_sink(bool at_unity = false);
+    Player* random_player(bool listed, const std::function<bool(const Player&)>& also = {});
+    Player* player_on(const std::string& sink);
+    // Whether a life's or a sink's gain is other than unity (ramps
+    // included) at `t`: its frames then read only by count, and a run
+    // cut by a move there could not be told from a loss, so moves wait.
+    bool altered(const Player& p, double t) const;
+    bool altered(const std::string& sink, double t) const;
+
+    // events.cpp
+    void event();
+    void move_stream();
+    void lower_stream(double hold);
+    void lower_app(double hold);
+    void lower_sink(double hold);
+    void mute_stream(double hold);
+    void mute_sink(double hold);
+    void stop_player(double hold);
+    void replace_player();
+    // Runs `audioctl COMMAND TARGET ON` now and `... OFF` in `hold`
+    // seconds; true if the server took the first.
+    bool for_a_while(const std::string& command, const std::string& target, const std::string& on,
+                     const std::string& off, double hold, const std::string& event_name);
+
+    // sink_faults.cpp: sinks taken away and given back
+    void unload_sink(double hold);
+    void change_quantum();
+    void card_fault(double hold);
+    // Stops the recording of SINK (its monitor would follow the streams
+    // rescued to the fallback sink and record them twice) and starts it
+    // again once SINK runs again.
+    void stop_recording(const std::string& sink);
+    bool resume_recording(const std::string& sink, int limit_ms);
+    void sink_returned(const std::string& sink, double since, const std::string& why,
+                       uint32_t life);
+    bool sink_running(const std::string& sink);
+
+    // verdict.cpp
+    int verdict();
+    int finish(int server_status);
+    // The log's complaints that no fault explains (a stall: only a held
+    // or killed server does); printed, and counted.
+    int unexplained_complaints();
+    void keep_files();
+
+    Options o_;
+    std::mt19937 rng_;
+    Clock::time_point start_ = Clock::now();
+    std::string dir_;
+    std::string card_dir_; // the fake card's fault files
+    pid_t server_ = -1;
+    int listener_ = -1;
+    int players_log_fd_ = -1; // the players' standard error
+    std::string self_;
+    std::vector<Sink> sinks_;
+    std::vector<Player> players_; // every life, in order
+    std::vector<double> last_end_of_number_ = std::vector<double>(32, -1e9);
+    uint32_t lives_ = 0;
+    std::vector<Pending> pending_;
+    std::vector<test::Cause> causes_;
+    std::map<std::string, int> events_;
+    std::vector<std::pair<double, std::string>> journal_; // what was done, when
+    test::LatestNumbers latest_{};
+    std::vector<std::unique_ptr<Recorder>> recorders_; // ended ones too
+    std::vector<Sampled> footprints_;
+    int server_lives_ = 1;
+    std::map<uint32_t, double> life_altered_until_;
+    double last_restart_s_ = -1e9;
+    std::vector<std::string> player_failures_;
+    std::map<std::string, double> sink_altered_until_;
+    int failed_commands_ = 0;
+    std::vector<std::string> refusals_; // the first few, for the summary
+    std::unique_ptr<LogWatch> log_;
+    std::vector<std::string> failures_; // found while running
+    std::vector<Excuse> excuses_;
+    int changed_quantum_ = -1; // the sink whose quantum a reload changed, or -1
+};
+
+} // namespace audiod::soak
