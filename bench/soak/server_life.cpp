@@ -4,8 +4,11 @@
 
 #include <algorithm>
 #include <csignal>
+#include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <thread>
+#include <unistd.h>
 
 namespace audiod::soak {
 
@@ -16,11 +19,14 @@ void Soak::write_config() {
     for (size_t i = 0; i < sinks_.size(); ++i) {
         const Sink& s = sinks_[i];
         const int quantum = int(i) == changed_quantum_ ? s.quantum * 2 : s.quantum;
-        if (s.card) {
+        if (s.type == Sink::Type::card) {
             // A generous device buffer (16 quanta): this machine's own
             // scheduling jitter causes no xruns beside the card's.
             config << "[sinks." << s.name << "]\ntype = \"alsa\"\ndevice = \"testcard\"\n"
                    << "periods = 16\nquantum = " << quantum << "\n";
+        } else if (s.type == Sink::Type::jack) {
+            config << "[sinks." << s.name << "]\ntype = \"jack\"\nserver = \"" << jack_name_
+                   << "\"\nconnect = \"physical\"\nquantum = " << quantum << "\n";
         } else {
             config << "[sinks." << s.name << "]\ntype = \"null\"\nquantum = " << quantum
                    << "\nclock-ppm = " << s.ppm << "\n";
@@ -28,10 +34,58 @@ void Soak::write_config() {
     }
 }
 
+// A paced JACK server of the soak's own (`jackd -d dummy`: no sound card,
+// no real-time rights), clients given 10 s to answer before it throws
+// them out (a loaded machine's), ended with SIGTERM: a jackd killed
+// outright can leave JACK's shared registry locked.
+bool Soak::start_jack() {
+    if (!std::filesystem::exists("/usr/bin/jackd") ||
+        !std::filesystem::exists("/usr/bin/jack_wait")) {
+        return false;
+    }
+    jack_name_ = "audiod-soak-" + std::to_string(::getpid());
+    jackd_ = spawn({"/usr/bin/jackd", "-n", jack_name_, "-r", "-t", "10000", "-d", "dummy", "-r",
+                    "48000", "-p", "256"},
+                   dir_ + "/jackd.log");
+    std::string out;
+    if (jackd_ > 0 && audiod::soak::run({"/usr/bin/jack_wait", "-w", "-t", "30", "-s", jack_name_},
+                                        out, 40000) == 0) {
+        return true;
+    }
+    std::fprintf(stderr, "audiod-soak: jackd did not start (%s); no JACK sink\n", out.c_str());
+    stop_jack();
+    jack_name_.clear();
+    return false;
+}
+
+void Soak::stop_jack() {
+    if (jackd_ <= 0) {
+        return;
+    }
+    kill(jackd_, SIGTERM);
+    if (wait_for(jackd_, 10000) < 0) {
+        kill(jackd_, SIGKILL);
+        wait_for(jackd_, 5000);
+    }
+    jackd_ = -1;
+    // What JACK leaves of clients that ended without closing (each killed
+    // server's) and of the server: semaphores and sockets named after it.
+    const std::string semaphore = "jack_sem." + std::to_string(::getuid()) + "_" + jack_name_ + "_";
+    const std::string socket = "jack_" + jack_name_ + "_";
+    std::error_code ignored;
+    for (const auto& entry : std::filesystem::directory_iterator("/dev/shm", ignored)) {
+        const std::string file = entry.path().filename().string();
+        if (file.starts_with(semaphore) || file.starts_with(socket)) {
+            std::filesystem::remove(entry.path(), ignored);
+        }
+    }
+}
+
 bool Soak::start_server() {
     // Quanta from 64 to 1024 frames, clocks from 100 ppm slow to 100 fast:
     // moves cross both. The last sink is the test sound card's (an ALSA
-    // sink, paced by its own clock), where the build has it.
+    // sink, paced by its own clock), where the build has it; the one
+    // before a JACK sink on a dummy jackd, where JACK is installed.
     const int quanta[] = {64, 128, 256, 512, 1024};
     const int ppms[] = {0, -100, 50, 100, -50, 20};
     const int count = o_.streams + 4; // room to move into
@@ -42,7 +96,10 @@ bool Soak::start_server() {
         sinks_.push_back({name, quanta[i % 5], ppms[i % 6]});
     }
     if (!card_dir_.empty()) {
-        sinks_.back() = {"card", 256, 0, true};
+        sinks_.back() = {"card", 256, 0, Sink::Type::card};
+    }
+    if (start_jack()) {
+        sinks_[sinks_.size() - 2] = {"jack", 256, 0, Sink::Type::jack};
     }
     write_config();
     listener_ = listen_at(dir_ + "/socket");

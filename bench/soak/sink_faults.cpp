@@ -22,6 +22,15 @@ void touch(const std::string& path) {
 
 } // namespace
 
+const Sink& Soak::random_null_sink() {
+    for (;;) {
+        const Sink& s = sinks_[std::uniform_int_distribution<size_t>(0, sinks_.size() - 1)(rng_)];
+        if (s.type == Sink::Type::null) {
+            return s;
+        }
+    }
+}
+
 bool Soak::sink_running(const std::string& sink) {
     std::string out;
     if (!audioctl({"list", "sinks"}, &out)) {
@@ -102,7 +111,7 @@ void Soak::unload_sink(double hold) {
     if (player_on(kFallbackSink) != nullptr) {
         return;
     }
-    const Sink& s = sinks_[std::uniform_int_distribution<size_t>(0, sinks_.size() - 2)(rng_)];
+    const Sink& s = random_null_sink();
     const double t = now_s();
     const Player* p = player_on(s.name);
     const uint32_t life = p != nullptr ? p->life : 0;
@@ -129,8 +138,7 @@ void Soak::change_quantum() {
     // One null sink at a time runs at twice its quantum; a reload sets it
     // back, the next another. The sink reopens with its streams playing.
     const int before = changed_quantum_;
-    changed_quantum_ =
-        before >= 0 ? -1 : std::uniform_int_distribution<int>(0, int(sinks_.size()) - 2)(rng_);
+    changed_quantum_ = before >= 0 ? -1 : int(&random_null_sink() - sinks_.data());
     write_config();
     const std::string& name = sinks_[size_t(before >= 0 ? before : changed_quantum_)].name;
     if (reload("the quantum of " + name + " changed")) {

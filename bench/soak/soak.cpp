@@ -247,6 +247,7 @@ int Soak::run() {
         kill(server_, SIGTERM);
         server_status = wait_for(server_, 30000);
     }
+    stop_jack();
     log_->poll(now_s());
     return finish(server_status);
 }

@@ -70,10 +70,15 @@ struct Sampled {
 };
 
 struct Sink {
+    enum class Type {
+        null,
+        card, // the test sound card's ALSA sink, paced by the card's clock
+        jack, // a JACK sink on a dummy jackd, driven by JACK's periods
+    };
     std::string name;
     int quantum;
     int ppm;
-    bool card = false; // the fake card's ALSA sink, not a null one
+    Type type = Type::null;
 };
 
 // A change to undo later (a volume back to unity, a player continued).
@@ -117,6 +122,8 @@ private:
 
     // server_life.cpp
     void write_config();
+    bool start_jack();
+    void stop_jack();
     bool start_server();
     bool launch_server();
     bool reload(const std::string& why);
@@ -159,6 +166,8 @@ private:
     void unload_sink(double hold);
     void change_quantum();
     void card_fault(double hold);
+    // A null sink, drawn from the seed.
+    const Sink& random_null_sink();
     // Stops the recording of SINK (its monitor would follow the streams
     // rescued to the fallback sink and record them twice) and starts it
     // again once SINK runs again.
@@ -180,7 +189,9 @@ private:
     std::mt19937 rng_;
     Clock::time_point start_ = Clock::now();
     std::string dir_;
-    std::string card_dir_; // the fake card's fault files
+    std::string card_dir_;  // the fake card's fault files
+    std::string jack_name_; // the dummy jackd's, if one runs
+    pid_t jackd_ = -1;
     pid_t server_ = -1;
     int listener_ = -1;
     int players_log_fd_ = -1; // the players' standard error

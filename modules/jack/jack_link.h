@@ -111,7 +111,8 @@ public:
     // would be queued) or has been captured: 0; -ENODEV once JACK has gone
     // away; -ETIMEDOUT after two quanta and 500 ms without a JACK period (a
     // stopped or frozen server: the server fails the device on it, and
-    // reopens it once JACK answers). Thread: rt.
+    // reopens it once JACK answers), counted while this process runs: a
+    // held audiod does not take its hold for JACK's. Thread: rt.
     int wait_for_quantum() noexcept;
     // One quantum of interleaved float frames into the ring. Thread: rt.
     void write(const float* frames) noexcept;

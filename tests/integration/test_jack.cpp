@@ -202,6 +202,34 @@ BOOST_AUTO_TEST_CASE(a_frozen_jackd_fails_the_sink_and_never_the_server) {
     require_clean_stop(server);
 }
 
+BOOST_AUTO_TEST_CASE(a_server_held_for_a_while_keeps_its_jack_sink) {
+    TempDir dir;
+    DummyJack jack;
+    const JackSanitizerSettings sanitizers(dir);
+    ServerProcess server(studio_config(dir));
+    PlayingClient client({"--signal", "sequence", "--sink", "studio", "--app", "held"});
+    BOOST_REQUIRE_MESSAGE(wait_for_app_stream("held"), why_no_stream(client.program(), server));
+    require_playing_on("held", "studio", server, jack);
+    // Held (as SIGSTOP, a debugger or a frozen VM holds it) three times
+    // longer than the sink waits for a JACK period: JACK was not silent,
+    // the server was, and the sink must not fail on its own hold (the
+    // soak's holds each failed it, and sent its streams elsewhere).
+    BOOST_REQUIRE(stop_process(server.pid()));
+    std::this_thread::sleep_for(1500ms);
+    ::kill(server.pid(), SIGCONT);
+    // The player comes back (its stream made anew, taking the server for
+    // stalled) and plays on through the sink's cycles after the hold.
+    require_playing_on("held", "studio", server, jack);
+    const auto id = wait_for_app_stream("held");
+    BOOST_REQUIRE(id);
+    BOOST_REQUIRE(wait_for_more(*id, 24000));
+    BOOST_CHECK_MESSAGE(server.log().find("sink studio failed") == std::string::npos,
+                        "the sink failed on the server's own hold; server's log:\n"
+                            << server.log());
+    BOOST_REQUIRE_EQUAL(client.stop().status, 0);
+    require_clean_stop(server);
+}
+
 BOOST_AUTO_TEST_CASE(a_jack_source_records_what_a_jack_sink_played_every_frame_in_order) {
     TempDir dir;
     DummyJack jack;
