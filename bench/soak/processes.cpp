@@ -141,8 +141,8 @@ Footprint footprint(pid_t pid) {
     for (std::string line; std::getline(status, line);) {
         if (line.rfind("Threads:", 0) == 0) {
             f.threads = std::atol(line.c_str() + 8);
-        } else if (line.rfind("VmRSS:", 0) == 0) {
-            f.rss_kib = std::atol(line.c_str() + 6);
+        } else if (line.rfind("RssAnon:", 0) == 0) {
+            f.anon_kib = std::atol(line.c_str() + 8);
         }
     }
     return f;

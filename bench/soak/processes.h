@@ -33,7 +33,8 @@ int wait_for(pid_t pid, int limit_ms);
 struct Footprint {
     long fds = 0;
     long threads = 0;
-    long rss_kib = 0;
+    long anon_kib = 0; // resident and anonymous: the heap, not mapped files or
+                       // JACK's shared memory (touched as its graph runs)
 };
 Footprint footprint(pid_t pid);
 // What a process's descriptors are, counted by kind ("socket", "memfd",

@@ -167,14 +167,14 @@ int Soak::verdict() {
     const double thread_slope =
         slope_per_minute(footprints_, warm, [](auto& f) { return f.threads; });
     const double rss_slope =
-        slope_per_minute(footprints_, warm, [](auto& f) { return f.rss_kib / 1024.0; });
+        slope_per_minute(footprints_, warm, [](auto& f) { return f.anon_kib / 1024.0; });
     if (!footprints_.empty()) {
         const Footprint& a = footprints_.front().footprint;
         const Footprint& b = footprints_.back().footprint;
-        std::printf("server: fds %ld -> %ld (%+.2f/min), threads %ld -> %ld (%+.2f/min), RSS %.1f "
+        std::printf("server: fds %ld -> %ld (%+.2f/min), threads %ld -> %ld (%+.2f/min), heap (anonymous RSS) %.1f "
                     "-> %.1f MiB (%+.3f MiB/min), each of %d servers after %.0f s of warm-up\n",
-                    a.fds, b.fds, fd_slope, a.threads, b.threads, thread_slope, a.rss_kib / 1024.0,
-                    b.rss_kib / 1024.0, rss_slope, server_lives_, warm);
+                    a.fds, b.fds, fd_slope, a.threads, b.threads, thread_slope, a.anon_kib / 1024.0,
+                    b.anon_kib / 1024.0, rss_slope, server_lives_, warm);
     }
     if (fd_slope > 1) {
         failures.push_back("descriptors grow by " + std::to_string(fd_slope) + " a minute");
@@ -189,7 +189,7 @@ int Soak::verdict() {
     std::printf("memory: not bounded under a sanitizer (its allocator holds freed memory)\n");
 #else
     if (rss_slope > 2) {
-        failures.push_back("memory grows by " + std::to_string(rss_slope) + " MiB a minute");
+        failures.push_back("the heap grows by " + std::to_string(rss_slope) + " MiB a minute");
     }
 #endif
     if (v.lost_without_cause() > 0) {
@@ -295,8 +295,8 @@ void Soak::keep_files() {
     std::ofstream samples(o_.keep + "/footprints");
     for (const Sampled& f : footprints_) {
         samples << f.at_s << " server " << f.server << " pacats " << f.pacats << " fds "
-                << f.footprint.fds << " threads " << f.footprint.threads << " rss-kib "
-                << f.footprint.rss_kib;
+                << f.footprint.fds << " threads " << f.footprint.threads << " anon-kib "
+                << f.footprint.anon_kib;
         for (const auto& [kind, count] : f.descriptors) {
             samples << " " << kind << "=" << count;
         }
