@@ -515,6 +515,11 @@ ServerConfig parse_or_throw(std::string_view text, const std::string& source) {
     if (config.sinks.empty()) {
         fail(source, 1, "no sinks configured (add e.g. [sinks.default] with type = \"null\")");
     }
+    if (config.sinks.size() + config.sources.size() > kMaxDevices) {
+        fail(source, 1,
+             std::to_string(config.sinks.size() + config.sources.size()) +
+                 " sinks and sources configured; at most " + std::to_string(kMaxDevices));
+    }
     if (config.default_sink.empty()) {
         config.default_sink = config.sinks.front().name;
     } else if (std::none_of(config.sinks.begin(), config.sinks.end(),

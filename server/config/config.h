@@ -35,6 +35,7 @@
 // [server] and unknown top-level tables are errors, not silently ignored.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -44,6 +45,13 @@
 #include <vector>
 
 namespace audiod {
+
+// How many sinks and sources (groups' sinks included) one server keeps,
+// configured and loaded at run time together: a guard against a client
+// that loads without end (each costs a thread), far above any setup's
+// needs. (It was 32, and applied only to loads: a server configured with
+// 37 sinks could not load back one it had unloaded; the soak found it.)
+inline constexpr size_t kMaxDevices = 256;
 
 // A [sinks.NAME] or [sources.NAME] table: a device, by name.
 struct DeviceConfig {

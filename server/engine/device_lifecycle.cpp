@@ -42,7 +42,8 @@ MaybeError DeviceLifecycle::load(DeviceKind kind, const std::string& type, const
         return ClientError{AUDIOD_E_INVALID, "a source named '" + name + "' already exists"};
     }
     if (devices_.size() >= DeviceRegistry::kMaxDevices) {
-        return ClientError{AUDIOD_E_BUSY, "too many sinks and sources"};
+        return ClientError{AUDIOD_E_BUSY, "too many sinks and sources (at most " +
+                                              std::to_string(DeviceRegistry::kMaxDevices) + ")"};
     }
     OptionList device_options = options;
     RelayRequest relay;

@@ -24,7 +24,7 @@ namespace audiod {
 
 class DeviceRegistry {
 public:
-    static constexpr size_t kMaxDevices = 32;
+    static constexpr size_t kMaxDevices = audiod::kMaxDevices; // config/config.h
 
     struct Entry {
         std::unique_ptr<Device> device;

@@ -104,6 +104,22 @@ BOOST_AUTO_TEST_CASE(sinks_load_unload_default_and_rescue) {
         3u);
 }
 
+BOOST_AUTO_TEST_CASE(a_server_of_many_sinks_loads_back_one_it_unloaded) {
+    // 40 sinks, as a large setup (or the soak's 37) has: unloading one
+    // and loading it again is no "too many" (the bound was once 32, and
+    // counted against loads only).
+    TempDir dir;
+    std::string config;
+    for (int i = 0; i < 40; ++i) {
+        config += "[sinks.n" + std::to_string(i) + "]\ntype = \"null\"\nquantum = 1024\n";
+    }
+    ServerProcess server(config);
+    ctl_ok({"unload-sink", "n7"});
+    ctl_ok({"load-sink", "null", "n7", "quantum=1024"});
+    BOOST_CHECK(ctl({"list", "sinks"}).out.find("n7 ") != std::string::npos);
+    BOOST_REQUIRE_EQUAL(server.stop(SIGTERM), 0);
+}
+
 BOOST_AUTO_TEST_CASE(bad_targets_fail_clearly) {
     TempDir dir;
     ServerProcess server(two_file_sinks(dir));

@@ -62,6 +62,21 @@ format = "f32le"
     BOOST_REQUIRE_EQUAL(c.sinks[1].options.size(), 2u);
 }
 
+BOOST_AUTO_TEST_CASE(sinks_and_sources_are_bounded_together) {
+    // At the bound, a server may be configured with every device it can
+    // hold; one more is refused with the count and the bound.
+    std::string text;
+    for (size_t i = 0; i < kMaxDevices; ++i) {
+        text +=
+            (i % 4 == 3 ? "[sources.d" : "[sinks.d") + std::to_string(i) + "]\ntype = \"null\"\n";
+    }
+    BOOST_CHECK_EQUAL(parse_ok(text).sinks.size() + parse_ok(text).sources.size(), kMaxDevices);
+    text += "[sinks.one-more]\ntype = \"null\"\n";
+    BOOST_CHECK_EQUAL(parse_error(text), "test.conf:1: " + std::to_string(kMaxDevices + 1) +
+                                             " sinks and sources configured; at most " +
+                                             std::to_string(kMaxDevices));
+}
+
 BOOST_AUTO_TEST_CASE(defaults_and_first_sink_as_default) {
     const auto c = parse_ok("[sinks.b]\ntype = \"null\"\n[sinks.a]\ntype = \"null\"\n");
     BOOST_CHECK_EQUAL(c.rate, 48000u);
