@@ -55,7 +55,7 @@ Player* Soak::player_on(const std::string& sink) {
 void Soak::start_player(const std::string& sink, Kind kind) {
     // A number no life has used for 10 s: its last frames are long read.
     uint32_t number = 0;
-    for (uint32_t n = 1; n <= 31 && number == 0; ++n) {
+    for (uint32_t n = 1; n <= test::kMaxNumberedStream && number == 0; ++n) {
         const bool live = std::any_of(players_.begin(), players_.end(), [&](const Player& p) {
             return p.ended_s < 0 && p.number == n;
         });

@@ -43,7 +43,7 @@ const char* const kUsage =
     "\n"
     "  --minutes N   how long (default 60; fractions allowed)\n"
     "  --seed S      the events' seed (default 1): the same seed, the same events\n"
-    "  --streams N   players at once, 1..28 (default 24)\n"
+    "  --streams N   players at once, 1..48 (default 32)\n"
     "  --bin DIR     where audiod, audioctl and audiod-test-client are (default:\n"
     "                this program's directory)\n"
     "  --keep DIR    keep the server's configuration and log, the events and the\n"
@@ -78,8 +78,8 @@ std::optional<Options> parse(int argc, char** argv) {
             o.seed = static_cast<uint32_t>(std::strtoul(value.c_str(), &end, 10));
         } else if (key == "--streams") {
             o.streams = std::atoi(value.c_str());
-            if (o.streams < 1 || o.streams > 28) {
-                std::fprintf(stderr, "audiod-soak: --streams wants 1..28\n");
+            if (o.streams < 1 || o.streams > 48) {
+                std::fprintf(stderr, "audiod-soak: --streams wants 1..48\n");
                 return std::nullopt;
             }
         } else if (key == "--bin") {
@@ -118,6 +118,21 @@ bool Soak::audioctl(const std::vector<std::string>& args, std::string* out) {
                 p.stream_id = 0;
             }
         }
+    }
+    // A server that answers nothing: where each of its threads is, once
+    // or twice (gdb, where installed), for whoever reads the run.
+    const bool unanswered = status == 128 + SIGKILL || text.find("timed out") != std::string::npos;
+    if (unanswered && stack_dumps_ < 2 && std::filesystem::exists("/usr/bin/gdb")) {
+        const std::string file = dir_ + "/stacks-" + std::to_string(++stack_dumps_);
+        std::string stacks;
+        audiod::soak::run(
+            {"/usr/bin/gdb", "-p", std::to_string(server_), "-batch", "-ex", "thread apply all bt"},
+            stacks, 60000);
+        std::ofstream(file) << stacks;
+        note("the server did not answer audioctl" + (args.empty() ? "" : " " + args[0]) +
+             "; its threads' stacks in stacks-" + std::to_string(stack_dumps_));
+        failures_.push_back("the server did not answer at " + std::to_string(int(now_s())) +
+                            " s (stacks-" + std::to_string(stack_dumps_) + ", kept by --keep)");
     }
     if (status != 0 && ++failed_commands_ <= 5) {
         std::string line;

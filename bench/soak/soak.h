@@ -8,6 +8,7 @@
 #include "log_watch.h"
 #include "processes.h"
 #include "recorder.h"
+#include "support/numbered_frames.h"
 #include "support/stream_ledger.h"
 
 #include <chrono>
@@ -28,7 +29,7 @@ using Clock = std::chrono::steady_clock;
 struct Options {
     double minutes = 60;
     uint32_t seed = 1;
-    int streams = 24;
+    int streams = 32;
     std::string bin;
     std::string keep;
     std::string preload; // LD_PRELOAD for aplay (a sanitizer build's plugin)
@@ -43,7 +44,7 @@ enum class Kind {
 
 const char* kind_name(Kind kind);
 
-// A player: one life of a numbered stream (its number 1..31 is reused by
+// A player: one life of a numbered stream (its number 1..63 is reused by
 // later lives, long after this one ended).
 struct Player {
     uint32_t number = 0;
@@ -198,7 +199,8 @@ private:
     std::string self_;
     std::vector<Sink> sinks_;
     std::vector<Player> players_; // every life, in order
-    std::vector<double> last_end_of_number_ = std::vector<double>(32, -1e9);
+    std::vector<double> last_end_of_number_ =
+        std::vector<double>(test::kMaxNumberedStream + 1, -1e9);
     uint32_t lives_ = 0;
     std::vector<Pending> pending_;
     std::vector<test::Cause> causes_;
@@ -217,7 +219,8 @@ private:
     std::unique_ptr<LogWatch> log_;
     std::vector<std::string> failures_; // found while running
     std::vector<Excuse> excuses_;
-    int changed_quantum_ = -1; // the sink whose quantum a reload changed, or -1
+    int changed_quantum_ = -1;
+    int stack_dumps_ = 0; // the sink whose quantum a reload changed, or -1
 };
 
 } // namespace audiod::soak

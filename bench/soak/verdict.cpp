@@ -171,7 +171,8 @@ int Soak::verdict() {
     if (!footprints_.empty()) {
         const Footprint& a = footprints_.front().footprint;
         const Footprint& b = footprints_.back().footprint;
-        std::printf("server: fds %ld -> %ld (%+.2f/min), threads %ld -> %ld (%+.2f/min), heap (anonymous RSS) %.1f "
+        std::printf("server: fds %ld -> %ld (%+.2f/min), threads %ld -> %ld (%+.2f/min), heap "
+                    "(anonymous RSS) %.1f "
                     "-> %.1f MiB (%+.3f MiB/min), each of %d servers after %.0f s of warm-up\n",
                     a.fds, b.fds, fd_slope, a.threads, b.threads, thread_slope, a.anon_kib / 1024.0,
                     b.anon_kib / 1024.0, rss_slope, server_lives_, warm);
@@ -310,9 +311,12 @@ void Soak::keep_files() {
     for (const LogWatch::Line& line : log_->complaints()) {
         complaints << line.at_s << " " << line.text << "\n";
     }
-    for (const char* f : {"audiod.conf", "audiod.log", "players.log"}) {
-        std::filesystem::copy_file(dir_ + "/" + f, o_.keep + "/" + f,
-                                   std::filesystem::copy_options::overwrite_existing);
+    for (const std::string f :
+         {"audiod.conf", "audiod.log", "players.log", "jackd.log", "stacks-1", "stacks-2"}) {
+        if (std::filesystem::exists(dir_ + "/" + f)) {
+            std::filesystem::copy_file(dir_ + "/" + f, o_.keep + "/" + f,
+                                       std::filesystem::copy_options::overwrite_existing);
+        }
     }
 }
 

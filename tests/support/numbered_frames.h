@@ -7,12 +7,13 @@
 // several frames in a row agree.
 //
 //   left   the frame number's low 16 bits
-//   right  bits 10-14 the stream (1..31), bits 6-9 a check of stream and
-//          number, bits 0-5 the number's next 6 bits: positive and never
+//   right  bits 9-14 the stream (1..63), bits 5-8 a check of stream and
+//          number, bits 0-4 the number's next 5 bits: positive and never
 //          0, so silence is told from any frame
 //
-// Numbers wrap every 2^22 frames (87 s at 48 kHz): a reader unwraps them
-// against the last it saw of the stream.
+// Numbers wrap every 2^21 frames (43.7 s at 48 kHz): a reader unwraps
+// them against the last it saw of the stream, which must not go unheard
+// for half of that.
 #pragma once
 
 #include <cstdint>
@@ -20,19 +21,19 @@
 
 namespace audiod::test {
 
-inline constexpr uint32_t kMaxNumberedStream = 31;
-inline constexpr uint64_t kNumberedWrap = uint64_t{1} << 22;
+inline constexpr uint32_t kMaxNumberedStream = 63;
+inline constexpr uint64_t kNumberedWrap = uint64_t{1} << 21;
 
 inline uint32_t numbered_check(uint32_t stream, uint64_t wrapped) {
-    uint64_t h = (wrapped << 5 | stream) * 0x9E3779B97F4A7C15ull;
+    uint64_t h = (wrapped << 6 | stream) * 0x9E3779B97F4A7C15ull;
     return static_cast<uint32_t>(h >> 60);
 }
 
 inline void numbered_frame(uint32_t stream, uint64_t frame, int16_t& left, int16_t& right) {
     const uint64_t wrapped = frame % kNumberedWrap;
     left = static_cast<int16_t>(static_cast<uint16_t>(wrapped & 0xffff));
-    right = static_cast<int16_t>((stream & 0x1f) << 10 |
-                                 numbered_check(stream & 0x1f, wrapped) << 6 | (wrapped >> 16));
+    right = static_cast<int16_t>((stream & 0x3f) << 9 |
+                                 numbered_check(stream & 0x3f, wrapped) << 5 | (wrapped >> 16));
 }
 
 struct NumberedFrame {
@@ -43,14 +44,14 @@ struct NumberedFrame {
 // The frame's stream and number; nullopt for silence or a frame whose
 // check fails.
 inline std::optional<NumberedFrame> read_numbered(int16_t left, int16_t right) {
-    if (right <= 0 || (right >> 10) == 0) {
+    if (right <= 0 || (right >> 9) == 0) {
         return std::nullopt;
     }
-    const NumberedFrame frame{static_cast<uint32_t>(right >> 10),
-                              (static_cast<uint64_t>(right & 0x3f) << 16) |
+    const NumberedFrame frame{static_cast<uint32_t>(right >> 9),
+                              (static_cast<uint64_t>(right & 0x1f) << 16) |
                                   static_cast<uint16_t>(left)};
     if (numbered_check(frame.stream, frame.wrapped) !=
-        ((static_cast<uint32_t>(right) >> 6) & 0xf)) {
+        ((static_cast<uint32_t>(right) >> 5) & 0xf)) {
         return std::nullopt;
     }
     return frame;

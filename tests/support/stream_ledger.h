@@ -22,6 +22,8 @@
 // Thread: one ledger per sink, each on its own thread; `latest` is shared.
 #pragma once
 
+#include "support/numbered_frames.h"
+
 #include <array>
 #include <atomic>
 #include <cstdint>
@@ -43,7 +45,7 @@ struct Run {
 
 // The highest number read of each stream, from any sink: the reference
 // for unwrapping numbers.
-using LatestNumbers = std::array<std::atomic<uint64_t>, 32>;
+using LatestNumbers = std::array<std::atomic<uint64_t>, kMaxNumberedStream + 1>;
 
 class SinkLedger {
 public:

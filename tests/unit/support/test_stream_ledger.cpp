@@ -41,13 +41,17 @@ struct Sink {
 BOOST_AUTO_TEST_SUITE(stream_ledger)
 
 BOOST_AUTO_TEST_CASE(frames_read_back_and_a_wrong_gain_fails_the_check) {
-    for (const uint64_t f : {uint64_t{0}, uint64_t{65535}, uint64_t{65536}, kNumberedWrap - 1}) {
-        int16_t left = 0, right = 0;
-        numbered_frame(31, f, left, right);
-        const auto read = read_numbered(left, right);
-        BOOST_REQUIRE(read);
-        BOOST_CHECK_EQUAL(read->stream, 31U);
-        BOOST_CHECK_EQUAL(read->wrapped, f);
+    for (const uint32_t stream : {1U, 31U, kMaxNumberedStream}) {
+        for (const uint64_t f :
+             {uint64_t{0}, uint64_t{65535}, uint64_t{65536}, kNumberedWrap - 1}) {
+            int16_t left = 0, right = 0;
+            numbered_frame(stream, f, left, right);
+            BOOST_CHECK_GT(right, 0); // never silence, never negative
+            const auto read = read_numbered(left, right);
+            BOOST_REQUIRE(read);
+            BOOST_CHECK_EQUAL(read->stream, stream);
+            BOOST_CHECK_EQUAL(read->wrapped, f);
+        }
     }
     BOOST_CHECK(!read_numbered(0, 0));
     // At other gains some frames pass their check (an eighth at half
