@@ -129,6 +129,7 @@ void Soak::unload_sink(double hold) {
     if (!audioctl({"load-sink", "null", s.name, "quantum=" + std::to_string(quantum),
                    "clock-ppm=" + std::to_string(s.ppm)})) {
         failures_.push_back("sink " + s.name + " could not be loaded again");
+        return;
     }
     note("load sink " + s.name);
     sink_returned(s.name, t, "sink " + s.name + " unloaded", life);
