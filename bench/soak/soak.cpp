@@ -35,6 +35,14 @@ namespace {
 
 using audiod::soak::Options;
 
+// SIGINT or SIGTERM: the soak ends early, as at its end (players, server
+// and jackd stopped, the verdict on what ran), leaving nothing behind.
+volatile std::sig_atomic_t interrupted = 0;
+
+void interrupt(int) {
+    interrupted = 1;
+}
+
 const char* const kUsage =
     "Usage: audiod-soak [--minutes N] [--seed S] [--streams N] [--bin DIR] [--keep DIR]\n"
     "                   [--preload LIBS]\n"
@@ -202,7 +210,7 @@ int Soak::run() {
     // three minutes. An event that took seconds (a hold, a sink taken
     // away) is not followed by a burst of the ones it delayed.
     double next_event = 3, next_sample = 0, next_restart = 60;
-    while (now_s() < end_s) {
+    while (now_s() < end_s && interrupted == 0) {
         log_->poll(now_s());
         reap_players();
         find_stream_ids();
@@ -239,6 +247,10 @@ int Soak::run() {
             break;
         }
         std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    if (interrupted != 0) {
+        std::printf("audiod-soak: interrupted at %.1f minutes; the verdict is on what ran\n",
+                    now_s() / 60);
     }
     for (auto& p : pending_) {
         p.undo();
@@ -304,5 +316,9 @@ int main(int argc, char** argv) {
         return 2;
     }
     std::signal(SIGPIPE, SIG_IGN);
+    struct sigaction action{};
+    action.sa_handler = interrupt;
+    sigaction(SIGINT, &action, nullptr);
+    sigaction(SIGTERM, &action, nullptr);
     return audiod::soak::Soak(*options).run();
 }
