@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <csignal>
 #include <fcntl.h>
+#include <filesystem>
+#include <fstream>
 #include <sstream>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -11,8 +13,53 @@
 namespace audiod::soak {
 
 const char* kind_name(Kind kind) {
-    return kind == Kind::aplay ? "aplay" : kind == Kind::pacat ? "pacat" : "libaudiod";
+    switch (kind) {
+    case Kind::aplay:
+        return "aplay";
+    case Kind::pacat:
+        return "pacat";
+    case Kind::paplay:
+        return "paplay";
+    case Kind::libaudiod:
+        break;
+    }
+    return "libaudiod";
 }
+
+namespace {
+
+// A WAV file (s16le stereo, 48 kHz) of stream `number`'s first `frames`
+// numbered frames: paplay's.
+bool write_numbered_wav(const std::string& path, uint32_t number, uint32_t frames) {
+    std::ofstream out(path, std::ios::binary);
+    const auto u32 = [&](uint32_t v) { out.write(reinterpret_cast<const char*>(&v), 4); };
+    const auto u16 = [&](uint16_t v) { out.write(reinterpret_cast<const char*>(&v), 2); };
+    out.write("RIFF", 4);
+    u32(36 + frames * 4);
+    out.write("WAVEfmt ", 8);
+    u32(16);
+    u16(1); // PCM
+    u16(2);
+    u32(48000);
+    u32(48000 * 4);
+    u16(4);
+    u16(16);
+    out.write("data", 4);
+    u32(frames * 4);
+    std::vector<int16_t> block;
+    for (uint32_t f = 0; f < frames; f += 4800) {
+        const uint32_t n = std::min<uint32_t>(4800, frames - f);
+        block.resize(size_t{n} * 2);
+        for (uint32_t i = 0; i < n; ++i) {
+            test::numbered_frame(number, f + i, block[2 * i], block[2 * i + 1]);
+        }
+        out.write(reinterpret_cast<const char*>(block.data()),
+                  static_cast<std::streamsize>(block.size() * 2));
+    }
+    return bool(out);
+}
+
+} // namespace
 
 bool Soak::altered(const Player& p, double t) const {
     const auto life = life_altered_until_.find(p.life);
@@ -73,7 +120,16 @@ void Soak::start_player(const std::string& sink, Kind kind) {
     p.app = "soak-" + std::to_string(p.life);
     p.started_s = now_s();
     p.kind = kind;
-    if (kind != Kind::libaudiod) {
+    if (kind == Kind::paplay) {
+        p.plays_s = uniform(20, 60);
+        const std::string file = dir_ + "/paplay-" + std::to_string(number) + ".wav";
+        if (!write_numbered_wav(file, number, static_cast<uint32_t>(p.plays_s * 48000))) {
+            return;
+        }
+        p.pid = audiod::soak::spawn_with_stdio(
+            {"/usr/bin/paplay", "--device=" + sink, "--client-name=" + p.app, file}, -1,
+            players_log_fd_);
+    } else if (kind != Kind::libaudiod) {
         // aplay or pacat, fed the numbered stream as raw frames through a
         // pipe by this program (--write-numbered).
         int pipe_fds[2];
@@ -170,15 +226,20 @@ Player* Soak::random_player(bool listed, const std::function<bool(const Player&)
     return live[std::uniform_int_distribution<size_t>(0, live.size() - 1)(rng_)];
 }
 
+// Of eight new players, three libaudiod's, two aplay, two pacat, one
+// paplay.
 Kind Soak::next_kind() {
-    const int roll = std::uniform_int_distribution<int>(0, 3)(rng_);
-    return roll == 1 ? Kind::aplay : roll == 3 ? Kind::pacat : Kind::libaudiod;
+    const int roll = std::uniform_int_distribution<int>(0, 7)(rng_);
+    return roll < 3   ? Kind::libaudiod
+           : roll < 5 ? Kind::aplay
+           : roll < 7 ? Kind::pacat
+                      : Kind::paplay;
 }
 
-// A player that ended by itself: a pacat when the server it spoke to was
-// killed (libpulse does not reconnect: its stream ends, as PulseAudio's
-// own do when the server goes); any other is a failure. Either is
-// replaced.
+// A player that ended by itself: a paplay at its file's end; a pacat or a
+// paplay when the server it spoke to was killed (libpulse does not
+// reconnect: its stream ends, as PulseAudio's own do when the server
+// goes); any other is a failure. Either is replaced.
 void Soak::reap_players() {
     int replace = 0;
     for (Player& p : players_) {
@@ -190,9 +251,15 @@ void Soak::reap_players() {
             continue;
         }
         const double t = now_s();
-        const bool expected = p.kind == Kind::pacat && t - last_restart_s_ < 15;
+        const bool pulse = p.kind == Kind::pacat || p.kind == Kind::paplay;
+        const bool restarted = pulse && t - last_restart_s_ < 15;
+        const bool played = p.kind == Kind::paplay && WIFEXITED(status) &&
+                            WEXITSTATUS(status) == 0 && t - p.started_s >= p.plays_s * 0.95;
+        const bool expected = restarted || played;
         note("life " + std::to_string(p.life) + " (" + kind_name(p.kind) + ") ended by itself" +
-             (expected ? " after the server's restart" : ""));
+             (restarted ? " after the server's restart"
+              : played  ? " at its file's end"
+                        : ""));
         if (!expected) {
             player_failures_.push_back("life " + std::to_string(p.life) + " (" + kind_name(p.kind) +
                                        ") ended by itself at " + std::to_string(int(t)) +
@@ -204,11 +271,19 @@ void Soak::reap_players() {
         }
         p.ended_s = t;
         last_end_of_number_[p.number] = t;
+        remove_file_of(p);
         ++events_[std::string(kind_name(p.kind)) + " ended by itself"];
         ++replace;
     }
     for (; replace > 0; --replace) {
         start_player(free_sink(), next_kind());
+    }
+}
+
+void Soak::remove_file_of(const Player& p) {
+    if (p.kind == Kind::paplay) {
+        std::error_code ignored;
+        std::filesystem::remove(dir_ + "/paplay-" + std::to_string(p.number) + ".wav", ignored);
     }
 }
 
@@ -222,6 +297,7 @@ void Soak::end_player(Player& p) {
     }
     p.ended_s = now_s();
     last_end_of_number_[p.number] = p.ended_s;
+    remove_file_of(p);
 }
 
 } // namespace audiod::soak

@@ -206,7 +206,7 @@ void Soak::settle(double since, const std::string& why) {
 void Soak::sample() {
     const int pacats =
         static_cast<int>(std::count_if(players_.begin(), players_.end(), [](const Player& p) {
-            return p.ended_s < 0 && p.kind == Kind::pacat;
+            return p.ended_s < 0 && (p.kind == Kind::pacat || p.kind == Kind::paplay);
         }));
     footprints_.push_back({now_s(), server_lives_, audiod::soak::footprint(server_),
                            audiod::soak::descriptor_kinds(server_), pacats});

@@ -40,6 +40,7 @@ enum class Kind {
     libaudiod, // audiod-test-client
     aplay,     // aplay through the ALSA plugin
     pacat,     // pacat through the PulseAudio-protocol server
+    paplay,    // paplay of a WAV file (20-60 s) through that server: ends by itself
 };
 
 const char* kind_name(Kind kind);
@@ -57,7 +58,8 @@ struct Player {
     double ended_s = -1; // killed (or the soak's end)
     bool stopped = false;
     Kind kind = Kind::libaudiod;
-    pid_t feeder = -1; // what feeds aplay or pacat its frames
+    pid_t feeder = -1;  // what feeds aplay or pacat its frames
+    double plays_s = 0; // paplay: its file's length
 };
 
 // A sample of the server's footprint: when, and which server (each
@@ -67,7 +69,7 @@ struct Sampled {
     int server;
     Footprint footprint;
     std::map<std::string, int> descriptors; // by kind
-    int pacats;                             // pacat players then: each holds a descriptor more
+    int pacats; // PulseAudio-protocol players then: each holds a descriptor more
 };
 
 struct Sink {
@@ -138,6 +140,7 @@ private:
     Kind next_kind();
     void reap_players();
     void end_player(Player& p);
+    void remove_file_of(const Player& p); // a paplay's WAV
     void find_stream_ids();
     std::string free_sink(bool at_unity = false);
     Player* random_player(bool listed, const std::function<bool(const Player&)>& also = {});
