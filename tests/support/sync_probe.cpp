@@ -187,6 +187,12 @@ std::vector<double> read_indices(const RoomRecording& room, RoomTimeline& timeli
     // the ramp's period, fixed below.
     std::vector<double> index(n, kNan);
     std::vector<size_t> segments; // the first frame of each
+    // Whether each segment began where the ramp carried on right after a
+    // silence (the stream paused): so it reads, but a stream that played
+    // on elsewhere for a whole number of the ramp's periods reads the
+    // same (a move into a group and back, 4 s and 96 ms, once did), so
+    // its own bursts, where it has them, say which.
+    std::vector<bool> bridged;
     const auto ramp_at = [&](size_t x) {
         return static_cast<double>(f[2 * x + 1]) * 32768.0 + 32768.0;
     };
@@ -220,6 +226,10 @@ std::vector<double> read_indices(const RoomRecording& room, RoomTimeline& timeli
                 silence_since ? ref_index + 1 : ref_index + static_cast<double>(x - ref_x);
             const double at = unwrap_near(u, expected);
             if (std::fabs(at - expected) <= 0.5) {
+                if (silence_since) {
+                    segments.push_back(x);
+                    bridged.push_back(true);
+                }
                 index[x] = at;
                 ref_x = x;
                 ref_index = at;
@@ -240,6 +250,7 @@ std::vector<double> read_indices(const RoomRecording& room, RoomTimeline& timeli
             continue;
         }
         segments.push_back(run_start);
+        bridged.push_back(false);
         const double at = ramp_at(run_start);
         for (size_t k = run_start; k <= x; ++k) {
             index[k] = unwrap_near(ramp_at(k), at + static_cast<double>(k - run_start));
@@ -274,6 +285,7 @@ std::vector<double> read_indices(const RoomRecording& room, RoomTimeline& timeli
     };
     double last_index = kNan;
     size_t last_x = 0;
+    int64_t last_shift = 0;
     for (size_t i = 0; i < segments.size(); ++i) {
         const size_t from = segments[i];
         const size_t to = i + 1 < segments.size() ? segments[i + 1] : n;
@@ -285,7 +297,7 @@ std::vector<double> read_indices(const RoomRecording& room, RoomTimeline& timeli
         while (end > from && std::isnan(index[end - 1])) {
             --end;
         }
-        if (end - from < kMinSegment) {
+        if (end - from < kMinSegment && !bridged[i]) {
             std::fill(index.begin() + static_cast<ptrdiff_t>(from),
                       index.begin() + static_cast<ptrdiff_t>(to), kNan);
             continue;
@@ -301,10 +313,16 @@ std::vector<double> read_indices(const RoomRecording& room, RoomTimeline& timeli
             if (std::fabs(off) > kOnsetFrames) {
                 continue;
             }
+            // The next burst must agree on the period, not merely be a
+            // burst's beginning in some period of its own (every true
+            // one is): audio that resumed mid-burst, a resampler's edge,
+            // can fall within kOnsetFrames of a burst's place in a wrong
+            // period (one in about 30), and the burst after it then
+            // confirmed it; under TSan it placed a room 3 periods early.
             const auto next = next_onset(f, *onset + kProbeBurstFrames, 0.0f, 200);
             double next_off = 0;
             if (next && *next < to && !std::isnan(index[*next]) &&
-                (period_of(*next, next_off), std::fabs(next_off) > kOnsetFrames)) {
+                (period_of(*next, next_off) != k || std::fabs(next_off) > kOnsetFrames)) {
                 continue;
             }
             shift = k;
@@ -320,6 +338,9 @@ std::vector<double> read_indices(const RoomRecording& room, RoomTimeline& timeli
                           std::llround((expected - placed) / (double(kCycle) * kRampPeriod))) *
                       kCycle;
         }
+        if (!shift && bridged[i]) {
+            shift = last_shift; // carries on the ramp, as it read
+        }
         if (!shift) {
             shift = std::isnan(last_index)
                         ? 0
@@ -327,6 +348,7 @@ std::vector<double> read_indices(const RoomRecording& room, RoomTimeline& timeli
                               (last_index + static_cast<double>(from - last_x) - index[from]) /
                               kRampPeriod));
         }
+        last_shift = *shift;
         for (size_t x = from; x < to; ++x) {
             index[x] += static_cast<double>(*shift) * kRampPeriod;
         }

@@ -181,4 +181,46 @@ BOOST_AUTO_TEST_CASE(rooms_that_took_turns_are_counted_for_every_index_once) {
     BOOST_CHECK_EQUAL(gap.outside, 6000u); // it played on past the probe's end
 }
 
+BOOST_AUTO_TEST_CASE(a_stream_away_for_whole_ramp_periods_is_not_read_as_paused) {
+    // desk plays the probe to 3 s, the stream goes to a group for exactly
+    // three ramp periods (196608 frames: a move there and back under TSan
+    // once took that) and comes back: desk's ramp after its silence reads
+    // as if the stream had paused. Its bursts say it did not.
+    const uint64_t before = 3 * kProbeRate;
+    const uint64_t away = 3 * uint64_t{kRampPeriod};
+    const uint64_t total = before + away + 3 * kProbeRate;
+    const auto probe = [](RoomRecording& r, uint64_t first, uint64_t frames) {
+        for (uint64_t i = first; i < first + frames; ++i) {
+            const ProbeFrame p = probe_frame(i);
+            r.frames.push_back(p.programme);
+            r.frames.push_back(p.ramp);
+        }
+    };
+    const auto marks = [](RoomRecording& r, double t0) {
+        for (uint64_t f = 0; f < r.frames.size() / 2; f += 4864) {
+            r.marks.push_back(
+                {f, static_cast<int64_t>(std::llround(t0 + static_cast<double>(f) * kFrameNs))});
+        }
+    };
+    RoomRecording desk;
+    desk.name = "desk";
+    probe(desk, 0, before);
+    desk.frames.resize(desk.frames.size() + 2 * (away + 512), 0.0f); // away, silent
+    probe(desk, before + away, total - before - away);
+    marks(desk, 1e9);
+    RoomRecording group;
+    group.name = "group";
+    group.frames.assign(2 * (before + 512), 0.0f);
+    probe(group, before, away);
+    marks(group, 1e9);
+
+    RoomTimeline timeline;
+    const std::vector<double> index = read_indices(desk, timeline);
+    BOOST_CHECK_EQUAL(index[before + away + 512 + 100], double(before + away + 100));
+    const Coverage coverage = count_coverage({desk, group}, total);
+    BOOST_CHECK_GT(coverage.checked, total - 300); // the wraps' frames are not counted
+    BOOST_CHECK_EQUAL(coverage.missing, 0u);
+    BOOST_CHECK_EQUAL(coverage.repeated, 0u);
+}
+
 BOOST_AUTO_TEST_SUITE_END()
