@@ -10,6 +10,26 @@ namespace audiod::soak {
 void Soak::event() {
     const int roll = std::uniform_int_distribution<int>(0, 99)(rng_);
     const double hold = uniform(0.3, 2.0);
+    if (o_.common) {
+        // What PipeWire can be asked too (pactl): no application volume,
+        // holds, sinks taken away or reloads.
+        if (roll < 30) {
+            move_stream();
+        } else if (roll < 45) {
+            lower_stream(hold);
+        } else if (roll < 50) {
+            lower_sink(hold);
+        } else if (roll < 60) {
+            mute_stream(hold);
+        } else if (roll < 65) {
+            mute_sink(hold);
+        } else if (roll < 78) {
+            stop_player(hold);
+        } else {
+            replace_player();
+        }
+        return;
+    }
     if (roll < 27) {
         move_stream();
     } else if (roll < 40) {

@@ -20,6 +20,8 @@ const char* kind_name(Kind kind) {
         return "pacat";
     case Kind::paplay:
         return "paplay";
+    case Kind::pwcat:
+        return "pw-cat";
     case Kind::libaudiod:
         break;
     }
@@ -138,34 +140,56 @@ void Soak::start_player(const std::string& sink, Kind kind) {
         }
         p.feeder = audiod::soak::spawn_with_stdio(
             {self_, "--write-numbered", std::to_string(number)}, -1, pipe_fds[1]);
-        const std::vector<std::string> argv =
-            kind == Kind::aplay ? std::vector<std::string>{"/usr/bin/aplay",
-                                                           "-q",
-                                                           "-D",
-                                                           "audiod:" + sink,
-                                                           "-t",
-                                                           "raw",
-                                                           "-f",
-                                                           "S16_LE",
-                                                           "-c",
-                                                           "2",
-                                                           "-r",
-                                                           "48000"}
-                                : std::vector<std::string>{"/usr/bin/pacat",
-                                                           "--playback",
-                                                           "--raw",
-                                                           "--format=s16le",
-                                                           "--channels=2",
-                                                           "--rate=48000",
-                                                           "--device=" + sink,
-                                                           "--client-name=" + p.app};
+        // Against PipeWire, aplay goes through its ALSA plugin (the sink
+        // and the application's name in its environment), and pw-cat is
+        // the native player.
+        std::vector<std::string> argv = kind == Kind::aplay
+                                            ? std::vector<std::string>{"/usr/bin/aplay",
+                                                                       "-q",
+                                                                       "-D",
+                                                                       "audiod:" + sink,
+                                                                       "-t",
+                                                                       "raw",
+                                                                       "-f",
+                                                                       "S16_LE",
+                                                                       "-c",
+                                                                       "2",
+                                                                       "-r",
+                                                                       "48000"}
+                                            : std::vector<std::string>{"/usr/bin/pacat",
+                                                                       "--playback",
+                                                                       "--raw",
+                                                                       "--format=s16le",
+                                                                       "--channels=2",
+                                                                       "--rate=48000",
+                                                                       "--device=" + sink,
+                                                                       "--client-name=" + p.app};
+        std::vector<std::string> env;
+        if (kind == Kind::aplay && o_.pipewire) {
+            argv[3] = "pipewire";
+            env = {"PIPEWIRE_NODE=" + sink,
+                   "PIPEWIRE_PROPS={ application.name = \"" + p.app + "\" }"};
+        } else if (kind == Kind::pwcat) {
+            argv = {"/usr/bin/pw-cat",
+                    "--playback",
+                    "--target",
+                    sink,
+                    "-P",
+                    "{ application.name = \"" + p.app + "\" }",
+                    "--format",
+                    "s16",
+                    "--rate",
+                    "48000",
+                    "--channels",
+                    "2",
+                    "-"};
+        }
         // Only aplay loads code of this build (the plugin); pacat speaks
         // the protocol.
         if (kind == Kind::aplay && !o_.preload.empty()) {
-            setenv("LD_PRELOAD", o_.preload.c_str(), 1);
+            env.push_back("LD_PRELOAD=" + o_.preload);
         }
-        p.pid = audiod::soak::spawn_with_stdio(argv, pipe_fds[0], players_log_fd_);
-        unsetenv("LD_PRELOAD");
+        p.pid = audiod::soak::spawn_with_stdio(argv, pipe_fds[0], players_log_fd_, env);
         ::close(pipe_fds[0]);
         ::close(pipe_fds[1]);
     } else {
@@ -204,7 +228,9 @@ void Soak::find_stream_ids() {
             pid = word; // the last column
         }
         for (Player& p : players_) {
-            if (p.ended_s < 0 && pid == std::to_string(p.pid) &&
+            // By pid, or (against PipeWire, whose pactl knows no pid of a
+            // native stream) by the application's name, each life's own.
+            if (p.ended_s < 0 && !sink.empty() && (pid == std::to_string(p.pid) || app == p.app) &&
                 std::isdigit(static_cast<unsigned char>(id[0]))) {
                 p.stream_id = static_cast<uint32_t>(std::stoul(id));
                 p.sink = sink;
@@ -230,10 +256,8 @@ Player* Soak::random_player(bool listed, const std::function<bool(const Player&)
 // paplay.
 Kind Soak::next_kind() {
     const int roll = std::uniform_int_distribution<int>(0, 7)(rng_);
-    return roll < 3   ? Kind::libaudiod
-           : roll < 5 ? Kind::aplay
-           : roll < 7 ? Kind::pacat
-                      : Kind::paplay;
+    const Kind native = o_.pipewire ? Kind::pwcat : Kind::libaudiod;
+    return roll < 3 ? native : roll < 5 ? Kind::aplay : roll < 7 ? Kind::pacat : Kind::paplay;
 }
 
 // A player that ended by itself: a paplay at its file's end; a pacat or a

@@ -1,5 +1,6 @@
 #include "processes.h"
 
+#include <algorithm>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
@@ -52,7 +53,8 @@ pid_t spawn(const std::vector<std::string>& argv, const std::string& log, int pa
     return pid;
 }
 
-pid_t spawn_with_stdio(const std::vector<std::string>& argv, int in, int out) {
+pid_t spawn_with_stdio(const std::vector<std::string>& argv, int in, int out,
+                       const std::vector<std::string>& env) {
     std::vector<char*> args;
     for (const std::string& a : argv) {
         args.push_back(const_cast<char*>(a.c_str()));
@@ -64,8 +66,27 @@ pid_t spawn_with_stdio(const std::vector<std::string>& argv, int in, int out) {
     posix_spawn_file_actions_adddup2(&actions, in >= 0 ? in : null_fd, 0);
     posix_spawn_file_actions_adddup2(&actions, out >= 0 ? out : null_fd, 1);
     posix_spawn_file_actions_adddup2(&actions, null_fd, 2);
+    // This process's environment, with `env`'s settings in place of its
+    // own: built here, since setenv while other threads read the
+    // environment (libaudiod's, a recorder's spawn) is a race.
+    std::vector<std::string> settings = env;
+    for (char** e = environ; *e != nullptr; ++e) {
+        const std::string entry = *e;
+        const std::string key = entry.substr(0, entry.find('=') + 1);
+        const bool replaced = std::any_of(env.begin(), env.end(), [&](const std::string& s) {
+            return s.compare(0, key.size(), key) == 0;
+        });
+        if (!replaced) {
+            settings.push_back(entry);
+        }
+    }
+    std::vector<char*> envp;
+    for (std::string& s : settings) {
+        envp.push_back(s.data());
+    }
+    envp.push_back(nullptr);
     pid_t pid = -1;
-    const int rc = posix_spawn(&pid, args[0], &actions, nullptr, args.data(), environ);
+    const int rc = posix_spawn(&pid, args[0], &actions, nullptr, args.data(), envp.data());
     posix_spawn_file_actions_destroy(&actions);
     ::close(null_fd);
     return rc == 0 ? pid : -1;

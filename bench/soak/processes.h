@@ -14,8 +14,10 @@ namespace audiod::soak {
 pid_t spawn(const std::vector<std::string>& argv, const std::string& log = "", int pass_fd = -1);
 
 // Starts ARGV with `in` as its standard input and `out` as its standard
-// output (/dev/null for -1), its standard error to /dev/null.
-pid_t spawn_with_stdio(const std::vector<std::string>& argv, int in, int out);
+// output (/dev/null for -1), its standard error to /dev/null, and `env`
+// ("KEY=VALUE") set in its environment.
+pid_t spawn_with_stdio(const std::vector<std::string>& argv, int in, int out,
+                       const std::vector<std::string>& env = {});
 
 // A listening SOCK_SEQPACKET socket at PATH, as a service manager makes
 // audiod's: it outlives each server it is passed to, so clients that

@@ -1,15 +1,24 @@
 #include "recorder.h"
 
+#include "processes.h"
+
 #include "audiod/audiod.h"
+
+#include <csignal>
+#include <cstring>
+#include <fcntl.h>
+#include <poll.h>
+#include <unistd.h>
 
 namespace audiod::soak {
 
 Recorder::Recorder(std::string sink, test::LatestNumbers& latest,
-                   std::chrono::steady_clock::time_point start)
+                   std::chrono::steady_clock::time_point start, std::vector<std::string> command)
     : sink_(std::move(sink))
     , ledger_(sink_, latest)
     , start_(start)
-    , thread_([this] { run(); }) {}
+    , command_(std::move(command))
+    , thread_([this] { command_.empty() ? run() : run_command(); }) {}
 
 Recorder::~Recorder() {
     stop();
@@ -75,6 +84,47 @@ void Recorder::run() {
     }
     audiod_stream_close(stream);
     audiod_disconnect(ctx);
+}
+
+void Recorder::run_command() {
+    int fds[2];
+    if (pipe2(fds, O_CLOEXEC) != 0) {
+        std::lock_guard lock(mutex_);
+        failure_ = "pipe";
+        return;
+    }
+    const pid_t pid = spawn_with_stdio(command_, -1, fds[1]);
+    ::close(fds[1]);
+    if (pid < 0) {
+        ::close(fds[0]);
+        std::lock_guard lock(mutex_);
+        failure_ = "could not start " + command_[0];
+        return;
+    }
+    recording_ = true;
+    std::vector<int16_t> buffer(2 * 4096);
+    size_t have = 0; // bytes in buffer
+    while (!stopping_) {
+        pollfd p{fds[0], POLLIN, 0};
+        if (::poll(&p, 1, 200) <= 0) {
+            continue;
+        }
+        char* bytes = reinterpret_cast<char*>(buffer.data());
+        const ssize_t n = ::read(fds[0], bytes + have, buffer.size() * 2 - have);
+        if (n <= 0) {
+            std::lock_guard lock(mutex_);
+            failure_ = command_[0] + " ended";
+            break;
+        }
+        have += static_cast<size_t>(n);
+        const size_t frames = have / 4;
+        ledger_.feed(buffer.data(), frames, now_s());
+        std::memmove(bytes, bytes + frames * 4, have - frames * 4);
+        have -= frames * 4;
+    }
+    kill(pid, SIGTERM);
+    wait_for(pid, 5000);
+    ::close(fds[0]);
 }
 
 } // namespace audiod::soak

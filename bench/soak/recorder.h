@@ -1,6 +1,8 @@
 // Records a sink's monitor through libaudiod, as any recording client
 // does, and reads each frame into the sink's ledger as it comes: the
-// soak checks what every sink played without storing an hour of it.
+// soak checks what every sink played without storing an hour of it. Or,
+// given a command (PipeWire's pw-record), reads raw s16le stereo from
+// its standard output, the same ledger judging another server.
 #pragma once
 
 #include "support/stream_ledger.h"
@@ -17,7 +19,7 @@ namespace audiod::soak {
 class Recorder {
 public:
     Recorder(std::string sink, test::LatestNumbers& latest,
-             std::chrono::steady_clock::time_point start);
+             std::chrono::steady_clock::time_point start, std::vector<std::string> command = {});
     ~Recorder();
     Recorder(const Recorder&) = delete;
 
@@ -36,6 +38,7 @@ public:
 
 private:
     void run();
+    void run_command();
     double now_s() const;
 
     std::string sink_;
@@ -46,6 +49,7 @@ private:
     mutable std::mutex mutex_;
     std::vector<double> overruns_;
     std::string failure_;
+    std::vector<std::string> command_;
     std::thread thread_;
 };
 

@@ -58,6 +58,14 @@ const char* const kUsage =
     "                gaps in DIR\n"
     "  --preload LIBS  LD_PRELOAD for aplay, whose ALSA plugin comes from --bin's\n"
     "                build: a sanitizer build's needs its runtime (libasan.so.8)\n"
+    "  --server NAME audiod (default) or pipewire: PipeWire, WirePlumber and\n"
+    "                pipewire-pulse on a private runtime directory and bus, driven\n"
+    "                by pactl, with the events both servers can do; its players\n"
+    "                pw-cat, aplay through PipeWire's ALSA plugin, pacat, paplay\n"
+    "  --events common  against audiod too, only the events both can do: moves,\n"
+    "                stream and sink volumes and mutes, players stopped and killed\n"
+    "  --pipewire-alsa ROOT  where PipeWire's ALSA plugin is unpacked (default: the\n"
+    "                installed one, else /tmp/bench/pwalsa of ../shared/bench)\n"
     "\n"
     "Prints a summary; exits 0 when every bound held, 1 when one did not, 2 on\n"
     "a usage error.\n";
@@ -96,6 +104,21 @@ std::optional<Options> parse(int argc, char** argv) {
             o.keep = value;
         } else if (key == "--preload") {
             o.preload = value;
+        } else if (key == "--server") {
+            if (value != "audiod" && value != "pipewire") {
+                std::fprintf(stderr, "audiod-soak: --server wants audiod or pipewire\n");
+                return std::nullopt;
+            }
+            o.pipewire = value == "pipewire";
+            o.common = o.common || o.pipewire;
+        } else if (key == "--events") {
+            if (value != "common" && value != "all") {
+                std::fprintf(stderr, "audiod-soak: --events wants common or all\n");
+                return std::nullopt;
+            }
+            o.common = o.pipewire || value == "common";
+        } else if (key == "--pipewire-alsa") {
+            o.pipewire_alsa = value;
         } else {
             std::fprintf(stderr, "audiod-soak: unknown option %s\n%s", key.c_str(), kUsage);
             return std::nullopt;
@@ -115,7 +138,8 @@ bool Soak::audioctl(const std::vector<std::string>& args, std::string* out) {
     std::vector<std::string> argv = {tool("audioctl")};
     argv.insert(argv.end(), args.begin(), args.end());
     std::string text;
-    const int status = audiod::soak::run(argv, text, 10000);
+    const int status =
+        o_.pipewire ? (pactl_command(args, text) ? 0 : 1) : audiod::soak::run(argv, text, 10000);
     if (out != nullptr) {
         *out = text;
     }
@@ -186,7 +210,7 @@ int Soak::run() {
     setenv("HOME", dir_.c_str(), 1); // no ~/.asoundrc
     setenv("PULSE_SERVER", ("unix:" + dir_ + "/pulse-native").c_str(), 1);
     log_ = std::make_unique<LogWatch>(dir_ + "/audiod.log");
-    if (!start_server()) {
+    if (!(o_.pipewire ? start_pipewire() : start_server())) {
         std::fprintf(stderr, "audiod-soak: the server did not start; its log:\n");
         std::ifstream log(dir_ + "/audiod.log");
         std::fprintf(stderr, "%s", std::string(std::istreambuf_iterator<char>(log), {}).c_str());
@@ -194,15 +218,35 @@ int Soak::run() {
     }
     start_ = Clock::now();
     for (const Sink& s : sinks_) {
-        recorders_.push_back(std::make_unique<Recorder>(s.name, latest_, start_));
+        std::vector<std::string> command;
+        if (o_.pipewire) {
+            command = {"/usr/bin/pw-record",
+                       "--target",
+                       s.name,
+                       "-P",
+                       "{ stream.capture.sink = true application.name = \"soak-recorder-" + s.name +
+                           "\" }",
+                       "--format",
+                       "s16",
+                       "--rate",
+                       "48000",
+                       "--channels",
+                       "2",
+                       "-"};
+        }
+        recorders_.push_back(std::make_unique<Recorder>(s.name, latest_, start_, command));
     }
-    recorders_.push_back(std::make_unique<Recorder>(kFallbackSink, latest_, start_));
-    // Half the players are libaudiod's, a quarter aplay through the ALSA
-    // plugin, a quarter pacat through the PulseAudio-protocol server.
+    if (!o_.pipewire) {
+        recorders_.push_back(std::make_unique<Recorder>(kFallbackSink, latest_, start_));
+    }
+    // Half the players are the server's own clients (libaudiod's, or
+    // PipeWire's pw-cat), a quarter aplay through its ALSA plugin, a
+    // quarter pacat through the PulseAudio protocol.
+    const Kind native = o_.pipewire ? Kind::pwcat : Kind::libaudiod;
     for (int i = 0; i < o_.streams; ++i) {
         start_player(sinks_[static_cast<size_t>(i)].name, i % 4 == 1   ? Kind::aplay
                                                           : i % 4 == 3 ? Kind::pacat
-                                                                       : Kind::libaudiod);
+                                                                       : native);
     }
     const double end_s = o_.minutes * 60;
     const double sample_every = o_.minutes > 10 ? 10 : 5;
@@ -228,7 +272,7 @@ int Soak::run() {
             sample();
             next_sample += sample_every;
         }
-        if (t >= next_restart && t + 20 < end_s) {
+        if (t >= next_restart && t + 20 < end_s && !o_.common) {
             restart_server();
             next_restart += 180;
             if (server_ < 0) {
@@ -270,10 +314,15 @@ int Soak::run() {
         r->stop();
     }
     int server_status = -1;
-    if (server_ > 0) {
+    if (o_.pipewire) {
+        stop_pipewire();
+    } else if (server_ > 0) {
         kill(server_, SIGTERM);
+    }
+    if (server_ > 0) {
         server_status = wait_for(server_, 30000);
     }
+    stop_bus();
     stop_jack();
     log_->poll(now_s());
     return finish(server_status);
@@ -316,7 +365,7 @@ int main(int argc, char** argv) {
         return 2;
     }
     std::signal(SIGPIPE, SIG_IGN);
-    struct sigaction action{};
+    struct sigaction action {};
     action.sa_handler = interrupt;
     sigaction(SIGINT, &action, nullptr);
     sigaction(SIGTERM, &action, nullptr);

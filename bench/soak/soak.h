@@ -32,7 +32,10 @@ struct Options {
     int streams = 32;
     std::string bin;
     std::string keep;
-    std::string preload; // LD_PRELOAD for aplay (a sanitizer build's plugin)
+    std::string preload;       // LD_PRELOAD for aplay (a sanitizer build's plugin)
+    bool pipewire = false;     // --server pipewire
+    bool common = false;       // only the events both servers can do
+    std::string pipewire_alsa; // the root PipeWire's ALSA plugin is under
 };
 
 // How a player reaches the server.
@@ -41,6 +44,7 @@ enum class Kind {
     aplay,     // aplay through the ALSA plugin
     pacat,     // pacat through the PulseAudio-protocol server
     paplay,    // paplay of a WAV file (20-60 s) through that server: ends by itself
+    pwcat,     // against PipeWire, its own client: pw-cat
 };
 
 const char* kind_name(Kind kind);
@@ -123,6 +127,12 @@ private:
         return std::uniform_real_distribution<double>(low, high)(rng_);
     }
 
+    // pipewire_server.cpp
+    bool start_pipewire();
+    void stop_pipewire();
+    void stop_bus();
+    bool pactl_command(const std::vector<std::string>& args, std::string& out);
+
     // server_life.cpp
     void write_config();
     bool start_jack();
@@ -196,6 +206,7 @@ private:
     std::string card_dir_;  // the fake card's fault files
     std::string jack_name_; // the dummy jackd's, if one runs
     pid_t jackd_ = -1;
+    std::vector<pid_t> helpers_; // PipeWire's: the bus, WirePlumber, pipewire-pulse
     pid_t server_ = -1;
     int listener_ = -1;
     int players_log_fd_ = -1; // the players' standard error

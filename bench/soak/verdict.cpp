@@ -220,8 +220,11 @@ int Soak::verdict() {
     for (const std::string& f : failures) {
         std::printf("FAILED: %s\n", f.c_str());
     }
-    std::printf("reproduce: audiod-soak --minutes %g --seed %u --streams %d\n", o_.minutes, o_.seed,
-                o_.streams);
+    std::printf("reproduce: audiod-soak --minutes %g --seed %u --streams %d%s\n", o_.minutes,
+                o_.seed, o_.streams,
+                o_.pipewire ? " --server pipewire"
+                : o_.common ? " --events common"
+                            : "");
     return failures.empty() ? 0 : 1;
 }
 
