@@ -105,8 +105,7 @@ void Soak::lower_app(double hold) {
 }
 
 void Soak::lower_sink(double hold) {
-    const std::string sink =
-        sinks_[std::uniform_int_distribution<size_t>(0, sinks_.size() - 1)(rng_)].name;
+    const std::string sink = random_sink().name;
     if (for_a_while("set-volume", "sink:" + sink, "80%", "100%", hold, "sink volume")) {
         sink_altered_until_[sink] = now_s() + hold + 0.5;
     }
@@ -124,8 +123,7 @@ void Soak::mute_stream(double hold) {
 
 void Soak::mute_sink(double hold) {
     const double t = now_s();
-    const std::string sink =
-        sinks_[std::uniform_int_distribution<size_t>(0, sinks_.size() - 1)(rng_)].name;
+    const std::string sink = random_sink().name;
     if (for_a_while("mute", "sink:" + sink, "on", "off", hold, "sink mute")) {
         causes_.push_back({0, sink, t - 0.5, t + hold + 0.5, "sink " + sink + " muted"});
     }

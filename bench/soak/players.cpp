@@ -76,7 +76,8 @@ bool Soak::altered(const std::string& sink, double t) const {
 std::string Soak::free_sink(bool at_unity) {
     std::vector<std::string> free;
     for (const Sink& s : sinks_) {
-        if (at_unity && altered(s.name, now_s())) {
+        if ((at_unity && altered(s.name, now_s())) || s.type == Sink::Type::rtp_out ||
+            s.type == Sink::Type::rtp_land) {
             continue;
         }
         const bool taken = std::any_of(players_.begin(), players_.end(), [&](const Player& p) {
@@ -101,7 +102,7 @@ Player* Soak::player_on(const std::string& sink) {
     return nullptr;
 }
 
-void Soak::start_player(const std::string& sink, Kind kind) {
+Player* Soak::start_player(const std::string& sink, Kind kind) {
     // A number no life has used for 10 s: its last frames are long read.
     uint32_t number = 0;
     for (uint32_t n = 1; n <= test::kMaxNumberedStream && number == 0; ++n) {
@@ -113,7 +114,7 @@ void Soak::start_player(const std::string& sink, Kind kind) {
         }
     }
     if (number == 0 || sink.empty()) {
-        return;
+        return nullptr;
     }
     Player p;
     p.number = number;
@@ -126,7 +127,7 @@ void Soak::start_player(const std::string& sink, Kind kind) {
         p.plays_s = uniform(20, 60);
         const std::string file = dir_ + "/paplay-" + std::to_string(number) + ".wav";
         if (!write_numbered_wav(file, number, static_cast<uint32_t>(p.plays_s * 48000))) {
-            return;
+            return nullptr;
         }
         p.pid = audiod::soak::spawn_with_stdio(
             {"/usr/bin/paplay", "--device=" + sink, "--client-name=" + p.app, file}, -1,
@@ -136,7 +137,7 @@ void Soak::start_player(const std::string& sink, Kind kind) {
         // pipe by this program (--write-numbered).
         int pipe_fds[2];
         if (pipe2(pipe_fds, O_CLOEXEC) != 0) {
-            return;
+            return nullptr;
         }
         p.feeder = audiod::soak::spawn_with_stdio(
             {self_, "--write-numbered", std::to_string(number)}, -1, pipe_fds[1]);
@@ -199,12 +200,14 @@ void Soak::start_player(const std::string& sink, Kind kind) {
                                      sink, "--app", p.app, "--latency-ms", std::to_string(latency)},
                                     dir_ + "/players.log");
     }
-    if (p.pid > 0) {
-        note("start life " + std::to_string(p.life) + " (number " + std::to_string(number) + ", " +
-             kind_name(kind) + ") on " + sink);
-        players_.push_back(p);
-        ++events_[std::string(kind_name(kind)) + " started"];
+    if (p.pid <= 0) {
+        return nullptr;
     }
+    note("start life " + std::to_string(p.life) + " (number " + std::to_string(number) + ", " +
+         kind_name(kind) + ") on " + sink);
+    players_.push_back(p);
+    ++events_[std::string(kind_name(kind)) + " started"];
+    return &players_.back();
 }
 
 void Soak::find_stream_ids() {
@@ -242,7 +245,8 @@ void Soak::find_stream_ids() {
 Player* Soak::random_player(bool listed, const std::function<bool(const Player&)>& also) {
     std::vector<Player*> live;
     for (Player& p : players_) {
-        if (p.ended_s < 0 && !p.stopped && (!listed || p.stream_id != 0) && (!also || also(p))) {
+        if (p.ended_s < 0 && !p.stopped && !p.rtp && (!listed || p.stream_id != 0) &&
+            (!also || also(p))) {
             live.push_back(&p);
         }
     }

@@ -24,6 +24,17 @@ void Soak::write_config() {
             // scheduling jitter causes no xruns beside the card's.
             config << "[sinks." << s.name << "]\ntype = \"alsa\"\ndevice = \"testcard\"\n"
                    << "periods = 16\nquantum = " << quantum << "\n";
+        } else if (s.type == Sink::Type::rtp_out) {
+            // L16 in 5 ms packets to the relay, which passes them on to
+            // the source at port + 2 (RTCP at + 1, + 3).
+            config << "[sinks." << s.name << "]\ntype = \"rtp\"\ndestination = \"127.0.0.1\"\n"
+                   << "port = " << rtp_port_ << "\npayload = \"l16\"\nptime = 5\n";
+        } else if (s.type == Sink::Type::rtp_land) {
+            config << "[sinks." << s.name << "]\ntype = \"null\"\nquantum = " << quantum
+                   << "\n[sources.rtp-in]\ntype = \"rtp\"\naddress = \"127.0.0.1\"\nport = "
+                   << rtp_port_ + 2
+                   << "\npayload = \"l16\"\nstream-channels = 2\nlatency-ms = 40\nsink = \""
+                   << s.name << "\"\n";
         } else if (s.type == Sink::Type::jack) {
             config << "[sinks." << s.name << "]\ntype = \"jack\"\nserver = \"" << jack_name_
                    << "\"\nconnect = \"physical\"\nquantum = " << quantum << "\n";
@@ -100,6 +111,11 @@ bool Soak::start_server() {
     }
     if (start_jack()) {
         sinks_[sinks_.size() - 2] = {"jack", 256, 0, Sink::Type::jack};
+    }
+    if (rtp_loop_wanted()) {
+        rtp_port_ = 41000 + 4 * (::getpid() % 5000);
+        sinks_.push_back({"rtp-out", 256, 0, Sink::Type::rtp_out});
+        sinks_.push_back({"rtp-land", 256, 0, Sink::Type::rtp_land});
     }
     write_config();
     listener_ = listen_at(dir_ + "/socket");

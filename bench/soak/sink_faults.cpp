@@ -31,6 +31,15 @@ const Sink& Soak::random_null_sink() {
     }
 }
 
+const Sink& Soak::random_sink() {
+    for (;;) {
+        const Sink& s = sinks_[std::uniform_int_distribution<size_t>(0, sinks_.size() - 1)(rng_)];
+        if (s.type != Sink::Type::rtp_out && s.type != Sink::Type::rtp_land) {
+            return s;
+        }
+    }
+}
+
 bool Soak::sink_running(const std::string& sink) {
     std::string out;
     if (!audioctl({"list", "sinks"}, &out)) {

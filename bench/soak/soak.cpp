@@ -218,6 +218,9 @@ int Soak::run() {
     }
     start_ = Clock::now();
     for (const Sink& s : sinks_) {
+        if (s.type == Sink::Type::rtp_land) {
+            continue; // the RTP loop's echo, recorded apart (rtp_loop.cpp)
+        }
         std::vector<std::string> command;
         if (o_.pipewire) {
             command = {"/usr/bin/pw-record",
@@ -248,6 +251,7 @@ int Soak::run() {
                                                           : i % 4 == 3 ? Kind::pacat
                                                                        : native);
     }
+    start_rtp_loop();
     const double end_s = o_.minutes * 60;
     const double sample_every = o_.minutes > 10 ? 10 : 5;
     // The server is killed and started again a minute in, then every
@@ -324,6 +328,7 @@ int Soak::run() {
     }
     stop_bus();
     stop_jack();
+    stop_rtp_loop();
     log_->poll(now_s());
     return finish(server_status);
 }

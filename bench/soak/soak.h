@@ -64,6 +64,7 @@ struct Player {
     Kind kind = Kind::libaudiod;
     pid_t feeder = -1;  // what feeds aplay or pacat its frames
     double plays_s = 0; // paplay: its file's length
+    bool rtp = false;   // plays into the RTP loop: no event moves, mutes or ends it
 };
 
 // A sample of the server's footprint: when, and which server (each
@@ -79,8 +80,10 @@ struct Sampled {
 struct Sink {
     enum class Type {
         null,
-        card, // the test sound card's ALSA sink, paced by the card's clock
-        jack, // a JACK sink on a dummy jackd, driven by JACK's periods
+        card,     // the test sound card's ALSA sink, paced by the card's clock
+        jack,     // a JACK sink on a dummy jackd, driven by JACK's periods
+        rtp_out,  // the RTP loop's sender, through a lossy relay ...
+        rtp_land, // ... to an RTP source that plays on this null sink
     };
     std::string name;
     int quantum;
@@ -101,6 +104,10 @@ struct Excuse {
     std::string why;
     bool held; // the server was held or killed: RT stalls excused too
 };
+
+// The RTP loop's echo of life L is judged as life kEchoLife + L: the same
+// numbers, heard again on rtp-land.
+inline constexpr uint32_t kEchoLife = 1u << 20;
 
 // Where the server's default sink is: no player is placed there, so that
 // a sink taken away (unloaded, its card unplugged) has somewhere to send
@@ -146,7 +153,12 @@ private:
     void sample();
 
     // players.cpp
-    void start_player(const std::string& sink, Kind kind);
+    Player* start_player(const std::string& sink, Kind kind);
+    // The RTP loop: a relay between rtp-out and the source that plays on
+    // rtp-land, and a player on rtp-out (rtp_loop.cpp).
+    bool rtp_loop_wanted() const;
+    void start_rtp_loop();
+    void stop_rtp_loop();
     Kind next_kind();
     void reap_players();
     void end_player(Player& p);
@@ -182,6 +194,8 @@ private:
     void card_fault(double hold);
     // A null sink, drawn from the seed.
     const Sink& random_null_sink();
+    // A sink any event may touch (not the RTP loop's), drawn from the seed.
+    const Sink& random_sink();
     // Stops the recording of SINK (its monitor would follow the streams
     // rescued to the fallback sink and record them twice) and starts it
     // again once SINK runs again.
@@ -207,6 +221,10 @@ private:
     std::string jack_name_; // the dummy jackd's, if one runs
     pid_t jackd_ = -1;
     std::vector<pid_t> helpers_; // PipeWire's: the bus, WirePlumber, pipewire-pulse
+    pid_t relay_ = -1;           // the RTP loop's
+    int rtp_port_ = 0;           // the relay listens here; the source at + 2
+    std::string relay_said_;     // its account, at the end
+    test::LatestNumbers echo_latest_{};
     pid_t server_ = -1;
     int listener_ = -1;
     int players_log_fd_ = -1; // the players' standard error

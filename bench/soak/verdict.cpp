@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 
@@ -63,7 +64,7 @@ double slope_per_minute(const std::vector<Sampled>& samples, double warm_s,
 int Soak::verdict() {
     // Each run belongs to the life of its number that was playing then.
     std::vector<Run> runs;
-    uint64_t stray = 0, read = 0, silent = 0;
+    uint64_t stray = 0, read = 0, silent = 0, echo_checked = 0;
     std::vector<std::string> failures;
     for (const auto& r : recorders_) {
         stray += r->ledger().stray_frames();
@@ -88,8 +89,25 @@ int Soak::verdict() {
                                    " before any player played it");
                 continue;
             }
-            run.stream = life;
+            const bool echo = r->sink() == "rtp-land";
+            run.stream = echo ? kEchoLife + life : life;
+            if (echo) {
+                echo_checked += run.last - run.first + 1;
+            }
             runs.push_back(run);
+        }
+    }
+    // The echo's numbers come through the relay's losses, concealment
+    // (the packet before, fading) and, whenever the jitter buffer's
+    // latency leaves its dead band, the source's resampler following the
+    // sender: its gaps are not judged frame by frame (that needs the sync
+    // probe's ramp, which survives a resampler), only counted. What of it
+    // reads must still read once and in order: no number twice.
+    for (const Player& p : players_) {
+        if (p.rtp) {
+            causes_.push_back({kEchoLife + p.life, "", p.started_s - 1,
+                               (p.ended_s < 0 ? now_s() : p.ended_s) + 1,
+                               "RTP echo: lost, concealed or resampled"});
         }
     }
     const audiod::test::Verdict v = audiod::test::judge(runs, causes_, 1.5);
@@ -110,6 +128,21 @@ int Soak::verdict() {
                 static_cast<unsigned long long>(v.frames_checked),
                 static_cast<unsigned long long>(v.unreadable),
                 static_cast<unsigned long long>(v.hand_overs));
+    uint64_t echo_unread = 0;
+    for (const auto& gap : v.gaps) {
+        echo_unread += gap.stream >= kEchoLife ? gap.frames : 0;
+    }
+    if (rtp_port_ == 0) {
+        std::printf("RTP loop: not run (no audiod-udp-relay: a build without the tests)\n");
+    } else {
+        std::printf("RTP loop: the echo on rtp-land read %llu frames once and in order, %llu not "
+                    "(lost, concealed, resampled); the relay: %s\n",
+                    static_cast<unsigned long long>(echo_checked),
+                    static_cast<unsigned long long>(echo_unread), relay_said_.c_str());
+        if (echo_checked == 0) {
+            failures.push_back("the RTP loop's echo was never heard");
+        }
+    }
     uint64_t explained = 0;
     std::map<std::string, uint64_t> by_cause;
     std::ofstream gaps_file;
@@ -314,8 +347,8 @@ void Soak::keep_files() {
     for (const LogWatch::Line& line : log_->complaints()) {
         complaints << line.at_s << " " << line.text << "\n";
     }
-    for (const std::string f :
-         {"audiod.conf", "audiod.log", "players.log", "jackd.log", "stacks-1", "stacks-2"}) {
+    for (const std::string f : {"audiod.conf", "audiod.log", "players.log", "jackd.log",
+                                "relay.log", "stacks-1", "stacks-2"}) {
         if (std::filesystem::exists(dir_ + "/" + f)) {
             std::filesystem::copy_file(dir_ + "/" + f, o_.keep + "/" + f,
                                        std::filesystem::copy_options::overwrite_existing);
