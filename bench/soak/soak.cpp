@@ -214,6 +214,17 @@ int Soak::run() {
         std::fprintf(stderr, "audiod-soak: the server did not start; its log:\n");
         std::ifstream log(dir_ + "/audiod.log");
         std::fprintf(stderr, "%s", std::string(std::istreambuf_iterator<char>(log), {}).c_str());
+        // Nothing left behind: what did start ends.
+        if (o_.pipewire) {
+            stop_pipewire();
+        } else if (server_ > 0) {
+            kill(server_, SIGTERM);
+        }
+        if (server_ > 0) {
+            wait_for(server_, 10000);
+        }
+        stop_bus();
+        stop_jack();
         return 1;
     }
     start_ = Clock::now();
