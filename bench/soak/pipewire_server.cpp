@@ -50,6 +50,7 @@ bool Soak::start_pipewire() {
     conf << "]\n";
     conf.close();
     setenv("XDG_CONFIG_HOME", (dir_ + "/config").c_str(), 1);
+    setenv("LC_ALL", "C", 1); // pactl's words, which pactl_command reads, untranslated
     setenv("PIPEWIRE_RUNTIME_DIR", dir_.c_str(), 1);
     setenv("PULSE_RUNTIME_PATH", (dir_ + "/pulse").c_str(), 1);
     setenv("PULSE_SERVER", ("unix:" + dir_ + "/pulse/native").c_str(), 1);
@@ -72,16 +73,29 @@ bool Soak::start_pipewire() {
         alsa << pcm.rdbuf();
     }
     setenv("ALSA_CONFIG_PATH", (dir_ + "/alsa-pipewire.conf").c_str(), 1);
+    // The bus first, always helpers_[0] (stop_bus's), -1 if it did not
+    // start; a helper that did not start is not waited for.
     helpers_.push_back(spawn({"/usr/bin/dbus-daemon", "--session",
                               "--address=unix:path=" + dir_ + "/bus", "--nofork", "--nopidfile"},
                              dir_ + "/dbus.log"));
     server_ = spawn({"/usr/bin/pipewire"}, dir_ + "/audiod.log");
+    if (helpers_.front() <= 0 || server_ <= 0) {
+        std::fprintf(stderr, "audiod-soak: dbus-daemon or pipewire did not start\n");
+        return false;
+    }
     std::string out;
     for (int i = 0; i < 100 && !std::filesystem::exists(dir_ + "/pipewire-0"); ++i) {
         std::this_thread::sleep_for(std::chrono::milliseconds(100));
     }
-    helpers_.push_back(spawn({"/usr/bin/wireplumber"}, dir_ + "/wireplumber.log"));
-    helpers_.push_back(spawn({"/usr/bin/pipewire-pulse"}, dir_ + "/pipewire-pulse.log"));
+    for (const char* helper : {"/usr/bin/wireplumber", "/usr/bin/pipewire-pulse"}) {
+        const pid_t pid = spawn(
+            {helper}, dir_ + "/" + std::filesystem::path(helper).filename().string() + ".log");
+        if (pid <= 0) {
+            std::fprintf(stderr, "audiod-soak: %s did not start\n", helper);
+            return false;
+        }
+        helpers_.push_back(pid);
+    }
     for (int i = 0; i < 200; ++i) {
         if (audiod::soak::run({"/usr/bin/pactl", "list", "sinks", "short"}, out, 5000) == 0 &&
             out.find(sinks_.back().name + "\t") != std::string::npos) {
@@ -94,14 +108,10 @@ bool Soak::start_pipewire() {
 }
 
 void Soak::stop_pipewire() {
-    // pipewire-pulse and WirePlumber first (the last two helpers), then
-    // PipeWire, then the bus.
-    for (auto it = helpers_.rbegin(); it != helpers_.rend(); ++it) {
-        if (*it == helpers_.front()) {
-            continue;
-        }
-        kill(*it, SIGTERM);
-        wait_for(*it, 10000);
+    // pipewire-pulse and WirePlumber first (the helpers after the bus),
+    // then PipeWire (its status is the caller's to wait for), then the bus.
+    for (size_t i = helpers_.size(); i-- > 1;) {
+        end_process(helpers_[i], 10000);
     }
     if (server_ > 0) {
         kill(server_, SIGTERM);
@@ -109,9 +119,8 @@ void Soak::stop_pipewire() {
 }
 
 void Soak::stop_bus() {
-    if (!helpers_.empty() && helpers_.front() > 0) {
-        kill(helpers_.front(), SIGTERM);
-        wait_for(helpers_.front(), 10000);
+    if (!helpers_.empty()) {
+        end_process(helpers_.front(), 10000);
     }
     helpers_.clear();
 }
@@ -155,9 +164,11 @@ bool Soak::pactl_command(const std::vector<std::string>& args, std::string& out)
         std::string id, sink, app;
         const auto flush = [&] {
             if (!id.empty()) {
-                out += id + " " + app + " " + sink + "\n";
+                out += id + " " + (app.empty() ? "-" : app) + " " + sink + "\n";
             }
             id.clear();
+            app.clear();
+            sink.clear();
         };
         out = "ID APP SINK\n";
         for (std::string line; std::getline(lines, line);) {

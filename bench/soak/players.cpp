@@ -77,7 +77,7 @@ std::string Soak::free_sink(bool at_unity) {
     std::vector<std::string> free;
     for (const Sink& s : sinks_) {
         if ((at_unity && altered(s.name, now_s())) || s.type == Sink::Type::rtp_out ||
-            s.type == Sink::Type::rtp_land) {
+            s.type == Sink::Type::rtp_land || s.gone) {
             continue;
         }
         const bool taken = std::any_of(players_.begin(), players_.end(), [&](const Player& p) {
@@ -201,6 +201,8 @@ Player* Soak::start_player(const std::string& sink, Kind kind) {
                                     dir_ + "/players.log");
     }
     if (p.pid <= 0) {
+        audiod::soak::end_process(p.feeder, 1000);
+        player_failures_.push_back(std::string(kind_name(kind)) + " could not be started");
         return nullptr;
     }
     note("start life " + std::to_string(p.life) + " (number " + std::to_string(number) + ", " +

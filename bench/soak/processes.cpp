@@ -126,6 +126,20 @@ int wait_for(pid_t pid, int limit_ms) {
     }
 }
 
+int end_process(pid_t pid, int grace_ms) {
+    if (pid <= 0) {
+        return -1;
+    }
+    ::kill(pid, SIGCONT); // a stopped one would not see SIGTERM
+    ::kill(pid, SIGTERM);
+    const int status = wait_for(pid, grace_ms);
+    if (status >= 0) {
+        return status;
+    }
+    ::kill(pid, SIGKILL);
+    return wait_for(pid, 10000);
+}
+
 int run(const std::vector<std::string>& argv, std::string& out, int limit_ms) {
     out.clear();
     char path[] = "/tmp/audiod-soak-out-XXXXXX";

@@ -31,6 +31,10 @@ int run(const std::vector<std::string>& argv, std::string& out, int limit_ms = 1
 // Waits up to `limit_ms` for PID to end; its status, or -1 if it has not.
 int wait_for(pid_t pid, int limit_ms);
 
+// Ends PID (if > 0): SIGTERM, then SIGKILL if it has not ended within
+// `grace_ms`; its status (128 + 9 if it had to be killed).
+int end_process(pid_t pid, int grace_ms);
+
 // Counts of a live process, from /proc (0 where it is gone).
 struct Footprint {
     long fds = 0;

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <unistd.h>
 
 namespace audiod::soak {
@@ -18,7 +19,15 @@ Recorder::Recorder(std::string sink, test::LatestNumbers& latest,
     , ledger_(sink_, latest)
     , start_(start)
     , command_(std::move(command))
-    , thread_([this] { command_.empty() ? run() : run_command(); }) {}
+    , thread_([this] {
+        // SIGINT and SIGTERM are the main thread's: they end the soak.
+        sigset_t ending;
+        sigemptyset(&ending);
+        sigaddset(&ending, SIGINT);
+        sigaddset(&ending, SIGTERM);
+        pthread_sigmask(SIG_BLOCK, &ending, nullptr);
+        command_.empty() ? run() : run_command();
+    }) {}
 
 Recorder::~Recorder() {
     stop();
@@ -122,8 +131,7 @@ void Recorder::run_command() {
         std::memmove(bytes, bytes + frames * 4, have - frames * 4);
         have -= frames * 4;
     }
-    kill(pid, SIGTERM);
-    wait_for(pid, 5000);
+    end_process(pid, 5000);
     ::close(fds[0]);
 }
 

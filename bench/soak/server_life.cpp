@@ -73,11 +73,7 @@ void Soak::stop_jack() {
     if (jackd_ <= 0) {
         return;
     }
-    kill(jackd_, SIGTERM);
-    if (wait_for(jackd_, 10000) < 0) {
-        kill(jackd_, SIGKILL);
-        wait_for(jackd_, 5000);
-    }
+    end_process(jackd_, 10000);
     jackd_ = -1;
     // What JACK leaves of clients that ended without closing (each killed
     // server's) and of the server: semaphores and sockets named after it.
@@ -113,7 +109,9 @@ bool Soak::start_server() {
         sinks_[sinks_.size() - 2] = {"jack", 256, 0, Sink::Type::jack};
     }
     if (rtp_loop_wanted()) {
-        rtp_port_ = 41000 + 4 * (::getpid() % 5000);
+        // Below Linux's ephemeral ports (32768 up), which other programs'
+        // sockets take.
+        rtp_port_ = 20000 + 4 * (::getpid() % 3000);
         sinks_.push_back({"rtp-out", 256, 0, Sink::Type::rtp_out});
         sinks_.push_back({"rtp-land", 256, 0, Sink::Type::rtp_land});
     }
@@ -146,6 +144,8 @@ bool Soak::launch_server() {
         }
         std::this_thread::sleep_for(std::chrono::milliseconds(50));
     }
+    end_process(server_, 5000); // started, but never answered
+    server_ = -1;
     return false;
 }
 

@@ -23,21 +23,23 @@ void touch(const std::string& path) {
 } // namespace
 
 const Sink& Soak::random_null_sink() {
-    for (;;) {
+    for (int tries = 0; tries < 1000; ++tries) {
         const Sink& s = sinks_[std::uniform_int_distribution<size_t>(0, sinks_.size() - 1)(rng_)];
-        if (s.type == Sink::Type::null) {
+        if (s.type == Sink::Type::null && !s.gone) {
             return s;
         }
     }
+    return sinks_.front();
 }
 
 const Sink& Soak::random_sink() {
-    for (;;) {
+    for (int tries = 0; tries < 1000; ++tries) {
         const Sink& s = sinks_[std::uniform_int_distribution<size_t>(0, sinks_.size() - 1)(rng_)];
-        if (s.type != Sink::Type::rtp_out && s.type != Sink::Type::rtp_land) {
+        if (s.type != Sink::Type::rtp_out && s.type != Sink::Type::rtp_land && !s.gone) {
             return s;
         }
     }
+    return sinks_.front();
 }
 
 bool Soak::sink_running(const std::string& sink) {
@@ -120,7 +122,7 @@ void Soak::unload_sink(double hold) {
     if (player_on(kFallbackSink) != nullptr) {
         return;
     }
-    const Sink& s = random_null_sink();
+    Sink& s = sinks_[size_t(&random_null_sink() - sinks_.data())];
     const double t = now_s();
     const Player* p = player_on(s.name);
     const uint32_t life = p != nullptr ? p->life : 0;
@@ -138,6 +140,14 @@ void Soak::unload_sink(double hold) {
     if (!audioctl({"load-sink", "null", s.name, "quantum=" + std::to_string(quantum),
                    "clock-ppm=" + std::to_string(s.ppm)})) {
         failures_.push_back("sink " + s.name + " could not be loaded again");
+        // Its stream stays on the fallback sink: where it plays is read
+        // again, and no event picks the sink any more.
+        s.gone = true;
+        for (Player& q : players_) {
+            if (q.life == life && q.ended_s < 0) {
+                q.stream_id = 0;
+            }
+        }
         return;
     }
     note("load sink " + s.name);

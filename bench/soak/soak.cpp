@@ -135,7 +135,9 @@ std::optional<Options> parse(int argc, char** argv) {
 namespace audiod::soak {
 
 bool Soak::audioctl(const std::vector<std::string>& args, std::string* out) {
-    std::vector<std::string> argv = {tool("audioctl")};
+    // audioctl waits 8 s for an answer (its own default, 2 s, is shorter
+    // than a loaded machine's slowest reload), and is killed after 10.
+    std::vector<std::string> argv = {tool("audioctl"), "-t", "8000"};
     argv.insert(argv.end(), args.begin(), args.end());
     std::string text;
     const int status =
@@ -151,20 +153,25 @@ bool Soak::audioctl(const std::vector<std::string>& args, std::string* out) {
             }
         }
     }
-    // A server that answers nothing: where each of its threads is, once
-    // or twice (gdb, where installed), for whoever reads the run.
-    const bool unanswered = status == 128 + SIGKILL || text.find("timed out") != std::string::npos;
-    if (unanswered && stack_dumps_ < 2 && std::filesystem::exists("/usr/bin/gdb")) {
-        const std::string file = dir_ + "/stacks-" + std::to_string(++stack_dumps_);
-        std::string stacks;
-        audiod::soak::run(
-            {"/usr/bin/gdb", "-p", std::to_string(server_), "-batch", "-ex", "thread apply all bt"},
-            stacks, 60000);
-        std::ofstream(file) << stacks;
-        note("the server did not answer audioctl" + (args.empty() ? "" : " " + args[0]) +
-             "; its threads' stacks in stacks-" + std::to_string(stack_dumps_));
-        failures_.push_back("the server did not answer at " + std::to_string(int(now_s())) +
-                            " s (stacks-" + std::to_string(stack_dumps_) + ", kept by --keep)");
+    // A server that answers nothing in 8 s fails the run; where each of
+    // its threads was (gdb, where installed) is kept, twice at most.
+    const bool unanswered = !o_.pipewire && (status == 128 + SIGKILL ||
+                                             text.find("did not answer") != std::string::npos);
+    if (unanswered) {
+        std::string kept;
+        if (stack_dumps_ < 2 && std::filesystem::exists("/usr/bin/gdb")) {
+            const std::string file = dir_ + "/stacks-" + std::to_string(++stack_dumps_);
+            std::string stacks;
+            audiod::soak::run({"/usr/bin/gdb", "-p", std::to_string(server_), "-batch", "-ex",
+                               "thread apply all bt"},
+                              stacks, 60000);
+            std::ofstream(file) << stacks;
+            kept = " (its threads' stacks in stacks-" + std::to_string(stack_dumps_) +
+                   ", kept by --keep)";
+        }
+        note("the server did not answer audioctl" + (args.empty() ? "" : " " + args[0]) + kept);
+        failures_.push_back("the server did not answer at " + std::to_string(int(now_s())) + " s" +
+                            kept);
     }
     if (status != 0 && ++failed_commands_ <= 5) {
         std::string line;
@@ -217,12 +224,8 @@ int Soak::run() {
         // Nothing left behind: what did start ends.
         if (o_.pipewire) {
             stop_pipewire();
-        } else if (server_ > 0) {
-            kill(server_, SIGTERM);
         }
-        if (server_ > 0) {
-            wait_for(server_, 10000);
-        }
+        end_process(server_, 10000);
         stop_bus();
         stop_jack();
         return 1;
@@ -336,6 +339,9 @@ int Soak::run() {
     }
     if (server_ > 0) {
         server_status = wait_for(server_, 30000);
+        if (server_status < 0) {
+            end_process(server_, 1000); // hung: killed, and the run fails on its status
+        }
     }
     stop_bus();
     stop_jack();

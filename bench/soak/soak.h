@@ -89,6 +89,7 @@ struct Sink {
     int quantum;
     int ppm;
     Type type = Type::null;
+    bool gone = false; // unloaded and not loaded again: no event picks it
 };
 
 // A change to undo later (a volume back to unity, a player continued).
@@ -251,8 +252,8 @@ private:
     std::unique_ptr<LogWatch> log_;
     std::vector<std::string> failures_; // found while running
     std::vector<Excuse> excuses_;
-    int changed_quantum_ = -1;
-    int stack_dumps_ = 0; // the sink whose quantum a reload changed, or -1
+    int changed_quantum_ = -1; // the sink whose quantum a reload changed, or -1
+    int stack_dumps_ = 0;
 };
 
 } // namespace audiod::soak

@@ -286,18 +286,28 @@ std::vector<double> read_indices(const RoomRecording& room, RoomTimeline& timeli
     double last_index = kNan;
     size_t last_x = 0;
     int64_t last_shift = 0;
+    bool chain_kept = false; // the segment and the bridged ones after it
     for (size_t i = 0; i < segments.size(); ++i) {
         const size_t from = segments[i];
         const size_t to = i + 1 < segments.size() ? segments[i + 1] : n;
         // A segment shorter than kMinSegment is no place the index went:
         // a receiver's concealment of a lost packet (the packet before,
         // repeated as it fades) or a fade's edge. It is left out, and the
-        // audio after it is judged against the audio before.
-        size_t end = to;
-        while (end > from && std::isnan(index[end - 1])) {
-            --end;
+        // audio after it is judged against the audio before. A segment
+        // and the bridged ones after it read as one: measured together,
+        // kept or left out together.
+        if (!bridged[i]) {
+            size_t chain_to = i + 1;
+            while (chain_to < segments.size() && bridged[chain_to]) {
+                ++chain_to;
+            }
+            size_t end = chain_to < segments.size() ? segments[chain_to] : n;
+            while (end > from && std::isnan(index[end - 1])) {
+                --end;
+            }
+            chain_kept = end - from >= kMinSegment;
         }
-        if (end - from < kMinSegment && !bridged[i]) {
+        if (!chain_kept) {
             std::fill(index.begin() + static_cast<ptrdiff_t>(from),
                       index.begin() + static_cast<ptrdiff_t>(to), kNan);
             continue;
