@@ -105,7 +105,7 @@ bool Soak::start_server() {
     if (!card_dir_.empty()) {
         sinks_.back() = {"card", 256, 0, Sink::Type::card};
     }
-    if (start_jack()) {
+    if (o_.jack && start_jack()) {
         sinks_[sinks_.size() - 2] = {"jack", 256, 0, Sink::Type::jack};
     }
     if (rtp_loop_wanted()) {

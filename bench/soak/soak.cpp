@@ -64,6 +64,9 @@ const char* const kUsage =
     "                pw-cat, aplay through PipeWire's ALSA plugin, pacat, paplay\n"
     "  --events common  against audiod too, only the events both can do: moves,\n"
     "                stream and sink volumes and mutes, players stopped and killed\n"
+    "  --no-jack     no JACK sink (a jackd without real-time rights on a loaded\n"
+    "                machine misses its periods for over 500 ms now and then, and\n"
+    "                the sink then fails, as it should: not the server's doing)\n"
     "  --pipewire-alsa ROOT  where PipeWire's ALSA plugin is unpacked (default: the\n"
     "                installed one, else /tmp/bench/pwalsa of ../shared/bench)\n"
     "\n"
@@ -77,6 +80,10 @@ std::optional<Options> parse(int argc, char** argv) {
         if (key == "--help" || key == "-h") {
             std::fputs(kUsage, stdout);
             std::exit(0);
+        }
+        if (key == "--no-jack") {
+            o.jack = false;
+            continue;
         }
         if (i + 1 >= argc) {
             std::fprintf(stderr, "audiod-soak: %s needs a value\n", key.c_str());

@@ -35,6 +35,7 @@ struct Options {
     std::string preload;       // LD_PRELOAD for aplay (a sanitizer build's plugin)
     bool pipewire = false;     // --server pipewire
     bool common = false;       // only the events both servers can do
+    bool jack = true;          // a JACK sink on a dummy jackd, where JACK is installed
     std::string pipewire_alsa; // the root PipeWire's ALSA plugin is under
 };
 
