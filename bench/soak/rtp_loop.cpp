@@ -27,7 +27,12 @@ void Soak::start_rtp_loop() {
                     "127.0.0.1:" + std::to_string(rtp_port_ + 2), "--loss", "1", "--burst-length",
                     "2", "--jitter-ms", "1", "--seed", std::to_string(o_.seed)},
                    dir_ + "/relay.log");
-    recorders_.push_back(std::make_unique<Recorder>("rtp-land", echo_latest_, start_));
+    // The echo's numbers unwrap against the player's own latest, read on
+    // rtp-out every moment: the echo alone may read nothing for longer
+    // than half the numbers' wrap (21.8 s) while the source resamples,
+    // and unwrapped against its own stale latest it read as played twice
+    // (CI, after a restart: frames of 60 s read as those of 16 s).
+    recorders_.push_back(std::make_unique<Recorder>("rtp-land", latest_, start_));
     if (Player* p = start_player("rtp-out", Kind::libaudiod)) {
         p->rtp = true;
     }

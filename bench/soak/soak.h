@@ -226,7 +226,6 @@ private:
     pid_t relay_ = -1;           // the RTP loop's
     int rtp_port_ = 0;           // the relay listens here; the source at + 2
     std::string relay_said_;     // its account, at the end
-    test::LatestNumbers echo_latest_{};
     pid_t server_ = -1;
     int listener_ = -1;
     int players_log_fd_ = -1; // the players' standard error
