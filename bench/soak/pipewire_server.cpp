@@ -30,6 +30,12 @@ std::string pipewire_alsa_root(const std::string& given) {
 
 } // namespace
 
+std::vector<std::string> pw_cat_command(const char* mode, const std::string& target,
+                                        const std::string& properties) {
+    return {"/usr/bin/pw-cat", mode,    "--target",   target, "-P", properties, "--format", "s16",
+            "--rate",          "48000", "--channels", "2",    "-"};
+}
+
 bool Soak::start_pipewire() {
     const std::string config = dir_ + "/config/pipewire/pipewire.conf.d";
     std::filesystem::create_directories(config);

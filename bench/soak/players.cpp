@@ -171,19 +171,7 @@ Player* Soak::start_player(const std::string& sink, Kind kind) {
             env = {"PIPEWIRE_NODE=" + sink,
                    "PIPEWIRE_PROPS={ application.name = \"" + p.app + "\" }"};
         } else if (kind == Kind::pwcat) {
-            argv = {"/usr/bin/pw-cat",
-                    "--playback",
-                    "--target",
-                    sink,
-                    "-P",
-                    "{ application.name = \"" + p.app + "\" }",
-                    "--format",
-                    "s16",
-                    "--rate",
-                    "48000",
-                    "--channels",
-                    "2",
-                    "-"};
+            argv = pw_cat_command("--playback", sink, "{ application.name = \"" + p.app + "\" }");
         }
         // Only aplay loads code of this build (the plugin); pacat speaks
         // the protocol.

@@ -2,6 +2,8 @@
 // holds, kills and restarts, and its footprint sampled as it goes.
 #include "soak.h"
 
+#include "support/jack_leftovers.h"
+
 #include <algorithm>
 #include <csignal>
 #include <cstdio>
@@ -75,17 +77,7 @@ void Soak::stop_jack() {
     }
     end_process(jackd_, 10000);
     jackd_ = -1;
-    // What JACK leaves of clients that ended without closing (each killed
-    // server's) and of the server: semaphores and sockets named after it.
-    const std::string semaphore = "jack_sem." + std::to_string(::getuid()) + "_" + jack_name_ + "_";
-    const std::string socket = "jack_" + jack_name_ + "_";
-    std::error_code ignored;
-    for (const auto& entry : std::filesystem::directory_iterator("/dev/shm", ignored)) {
-        const std::string file = entry.path().filename().string();
-        if (file.starts_with(semaphore) || file.starts_with(socket)) {
-            std::filesystem::remove(entry.path(), ignored);
-        }
-    }
+    audiod::test::remove_jack_leftovers(jack_name_);
 }
 
 bool Soak::start_server() {

@@ -244,19 +244,10 @@ int Soak::run() {
         }
         std::vector<std::string> command;
         if (o_.pipewire) {
-            command = {"/usr/bin/pw-record",
-                       "--target",
-                       s.name,
-                       "-P",
-                       "{ stream.capture.sink = true application.name = \"soak-recorder-" + s.name +
-                           "\" }",
-                       "--format",
-                       "s16",
-                       "--rate",
-                       "48000",
-                       "--channels",
-                       "2",
-                       "-"};
+            command = pw_cat_command("--record", s.name,
+                                     "{ stream.capture.sink = true application.name = "
+                                     "\"soak-recorder-" +
+                                         s.name + "\" }");
         }
         recorders_.push_back(std::make_unique<Recorder>(s.name, latest_, start_, command));
     }

@@ -50,6 +50,12 @@ enum class Kind {
 
 const char* kind_name(Kind kind);
 
+// pw-cat's command (pw-record's is pw-cat's --record) for the soak's one
+// format, 48 kHz stereo s16 on stdin or stdout, on `target` with the
+// node properties `properties` ("{ key = value ... }").
+std::vector<std::string> pw_cat_command(const char* mode, const std::string& target,
+                                        const std::string& properties);
+
 // A player: one life of a numbered stream (its number 1..63 is reused by
 // later lives, long after this one ended).
 struct Player {

@@ -1,5 +1,7 @@
 #include "dummy_jack.h"
 
+#include "support/jack_leftovers.h"
+
 #include <boost/test/unit_test.hpp>
 
 #include <algorithm>
@@ -20,27 +22,6 @@ DummyJack::DummyJack(uint32_t period)
     ::setenv("JACK_DEFAULT_SERVER", name_.c_str(), 1);
     start();
 }
-
-namespace {
-
-// What JACK leaves in /dev/shm of a client that ends without closing (a
-// PortAudio JACK stream that failed stays open by design, until its audiod
-// ends) and of a jackd that had to be killed: a semaphore per client, the
-// server's socket. Every such name holds the server's name, this test
-// process's own, so nothing of another test's server goes.
-void remove_jack_leftovers(const std::string& server) {
-    const std::string semaphore = "jack_sem." + std::to_string(::getuid()) + "_" + server + "_";
-    const std::string socket = "jack_" + server + "_";
-    std::error_code ignored;
-    for (const auto& entry : std::filesystem::directory_iterator("/dev/shm", ignored)) {
-        const std::string file = entry.path().filename().string();
-        if (file.starts_with(semaphore) || file.starts_with(socket)) {
-            std::filesystem::remove(entry.path(), ignored);
-        }
-    }
-}
-
-} // namespace
 
 DummyJack::~DummyJack() {
     stop();

@@ -16,7 +16,7 @@ audiod_add_test(test_integration
           integration/test_pulse.cpp integration/house.cpp integration/test_rooms.cpp
           integration/test_groups.cpp integration/test_rooms_interop.cpp
   LIBS audiod_protocol audiod_common audiod audiod_rtp audiod_ctl_output audiod_tone_analysis
-       audiod_pulse_wire
+       audiod_pulse_wire audiod_jack_leftovers
   NO_CTEST)
 # The programs it runs must be built first.
 add_dependencies(test_integration audiod_bin audioplay audiorec audioctl audiod-test-client

@@ -67,7 +67,10 @@ application, sink:NAME, or source:NAME for a capture source):
   move-stream STREAM SINK|SOURCE
                    move a playing stream (an id, or app:NAME for all of an
                    application's streams) to SINK without losing a sample.
-                   The application then prefers SINK, also after restarts.
+                   The application then prefers SINK for its new streams,
+                   also after restarts; a player that names its own sink
+                   (audiod:NAME, a sink argument) is given that one, also
+                   when it reconnects to a restarted server.
                    A record stream moves to a SOURCE (NAME.monitor).
   load-sink TYPE NAME [KEY=VALUE]...
                    open a sink at run time, e.g.
