@@ -64,11 +64,14 @@ std::vector<uint8_t> time_properties(uint16_t sequence, bool ptp_timescale) {
 }
 
 // A ptp4l of the test's own: answers each GET on a Unix datagram socket
-// with the offset it is told, until told to go.
+// with the offset it is told, until told to go. It answers from the moment
+// it is made, so its first offset is given then: set after, the follower
+// could already have taken 0 (it asks every few milliseconds).
 class FakePtp4l {
 public:
-    explicit FakePtp4l(std::string path)
-        : path_(std::move(path)) {
+    FakePtp4l(std::string path, int64_t first_offset_ns)
+        : offset_ns(first_offset_ns)
+        , path_(std::move(path)) {
         fd_ = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
         sockaddr_un a{};
         a.sun_family = AF_UNIX;
@@ -202,8 +205,7 @@ BOOST_AUTO_TEST_SUITE(ptp_follower)
 
 BOOST_AUTO_TEST_CASE(the_offset_is_followed_smoothed_stepped_and_held) {
     const std::string path = socket_path("follow");
-    FakePtp4l ptp4l(path);
-    ptp4l.offset_ns = 3'000'000;
+    FakePtp4l ptp4l(path, 3'000'000);
     std::string error;
     auto follower = PtpFollower::start(path, error);
     BOOST_REQUIRE_MESSAGE(follower != nullptr, error);
@@ -242,8 +244,7 @@ BOOST_AUTO_TEST_CASE(a_ptp4l_not_yet_there_is_asked_again) {
     BOOST_CHECK(!follower->answering());
     BOOST_CHECK(follower->describe().find("ptp4l-state=unreachable\n") != std::string::npos);
     BOOST_CHECK_EQUAL(follower->wall_ahead_ns(), 0);
-    FakePtp4l ptp4l(path);
-    ptp4l.offset_ns = 50'000;
+    FakePtp4l ptp4l(path, 50'000);
     BOOST_REQUIRE(wait_until([&] { return follower->answering(); }));
     BOOST_CHECK_EQUAL(follower->wall_ahead_ns(), 50'000);
 }
