@@ -30,10 +30,16 @@ std::string pipewire_alsa_root(const std::string& given) {
 
 } // namespace
 
+std::string pipewire_properties(const std::string& app, const std::string& more) {
+    return "{ application.name = \"" + app + "\" media.role = \"" + app + "\" " + more + " }";
+}
+
 std::vector<std::string> pw_cat_command(const char* mode, const std::string& target,
-                                        const std::string& properties) {
-    return {"/usr/bin/pw-cat", mode,    "--target",   target, "-P", properties, "--format", "s16",
-            "--rate",          "48000", "--channels", "2",    "-"};
+                                        const std::string& app, const std::string& more) {
+    return {"/usr/bin/pw-cat", mode,  "--target", target,
+            "--media-role",    app,   "-P",       pipewire_properties(app, more),
+            "--format",        "s16", "--rate",   "48000",
+            "--channels",      "2",   "-"};
 }
 
 bool Soak::start_pipewire() {

@@ -168,10 +168,9 @@ Player* Soak::start_player(const std::string& sink, Kind kind) {
         std::vector<std::string> env;
         if (kind == Kind::aplay && o_.pipewire) {
             argv[3] = "pipewire";
-            env = {"PIPEWIRE_NODE=" + sink,
-                   "PIPEWIRE_PROPS={ application.name = \"" + p.app + "\" }"};
+            env = {"PIPEWIRE_NODE=" + sink, "PIPEWIRE_PROPS=" + pipewire_properties(p.app)};
         } else if (kind == Kind::pwcat) {
-            argv = pw_cat_command("--playback", sink, "{ application.name = \"" + p.app + "\" }");
+            argv = pw_cat_command("--playback", sink, p.app);
         }
         // Only aplay loads code of this build (the plugin); pacat speaks
         // the protocol.

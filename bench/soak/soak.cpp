@@ -244,10 +244,8 @@ int Soak::run() {
         }
         std::vector<std::string> command;
         if (o_.pipewire) {
-            command = pw_cat_command("--record", s.name,
-                                     "{ stream.capture.sink = true application.name = "
-                                     "\"soak-recorder-" +
-                                         s.name + "\" }");
+            command = pw_cat_command("--record", s.name, "soak-recorder-" + s.name,
+                                     "stream.capture.sink = true");
         }
         recorders_.push_back(std::make_unique<Recorder>(s.name, latest_, start_, command));
     }

@@ -50,11 +50,21 @@ enum class Kind {
 
 const char* kind_name(Kind kind);
 
+// The node properties of a PipeWire client of the soak, application
+// `app`. Each life is an application of its own, as it is for audiod: no
+// volume, mute or sink of another life is restored to it. WirePlumber's
+// restore-stream remembers those by the media role first, and pw-cat
+// gives every stream the role "Music": one pw-cat life's volume, mute or
+// move came back on the next pw-cat's stream. So the role is the life's
+// too. (WirePlumber 0.4 reads its state.restore-props as a boolean of
+// its own rules only; a node's "false" is a string, and not heeded.)
+std::string pipewire_properties(const std::string& app, const std::string& more = "");
+
 // pw-cat's command (pw-record's is pw-cat's --record) for the soak's one
-// format, 48 kHz stereo s16 on stdin or stdout, on `target` with the
-// node properties `properties` ("{ key = value ... }").
+// format, 48 kHz stereo s16 on stdin or stdout, on `target`, as
+// application `app` with pipewire_properties(app, more).
 std::vector<std::string> pw_cat_command(const char* mode, const std::string& target,
-                                        const std::string& properties);
+                                        const std::string& app, const std::string& more = "");
 
 // A player: one life of a numbered stream (its number 1..63 is reused by
 // later lives, long after this one ended).
