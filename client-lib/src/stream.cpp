@@ -6,6 +6,7 @@
 #include "waiting.h"
 
 #include <cmath>
+#include <fcntl.h>
 #include <new>
 #include <unistd.h>
 
@@ -74,7 +75,8 @@ int audiod_stream_create(audiod_context* ctx, const audiod_stream_params* params
     handle->core = core;
     core->wake_fd = std::move(fresh.wake);
     audiod::client::make_wait_epoll(*core);
-    fresh.wake.reset(::dup(core->wake_fd.get())); // rebind() dup2s this onto itself
+    // rebind() puts this copy back in place of the original (dup3)
+    fresh.wake.reset(::fcntl(core->wake_fd.get(), F_DUPFD_CLOEXEC, 0));
     audiod::client::rebind(*core, std::move(fresh));
     {
         std::lock_guard lock(ctx->streams_mutex);

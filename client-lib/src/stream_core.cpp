@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <fcntl.h>
 #include <unistd.h>
 
 namespace audiod::client {
@@ -152,7 +153,10 @@ bool rebind(StreamCore& core, ServerStream&& fresh) {
     // empty ring.)
     core.wake();
     unwatch_wake_fd(core);
-    ::dup2(fresh.wake.get(), core.wake_fd.get());
+    // dup3, not dup2: dup2 clears close-on-exec on the descriptor the
+    // player holds, and every program it started after inherited it (the
+    // soak's servers each held every recording's).
+    ::dup3(fresh.wake.get(), core.wake_fd.get(), O_CLOEXEC);
     core.wake_fd_generation.fetch_add(1);
     watch_wake_fd(core);
     core.wake();

@@ -1,5 +1,7 @@
 // The server as a process: configuration errors, one server per socket,
-// stale sockets, clean and unclean stops, and the tools' --help.
+// stale sockets, clean and unclean stops, the tools' --help, and what a
+// client keeps of a server that died.
+#include "audiod/audiod.h"
 #include "common/audio_file.h"
 #include "fixtures/fixture_signals.h"
 #include "helpers.h"
@@ -10,6 +12,7 @@
 #include <optional>
 
 #include <csignal>
+#include <fcntl.h>
 #include <fstream>
 #include <sys/stat.h>
 #include <thread>
@@ -171,6 +174,43 @@ BOOST_AUTO_TEST_CASE(clients_report_a_missing_server_at_once) {
     const ProgramResult play = run_program({bin("audioplay"), "--tone", "440"}, 10s, env);
     BOOST_CHECK_EQUAL(play.status, 1);
     BOOST_CHECK_LT(play.seconds, 5.0);
+}
+
+// A stream's wake-up descriptor is the player's alone: a program the
+// player starts must not inherit it, from the stream's creation on, and
+// after the stream is made anew on a restarted server. (It did inherit
+// it: dup2 cleared close-on-exec, and every server the soak started
+// after a restart held each of the soak's recordings' descriptors.)
+BOOST_AUTO_TEST_CASE(a_streams_descriptor_stays_close_on_exec_across_a_restart) {
+    TempDir dir;
+    const std::string config = "[server]\nrt-priority = 0\n[sinks.a]\ntype = \"null\"\n";
+    auto first = std::make_unique<ServerProcess>(config, dir.path());
+    audiod_context* ctx = nullptr;
+    BOOST_REQUIRE_EQUAL(audiod_connect("close-on-exec", 5000, &ctx), 0);
+    audiod_stream_params params;
+    audiod_stream_params_init(&params);
+    audiod_stream* stream = nullptr;
+    BOOST_REQUIRE_EQUAL(audiod_stream_create(ctx, &params, &stream), 0);
+    const auto close_on_exec = [&] {
+        return (::fcntl(audiod_stream_fd(stream), F_GETFD) & FD_CLOEXEC) != 0;
+    };
+    BOOST_CHECK(close_on_exec());
+    const unsigned generation = audiod_stream_fd_generation(stream);
+    BOOST_REQUIRE_EQUAL(first->stop(SIGKILL), 128 + SIGKILL);
+    first.reset();
+    ServerProcess second(config, dir.path());
+    // The stream keeps its clock meanwhile, and its supervisor makes it
+    // anew on the new server as soon as that answers.
+    static int16_t silence[480 * 2];
+    BOOST_REQUIRE(eventually(
+        [&] {
+            (void)audiod_stream_write(stream, silence, 480, 0);
+            return audiod_stream_fd_generation(stream) != generation;
+        },
+        30s));
+    BOOST_CHECK(close_on_exec());
+    audiod_stream_close(stream);
+    audiod_disconnect(ctx);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
