@@ -189,9 +189,14 @@ int Soak::verdict() {
     for (const Player& p : players_) {
         const double end = p.ended_s < 0 ? now_s() : p.ended_s;
         if (end - p.started_s > 5 && heard[p.life] == 0) {
-            failures.push_back("life " + std::to_string(p.life) + " (" + p.app + ") played for " +
-                               std::to_string(int(end - p.started_s)) +
-                               " s and none of it was heard");
+            // Where the server last said it played, for whoever looks into it.
+            std::string where = std::string(kind_name(p.kind)) + ", last on " + p.sink;
+            if (p.stream_id != 0) {
+                where += " as stream " + std::to_string(p.stream_id);
+            }
+            failures.push_back("life " + std::to_string(p.life) + " (" + p.app + ", " + where +
+                               ") played for " + std::to_string(int(end - p.started_s)) +
+                               " s and none of it was heard at full volume alone on a sink");
         }
     }
     // Resources: flat after each server's warm-up (30 s).
